@@ -1,0 +1,675 @@
+//! The label lattice of SEMANTICS.md §2, in two forms that agree with each other.
+//!
+//! * [`Label`] is the exact, host-side form: sets of tags, principals and sources. The lint and the decision
+//!   procedure work on it, and reasons are written from it.
+//! * [`Packed`] is what travels inside Monty next to every value: one `i64` whose join is cheap. The
+//!   [`LabelSpace`] of a run maps between the two. Inside a budget the mapping is exact; past it, it
+//!   over-approximates in the fail-closed direction (more sources, fewer readers), never the other way.
+//!
+//! ```
+//! use zamburak::label::{Label, LabelSpace};
+//! let mut space = LabelSpace::new(&["Recipient"], &["PRIVATE"]).unwrap();
+//! let from_mail = space.tool_result(7, true, &["PRIVATE"], None).unwrap();
+//! let lit = Label::literal();
+//! let joined = lit.join(&from_mail);
+//! assert!(joined.is_untrusted());
+//! assert_eq!(space.decode(space.encode(&joined)), joined);
+//! ```
+//!
+//! # Packed layout (bit 0 is the least significant)
+//!
+//! | bits | meaning | join |
+//! |---|---|---|
+//! | 0 | untrusted | OR |
+//! | 1 | unknown (fails every sink) | OR |
+//! | 2..=9 | *not* verified for kind 0..7 (inverted, so OR is the intersection of verified sets) | OR |
+//! | 10..=25 | tag 0..15 present | OR |
+//! | 26 | readers are public | AND |
+//! | 27..=42 | principal 0..15 may read | AND |
+//! | 43..=61 | derives from a call whose id ≡ k (mod 19) | OR |
+//!
+//! The join is `(a | b) ^ ((a ^ b) & READERS_MASK)`: OR everywhere except the readers bits, which AND.
+//! Every label fits in 62 bits, so it stays a small `int` in Monty (a big int would double the cost of
+//! every operation, see the lowering study). A public label sets all principal bits, so a principal
+//! interned later is a reader of every public value and of no restricted one: restricted labels made
+//! before the principal existed have its bit clear.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Most verified kinds a policy may declare.
+pub const MAX_KINDS: usize = 8;
+/// Most confidentiality tags a policy may declare.
+pub const MAX_TAGS: usize = 16;
+/// Most distinct principals tracked exactly as readers in one run; later ones are never readers.
+pub const MAX_PRINCIPALS: usize = 16;
+/// Number of source bits; call ids are folded modulo this.
+pub const SOURCE_BITS: u32 = 19;
+
+pub const UNTRUSTED_BIT: i64 = 1;
+pub const UNKNOWN_BIT: i64 = 1 << 1;
+const KIND_SHIFT: u32 = 2;
+const TAG_SHIFT: u32 = 10;
+const PUBLIC_SHIFT: u32 = 26;
+const PRINCIPAL_SHIFT: u32 = 27;
+const SOURCE_SHIFT: u32 = 43;
+
+/// All "not verified" bits: OR-ing them in removes every verified kind.
+pub const UNVERIFIED_MASK: i64 = 0xFF << KIND_SHIFT;
+pub const TAGS_MASK: i64 = 0xFFFF << TAG_SHIFT;
+pub const PUBLIC_BIT: i64 = 1 << PUBLIC_SHIFT;
+pub const PRINCIPALS_MASK: i64 = 0xFFFF << PRINCIPAL_SHIFT;
+/// Bits that join by AND (readers intersect).
+pub const READERS_MASK: i64 = PUBLIC_BIT | PRINCIPALS_MASK;
+pub const SOURCES_MASK: i64 = ((1i64 << SOURCE_BITS) - 1) << SOURCE_SHIFT;
+
+/// The packed label of a plan literal: trusted, no kinds, no tags, public, no sources.
+pub const LITERAL: i64 = UNVERIFIED_MASK | READERS_MASK;
+
+/// Integrity of a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Integrity {
+    Trusted,
+    Untrusted,
+}
+
+/// Who may read a value. `Public` is the top of the readers order; joins intersect.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Readers {
+    Public,
+    /// Only these principals (indices into the run's [`LabelSpace`]); the policy's user always reads.
+    Only(BTreeSet<u16>),
+}
+
+impl Readers {
+    fn meet(&self, other: &Readers) -> Readers {
+        match (self, other) {
+            (Readers::Public, r) | (r, Readers::Public) => r.clone(),
+            (Readers::Only(a), Readers::Only(b)) => Readers::Only(a.intersection(b).copied().collect()),
+        }
+    }
+}
+
+/// A set of verified kinds, as a bitmask over the policy's kind indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct KindSet(pub u8);
+
+impl KindSet {
+    pub const NONE: KindSet = KindSet(0);
+    /// The neutral element of intersection: used for the influence of a trusted choice.
+    pub const ALL: KindSet = KindSet(u8::MAX);
+    pub fn contains(self, kind: u8) -> bool {
+        kind < 8 && self.0 & (1 << kind) != 0
+    }
+    pub fn iter(self) -> impl Iterator<Item = u8> {
+        (0..8u8).filter(move |k| self.0 & (1 << k) != 0)
+    }
+}
+
+/// A set of tags, as a bitmask over the policy's tag indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct TagSet(pub u16);
+
+impl TagSet {
+    pub fn contains(self, tag: u8) -> bool {
+        tag < 16 && self.0 & (1 << tag) != 0
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    pub fn iter(self) -> impl Iterator<Item = u8> {
+        (0..16u8).filter(move |t| self.0 & (1 << t) != 0)
+    }
+}
+
+/// The exact label of a value (SEMANTICS.md §2).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Label {
+    pub integrity: Integrity,
+    pub verified: KindSet,
+    pub tags: TagSet,
+    pub readers: Readers,
+    /// Tool-call ids this value may derive from.
+    pub sources: BTreeSet<u32>,
+    /// The label could not be computed; fails every sink check.
+    pub unknown: bool,
+}
+
+impl Label {
+    /// A plan literal: trusted, no kinds, no tags, public, no sources.
+    pub fn literal() -> Label {
+        Label {
+            integrity: Integrity::Trusted,
+            verified: KindSet::NONE,
+            tags: TagSet::default(),
+            readers: Readers::Public,
+            sources: BTreeSet::new(),
+            unknown: false,
+        }
+    }
+
+    /// A label that could not be computed. Absorbs every join; denied at every sink.
+    pub fn unknown() -> Label {
+        Label {
+            unknown: true,
+            integrity: Integrity::Untrusted,
+            ..Label::literal()
+        }
+    }
+
+    pub fn is_untrusted(&self) -> bool {
+        self.integrity == Integrity::Untrusted
+    }
+
+    /// Join of two value labels (both inputs flow into the result).
+    ///
+    /// Verified kinds intersect here. Computations must then call [`Label::computed`]; choices
+    /// (structure, index, condition, `pc`) go through [`Label::influence`] first.
+    pub fn join(&self, other: &Label) -> Label {
+        Label {
+            integrity: self.integrity.max(other.integrity),
+            verified: KindSet(self.verified.0 & other.verified.0),
+            tags: TagSet(self.tags.0 | other.tags.0),
+            readers: self.readers.meet(&other.readers),
+            sources: self.sources.union(&other.sources).copied().collect(),
+            unknown: self.unknown || other.unknown,
+        }
+    }
+
+    /// The result of a computation on this (joined) label: no verified kinds survive (§2.1).
+    pub fn computed(&self) -> Label {
+        Label {
+            verified: KindSet::NONE,
+            ..self.clone()
+        }
+    }
+
+    /// The label as it influences a choice (an index, a key, a container's structure, a condition, `pc`).
+    ///
+    /// A trusted choice keeps the chosen value's kinds (neutral); an untrusted one removes them all. This is
+    /// the fail-closed reading of §2's "a trusted side keeps the other side's kinds; an untrusted side without
+    /// kinds removes them": an untrusted choice removes kinds even when it carries some itself, because
+    /// `pc` never carries verified kinds.
+    pub fn influence(&self) -> Label {
+        Label {
+            verified: if self.is_untrusted() {
+                KindSet::NONE
+            } else {
+                KindSet::ALL
+            },
+            ..self.clone()
+        }
+    }
+
+    /// What a host verifier returns: the same label with `kind` added. The only way to add a kind.
+    pub fn mint(&self, kind: u8) -> Label {
+        Label {
+            verified: KindSet(self.verified.0 | (1 << (kind & 7))),
+            ..self.clone()
+        }
+    }
+
+    /// `self` is at most as trusted and at least as secret as `other`'s view would allow:
+    /// `other ⊑ self` in the information order (kinds ignored: they are not an information order).
+    pub fn flows_above(&self, other: &Label) -> bool {
+        let integrity = self.integrity >= other.integrity;
+        let tags = self.tags.0 & other.tags.0 == other.tags.0;
+        let readers = match (&self.readers, &other.readers) {
+            (_, Readers::Public) => true,
+            (Readers::Public, Readers::Only(_)) => false,
+            (Readers::Only(a), Readers::Only(b)) => a.is_subset(b),
+        };
+        let sources = other.sources.is_subset(&self.sources);
+        integrity && tags && readers && sources && (self.unknown || !other.unknown)
+    }
+}
+
+/// The packed, in-sandbox form of a label. See the module docs for the layout.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Packed(pub i64);
+
+impl fmt::Debug for Packed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Packed({:#x})", self.0)
+    }
+}
+
+impl Packed {
+    pub const LITERAL: Packed = Packed(LITERAL);
+    pub const UNKNOWN: Packed = Packed(LITERAL | UNKNOWN_BIT | UNTRUSTED_BIT);
+
+    /// The join: OR, except readers, which AND. Mirrors [`Label::join`].
+    pub fn join(self, other: Packed) -> Packed {
+        let (a, b) = (self.0, other.0);
+        Packed((a | b) ^ ((a ^ b) & READERS_MASK))
+    }
+    /// Mirrors [`Label::computed`].
+    pub fn computed(self) -> Packed {
+        Packed(self.0 | UNVERIFIED_MASK)
+    }
+    /// Mirrors [`Label::influence`].
+    pub fn influence(self) -> Packed {
+        if self.0 & UNTRUSTED_BIT != 0 {
+            Packed(self.0 | UNVERIFIED_MASK)
+        } else {
+            Packed(self.0 & !UNVERIFIED_MASK)
+        }
+    }
+    /// Mirrors [`Label::mint`].
+    pub fn mint(self, kind: u8) -> Packed {
+        Packed(self.0 & !(1i64 << (KIND_SHIFT + u32::from(kind & 7))))
+    }
+    pub fn is_unknown(self) -> bool {
+        self.0 & UNKNOWN_BIT != 0
+    }
+    /// A value that did not come from the packing functions (negative, or bits above 61) is unknown.
+    pub fn is_well_formed(self) -> bool {
+        self.0 >= 0 && self.0 < (1i64 << (SOURCE_SHIFT + SOURCE_BITS))
+    }
+}
+
+/// Errors building a [`LabelSpace`].
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SpaceError {
+    #[error("too many verified kinds: {0} declared, at most {MAX_KINDS} are supported")]
+    TooManyKinds(usize),
+    #[error("too many tags: {0} declared, at most {MAX_TAGS} are supported")]
+    TooManyTags(usize),
+    #[error("unknown tag `{0}`")]
+    UnknownTag(String),
+}
+
+/// The names behind a run's labels: the policy's kinds and tags, the principals met so far, and the calls made.
+#[derive(Clone, Debug, Default)]
+pub struct LabelSpace {
+    kinds: Vec<String>,
+    tags: Vec<String>,
+    principals: Vec<String>,
+    principal_index: BTreeMap<String, u16>,
+    /// Every call id issued so far, with the tool name (for decoding folded sources and for reasons).
+    calls: BTreeMap<u32, String>,
+}
+
+impl LabelSpace {
+    pub fn new(kinds: &[&str], tags: &[&str]) -> Result<LabelSpace, SpaceError> {
+        if kinds.len() > MAX_KINDS {
+            return Err(SpaceError::TooManyKinds(kinds.len()));
+        }
+        if tags.len() > MAX_TAGS {
+            return Err(SpaceError::TooManyTags(tags.len()));
+        }
+        Ok(LabelSpace {
+            kinds: kinds.iter().map(|s| s.to_string()).collect(),
+            tags: tags.iter().map(|s| s.to_string()).collect(),
+            ..LabelSpace::default()
+        })
+    }
+
+    pub fn kind_index(&self, name: &str) -> Option<u8> {
+        self.kinds.iter().position(|k| k == name).map(|i| i as u8)
+    }
+    pub fn kind_name(&self, idx: u8) -> Option<&str> {
+        self.kinds.get(usize::from(idx)).map(String::as_str)
+    }
+    pub fn tag_index(&self, name: &str) -> Option<u8> {
+        self.tags.iter().position(|t| t == name).map(|i| i as u8)
+    }
+    pub fn tag_name(&self, idx: u8) -> Option<&str> {
+        self.tags.get(usize::from(idx)).map(String::as_str)
+    }
+    pub fn principal_name(&self, idx: u16) -> Option<&str> {
+        self.principals.get(usize::from(idx)).map(String::as_str)
+    }
+    pub fn call_tool(&self, id: u32) -> Option<&str> {
+        self.calls.get(&id).map(String::as_str)
+    }
+
+    /// The index of a principal, interning it if the budget allows. `None` past the budget: such a
+    /// principal is never a reader of a restricted value (fail closed).
+    pub fn principal(&mut self, name: &str) -> Option<u16> {
+        let key = name.trim().to_ascii_lowercase();
+        if let Some(i) = self.principal_index.get(&key) {
+            return Some(*i);
+        }
+        if self.principals.len() >= MAX_PRINCIPALS {
+            return None;
+        }
+        let i = self.principals.len() as u16;
+        self.principals.push(key.clone());
+        self.principal_index.insert(key, i);
+        Some(i)
+    }
+
+    /// Looks a principal up without interning it.
+    pub fn find_principal(&self, name: &str) -> Option<u16> {
+        self.principal_index.get(&name.trim().to_ascii_lowercase()).copied()
+    }
+
+    /// Records that call `id` of `tool` happened, so folded sources can be decoded.
+    pub fn record_call(&mut self, id: u32, tool: &str) {
+        self.calls.insert(id, tool.to_string());
+    }
+
+    /// The label of a tool result before argument labels are joined in: integrity, tags, readers (a list of
+    /// principal names, `None` for public) and the call's own source.
+    pub fn tool_result(
+        &mut self,
+        call_id: u32,
+        untrusted: bool,
+        tags: &[&str],
+        readers: Option<&[&str]>,
+    ) -> Result<Label, SpaceError> {
+        let mut tagset = 0u16;
+        for t in tags {
+            let i = self.tag_index(t).ok_or_else(|| SpaceError::UnknownTag(t.to_string()))?;
+            tagset |= 1 << i;
+        }
+        let readers = match readers {
+            None => Readers::Public,
+            Some(names) => Readers::Only(names.iter().filter_map(|n| self.principal(n)).collect()),
+        };
+        Ok(Label {
+            integrity: if untrusted {
+                Integrity::Untrusted
+            } else {
+                Integrity::Trusted
+            },
+            verified: KindSet::NONE,
+            tags: TagSet(tagset),
+            readers,
+            sources: BTreeSet::from([call_id]),
+            unknown: false,
+        })
+    }
+
+    /// Packs a label. Exact within the budgets; sources fold modulo [`SOURCE_BITS`].
+    pub fn encode(&self, label: &Label) -> Packed {
+        let mut bits = 0i64;
+        if label.is_untrusted() {
+            bits |= UNTRUSTED_BIT;
+        }
+        if label.unknown {
+            bits |= UNKNOWN_BIT | UNTRUSTED_BIT;
+        }
+        bits |= i64::from(!label.verified.0) << KIND_SHIFT;
+        bits |= i64::from(label.tags.0) << TAG_SHIFT;
+        bits |= match &label.readers {
+            Readers::Public => READERS_MASK,
+            Readers::Only(set) => set
+                .iter()
+                .filter(|p| usize::from(**p) < MAX_PRINCIPALS)
+                .fold(0, |acc, p| acc | (1i64 << (PRINCIPAL_SHIFT + u32::from(*p)))),
+        };
+        for s in &label.sources {
+            bits |= 1i64 << (SOURCE_SHIFT + (s % SOURCE_BITS));
+        }
+        Packed(bits)
+    }
+
+    /// Unpacks a label. A malformed packed value decodes as unknown. Sources decode to every recorded call
+    /// whose id folds onto a set bit: a superset of the true sources once more than [`SOURCE_BITS`] calls ran.
+    pub fn decode(&self, packed: Packed) -> Label {
+        if !packed.is_well_formed() {
+            return Label::unknown();
+        }
+        let bits = packed.0;
+        let readers = if bits & PUBLIC_BIT != 0 {
+            Readers::Public
+        } else {
+            Readers::Only(
+                (0..MAX_PRINCIPALS as u16)
+                    .filter(|p| bits & (1i64 << (PRINCIPAL_SHIFT + u32::from(*p))) != 0)
+                    .filter(|p| usize::from(*p) < self.principals.len())
+                    .collect(),
+            )
+        };
+        let source_bits = (bits & SOURCES_MASK) >> SOURCE_SHIFT;
+        let sources = self
+            .calls
+            .keys()
+            .copied()
+            .filter(|id| source_bits & (1i64 << (id % SOURCE_BITS)) != 0)
+            .collect();
+        Label {
+            integrity: if bits & UNTRUSTED_BIT != 0 {
+                Integrity::Untrusted
+            } else {
+                Integrity::Trusted
+            },
+            verified: KindSet(!((bits & UNVERIFIED_MASK) >> KIND_SHIFT) as u8),
+            tags: TagSet(((bits & TAGS_MASK) >> TAG_SHIFT) as u16),
+            readers,
+            sources,
+            unknown: bits & UNKNOWN_BIT != 0,
+        }
+    }
+
+    /// A readable form of a label for reasons, diagnostics and the trace: never contains values.
+    pub fn describe(&self, label: &Label) -> LabelView {
+        LabelView {
+            integrity: if label.unknown {
+                "unknown".into()
+            } else if label.is_untrusted() {
+                "untrusted".into()
+            } else {
+                "trusted".into()
+            },
+            verified: label
+                .verified
+                .iter()
+                .filter_map(|k| self.kind_name(k).map(str::to_string))
+                .collect(),
+            tags: label
+                .tags
+                .iter()
+                .map(|t| self.tag_name(t).map_or_else(|| format!("tag#{t}"), str::to_string))
+                .collect(),
+            readers: match &label.readers {
+                Readers::Public => None,
+                Readers::Only(set) => Some(
+                    set.iter()
+                        .map(|p| self.principal_name(*p).map_or_else(|| format!("principal#{p}"), str::to_string))
+                        .collect(),
+                ),
+            },
+            sources: label
+                .sources
+                .iter()
+                .map(|id| format!("{}#{id}", self.call_tool(*id).unwrap_or("call")))
+                .collect(),
+        }
+    }
+}
+
+/// A label with names instead of indices, as shown to people and written to traces.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabelView {
+    /// `trusted`, `untrusted` or `unknown`.
+    pub integrity: String,
+    pub verified: Vec<String>,
+    pub tags: Vec<String>,
+    /// `None` means public.
+    pub readers: Option<Vec<String>>,
+    /// `tool#call_id` for each source.
+    pub sources: Vec<String>,
+}
+
+impl fmt::Display for LabelView {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.integrity)?;
+        if !self.verified.is_empty() {
+            write!(f, ", verified {}", self.verified.join("+"))?;
+        }
+        if !self.tags.is_empty() {
+            write!(f, ", tags {}", self.tags.join("+"))?;
+        }
+        match &self.readers {
+            None => write!(f, ", public")?,
+            Some(r) if r.is_empty() => write!(f, ", readers: the user only")?,
+            Some(r) => write!(f, ", readers {}", r.join(" "))?,
+        }
+        if !self.sources.is_empty() {
+            write!(f, ", from {}", self.sources.join(" "))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const KINDS: u8 = 3;
+    const TAGS: u8 = 4;
+    const PRINCIPALS: u16 = 5;
+    const CALLS: u32 = 40;
+
+    fn space() -> LabelSpace {
+        let mut s = LabelSpace::new(&["A", "B", "C"], &["T0", "T1", "T2", "T3"]).unwrap();
+        for p in 0..PRINCIPALS {
+            s.principal(&format!("p{p}@x.test"));
+        }
+        for c in 0..CALLS {
+            s.record_call(c, "tool");
+        }
+        s
+    }
+
+    prop_compose! {
+        fn label()(untrusted in any::<bool>(), unknown in prop::bool::weighted(0.1),
+                   kinds in 0u8..(1 << KINDS), tags in 0u16..(1 << TAGS),
+                   public in any::<bool>(), readers in prop::collection::btree_set(0..PRINCIPALS, 0..4),
+                   sources in prop::collection::btree_set(0..CALLS, 0..4)) -> Label {
+            Label {
+                integrity: if untrusted || unknown { Integrity::Untrusted } else { Integrity::Trusted },
+                verified: KindSet(kinds), tags: TagSet(tags),
+                readers: if public { Readers::Public } else { Readers::Only(readers) },
+                sources, unknown,
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn join_is_commutative(a in label(), b in label()) {
+            prop_assert_eq!(a.join(&b), b.join(&a));
+        }
+        #[test]
+        fn join_is_associative(a in label(), b in label(), c in label()) {
+            prop_assert_eq!(a.join(&b).join(&c), a.join(&b.join(&c)));
+        }
+        #[test]
+        fn join_is_idempotent(a in label()) {
+            prop_assert_eq!(a.join(&a), a);
+        }
+        #[test]
+        fn join_is_monotone(a in label(), b in label()) {
+            let j = a.join(&b);
+            // Never more trusted, never less secret, never fewer sources than either input.
+            prop_assert!(j.flows_above(&a) && j.flows_above(&b));
+        }
+        #[test]
+        fn only_mint_adds_kinds(a in label(), b in label(), k in 0u8..KINDS) {
+            let inputs = KindSet(a.verified.0 | b.verified.0);
+            for out in [a.join(&b), a.computed(), a.join(&b.influence()), a.influence().join(&b.influence()).join(&a)] {
+                prop_assert_eq!(out.verified.0 & !inputs.0, 0, "{:?}", out);
+            }
+            prop_assert!(a.mint(k).verified.contains(k));
+        }
+        #[test]
+        fn computation_drops_every_kind(a in label(), b in label()) {
+            prop_assert_eq!(a.join(&b).computed().verified, KindSet::NONE);
+        }
+        #[test]
+        fn untrusted_choice_drops_kinds_trusted_keeps_them(v in label(), c in label()) {
+            let r = v.join(&c.influence());
+            if c.is_untrusted() { prop_assert_eq!(r.verified, KindSet::NONE); }
+            else { prop_assert_eq!(r.verified, v.verified); }
+        }
+        #[test]
+        fn unknown_absorbs(a in label(), b in label()) {
+            prop_assert!(a.join(&Label::unknown()).unknown);
+            prop_assert!(Label::unknown().join(&b).computed().influence().unknown);
+        }
+        #[test]
+        fn literal_is_the_bottom_for_information(a in label()) {
+            let j = Label::literal().join(&a);
+            prop_assert_eq!(j.integrity, a.integrity);
+            prop_assert_eq!(j.tags, a.tags);
+            prop_assert_eq!(j.readers, a.readers);
+        }
+
+        #[test]
+        fn packing_roundtrips(a in label()) {
+            let s = space();
+            let d = s.decode(s.encode(&a));
+            // Sources fold modulo SOURCE_BITS, so decoding may add calls, never lose one.
+            prop_assert!(d.sources.is_superset(&a.sources));
+            let mut d2 = d.clone(); d2.sources = a.sources.clone();
+            prop_assert_eq!(d2, a);
+        }
+        #[test]
+        fn packing_is_a_homomorphism(a in label(), b in label()) {
+            let s = space();
+            prop_assert_eq!(s.decode(s.encode(&a).join(s.encode(&b))), s.decode(s.encode(&a.join(&b))));
+            prop_assert_eq!(s.decode(s.encode(&a).computed()), s.decode(s.encode(&a.computed())));
+            prop_assert_eq!(s.decode(s.encode(&a).influence()), s.decode(s.encode(&a.influence())));
+            prop_assert_eq!(s.decode(s.encode(&a).mint(1)), s.decode(s.encode(&a.mint(1))));
+        }
+        #[test]
+        fn packed_join_laws(a in any::<i64>(), b in any::<i64>(), c in any::<i64>()) {
+            let (a, b, c) = (Packed(a), Packed(b), Packed(c));
+            prop_assert_eq!(a.join(b), b.join(a));
+            prop_assert_eq!(a.join(b).join(c), a.join(b.join(c)));
+            prop_assert_eq!(a.join(a), a);
+        }
+        #[test]
+        fn malformed_packed_decodes_unknown(bits in prop_oneof![i64::MIN..0, (1i64 << 62)..i64::MAX]) {
+            prop_assert!(space().decode(Packed(bits)).unknown);
+        }
+    }
+
+    #[test]
+    fn literal_packs_to_the_constant() {
+        assert_eq!(space().encode(&Label::literal()), Packed::LITERAL);
+        assert_eq!(space().decode(Packed::LITERAL), Label::literal());
+        assert!(space().decode(Packed::UNKNOWN).unknown);
+    }
+
+    #[test]
+    fn principals_past_the_budget_are_never_readers() {
+        let mut s = LabelSpace::new(&[], &[]).unwrap();
+        for i in 0..MAX_PRINCIPALS {
+            assert!(s.principal(&format!("p{i}@x.test")).is_some());
+        }
+        assert_eq!(s.principal("late@x.test"), None);
+        let l = s.tool_result(1, true, &[], Some(&["late@x.test"])).unwrap();
+        assert_eq!(l.readers, Readers::Only(BTreeSet::new()));
+    }
+
+    #[test]
+    fn a_principal_interned_later_does_not_read_older_restricted_values() {
+        let mut s = LabelSpace::new(&[], &[]).unwrap();
+        let old = s.encode(&s.clone().tool_result(1, true, &[], Some(&[])).unwrap());
+        let p = s.principal("new@x.test").unwrap();
+        assert_eq!(s.decode(old).readers, Readers::Only(BTreeSet::new()));
+        // ...while a public value is readable by it.
+        assert_eq!(s.decode(Packed::LITERAL).readers, Readers::Public);
+        let _ = p;
+    }
+
+    #[test]
+    fn sources_fold_past_the_budget() {
+        let mut s = LabelSpace::new(&[], &[]).unwrap();
+        s.record_call(1, "a");
+        s.record_call(1 + SOURCE_BITS, "b");
+        let l = s.tool_result(1, true, &[], None).unwrap();
+        let d = s.decode(s.encode(&l));
+        assert_eq!(d.sources, BTreeSet::from([1, 1 + SOURCE_BITS]));
+    }
+}

@@ -1,0 +1,136 @@
+//! The `zamburak` command line. Thin: every command is a library function that returns its exit code.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use zamburak::exit;
+
+/// Run an AI agent's Python plan on private data without letting prompt injection steer it.
+///
+/// Typical use: `zamburak lint plan.py` while the planner drafts, `zamburak run plan.py` to execute it under
+/// the policy, `zamburak verify plan.zjson` and `zamburak view plan.zjson` to audit what happened.
+///
+/// Exit codes: 0 success, 1 plan rejected or failed, 2 usage or configuration error, 3 a tool call was
+/// denied by policy, 4 the run is suspended waiting for an approval.
+#[derive(Parser, Debug)]
+#[command(name = "zamburak", version, about, long_about, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Check a plan before it runs: predicts the labels reaching every tool call and rejects plans the
+    /// policy can never allow.
+    Lint {
+        /// The plan, a Python file in Monty's subset.
+        plan: PathBuf,
+        /// Policy file (YAML). Default: the bundled policies/default.yaml.
+        #[arg(long)]
+        policy: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+        format: LintFormat,
+    },
+    /// Run a plan with every tool call checked against the policy, writing a hash-chained trace.
+    Run {
+        /// The plan, a Python file in Monty's subset.
+        plan: PathBuf,
+        /// Policy file (YAML). Default: the bundled policies/default.yaml.
+        #[arg(long)]
+        policy: Option<PathBuf>,
+        /// Where to write the trace. Default: PLAN.zjson beside the plan.
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Override the policy's mode.
+        #[arg(long, value_enum)]
+        mode: Option<Mode>,
+        #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+        format: RunFormat,
+    },
+    /// Check a trace's hash chain; prints the head hash, or the first broken record (exit 1).
+    Verify {
+        /// The trace file (.zjson).
+        trace: PathBuf,
+    },
+    /// Serve a trace as a redacted lineage graph on loopback, or export it to one HTML file.
+    View {
+        /// The trace file (.zjson).
+        trace: PathBuf,
+        /// Loopback address to bind, e.g. 127.0.0.1:8080. Default: a free port on 127.0.0.1.
+        #[arg(long)]
+        addr: Option<String>,
+        /// Write one self-contained HTML file and exit instead of serving.
+        #[arg(long)]
+        export: Option<PathBuf>,
+    },
+    /// Work with policy files.
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum PolicyCommand {
+    /// Validate a policy file and print the policy as Zamburak understood it.
+    Check {
+        /// The policy file (YAML).
+        file: PathBuf,
+    },
+    /// Run policy scenarios (plan snippets with fixed tool results and expected decisions per mode).
+    Test {
+        /// The scenarios file (YAML).
+        scenarios: PathBuf,
+        /// Use this policy instead of the one the scenarios file names.
+        #[arg(long)]
+        policy: Option<PathBuf>,
+    },
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum LintFormat {
+    Text,
+    Json,
+    Sarif,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum RunFormat {
+    Text,
+    Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum Mode {
+    Strict,
+    Normal,
+}
+
+fn not_built(what: &str) -> i32 {
+    eprintln!("zamburak {what}: this command is not built yet in this version of zamburak.");
+    exit::USAGE
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            // clap uses 0 for --help/--version and 2 for usage errors, which matches our contract.
+            return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
+        }
+    };
+    let code = match cli.command {
+        Command::Lint { .. } => not_built("lint"),
+        Command::Run { .. } => not_built("run"),
+        Command::Verify { trace } => zamburak::trace::verify_command(&trace),
+        Command::View { .. } => not_built("view"),
+        Command::Policy { command } => match command {
+            PolicyCommand::Check { file } => zamburak::policy::check_command(&file),
+            PolicyCommand::Test { .. } => not_built("policy test"),
+        },
+    };
+    ExitCode::from(code.clamp(0, 255) as u8)
+}

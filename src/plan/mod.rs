@@ -1,0 +1,3 @@
+//! Parsing a plan and checking it against the subset of SEMANTICS.md §6.
+pub mod diagnostic;
+pub use diagnostic::{Diagnostic, Severity};

@@ -1,0 +1,2 @@
+//! Built-in tool adapters (mail, files, web) and the verifiers.
+pub mod config;
