@@ -1,1 +1,2 @@
-//! (in progress)
+//! Running a lowered plan on Monty: the driver loop, the host boundary, verifiers and tool dispatch.
+pub mod value;
