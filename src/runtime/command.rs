@@ -1,0 +1,192 @@
+//! `zamburak run`: loads the policy and the plan, runs the plan against the built-in adapters, writes the
+//! trace and reports in text or JSON.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::exit;
+use crate::lower::Mode;
+use crate::plan;
+use crate::policy::Policy;
+use crate::runtime::run::{BuiltinBackend, RunInput, RunReport, Status, execute_plan};
+use crate::trace::{Header, TraceWriter};
+
+/// Largest plan file accepted; a plan is a short program written by a planner.
+const MAX_PLAN_BYTES: u64 = 1 << 20;
+
+/// Options of `zamburak run`, as the CLI parsed them.
+pub struct RunOptions {
+    pub plan: PathBuf,
+    pub policy: Option<PathBuf>,
+    pub trace: Option<PathBuf>,
+    pub mode: Option<Mode>,
+    pub json: bool,
+}
+
+/// The one JSON document `run --format json` prints.
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    #[serde(flatten)]
+    report: &'a RunReport,
+    diagnostics: Vec<JsonDiagnostic>,
+    trace: Option<String>,
+    head: Option<String>,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic {
+    code: &'static str,
+    line: u32,
+    column: u32,
+    message: String,
+    hint: Option<String>,
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Runs `zamburak run` and returns its exit code.
+pub fn run_command(opts: &RunOptions) -> i32 {
+    let (policy, policy_text) = match &opts.policy {
+        Some(path) => match (Policy::load(path), std::fs::read(path)) {
+            (Ok(p), Ok(bytes)) => (p, bytes),
+            (Err(e), _) => return usage(&e.to_string()),
+            (_, Err(e)) => return usage(&format!("cannot read {}: {e}", path.display())),
+        },
+        None => match Policy::bundled_default() {
+            Ok(p) => (p, crate::policy::DEFAULT_POLICY_YAML.as_bytes().to_vec()),
+            Err(e) => return usage(&e.to_string()),
+        },
+    };
+    let plan_bytes = match read_plan(&opts.plan) {
+        Ok(b) => b,
+        Err(message) => return usage(&message),
+    };
+    let Ok(source) = String::from_utf8(plan_bytes.clone()) else {
+        eprintln!("error: {} is not UTF-8 text, so it is not a plan", opts.plan.display());
+        return exit::REJECTED;
+    };
+    let mode = opts.mode.unwrap_or_else(|| policy.mode());
+    let trace_path = opts
+        .trace
+        .clone()
+        .unwrap_or_else(|| opts.plan.with_extension("zjson"));
+    let header = Header {
+        format: 1,
+        zamburak: env!("CARGO_PKG_VERSION").to_string(),
+        plan_sha256: sha256_hex(&plan_bytes),
+        policy_sha256: sha256_hex(&policy_text),
+        mode: match mode {
+            Mode::Strict => "strict".into(),
+            Mode::Normal => "normal".into(),
+        },
+        plan: source.clone(),
+        started_at: jiff::Timestamp::now().to_string(),
+    };
+    let mut writer = match TraceWriter::create(&trace_path, header) {
+        Ok(w) => w,
+        Err(e) => return usage(&format!("cannot write the trace {}: {e}", trace_path.display())),
+    };
+
+    let mut backend = BuiltinBackend::new(&policy);
+    let input = RunInput {
+        source: &source,
+        policy: &policy,
+        mode,
+    };
+    let json = opts.json;
+    let mut print = |text: &str| {
+        // `print` output is for the person at the terminal; in JSON mode stdout carries only the document.
+        if json {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
+        }
+    };
+    let report = execute_plan(&input, &mut backend, Some(&mut writer), &mut print);
+    let head = match writer.close() {
+        Ok(head) => Some(head),
+        Err(e) => {
+            eprintln!("error: the trace {} could not be completed: {e}", trace_path.display());
+            None
+        }
+    };
+
+    let filename = opts.plan.display().to_string();
+    if !report.diagnostics.is_empty() {
+        eprint!("{}", plan::render(&report.diagnostics, &source, &filename));
+    }
+    if json {
+        let doc = JsonReport {
+            report: &report,
+            diagnostics: report
+                .diagnostics
+                .iter()
+                .map(|d| {
+                    let (line, column) = plan::line_col(&source, d.start);
+                    JsonDiagnostic {
+                        code: d.code,
+                        line,
+                        column,
+                        message: d.message.clone(),
+                        hint: d.hint.clone(),
+                    }
+                })
+                .collect(),
+            trace: Some(trace_path.display().to_string()),
+            head: head.clone(),
+        };
+        match serde_json::to_string_pretty(&doc) {
+            Ok(text) => println!("{text}"),
+            Err(e) => eprintln!("error: cannot print the report: {e}"),
+        }
+    } else {
+        print_text(&report, &filename);
+        eprintln!("trace: {}", trace_path.display());
+    }
+    if head.is_none() && report.exit_code == exit::OK {
+        // An unfinished trace is an audit failure: do not report success.
+        return exit::USAGE;
+    }
+    report.exit_code
+}
+
+fn read_plan(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if meta.len() > MAX_PLAN_BYTES {
+        return Err(format!("{} is larger than {MAX_PLAN_BYTES} bytes", path.display()));
+    }
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn usage(message: &str) -> i32 {
+    eprintln!("error: {message}");
+    exit::USAGE
+}
+
+fn print_text(report: &RunReport, filename: &str) {
+    for d in &report.decisions {
+        eprintln!(
+            "{filename}:{}: {} {:?}: {} ({})",
+            d.line, d.tool, d.decision, d.reason, d.rule
+        );
+    }
+    if let Some(e) = &report.error {
+        let at = e.line.map_or_else(String::new, |l| format!(":{l}"));
+        eprintln!("{filename}{at}: {}: {}", e.exc_type, e.message);
+    }
+    let summary = match report.status {
+        Status::Completed => format!("completed ({})", report.outcome),
+        Status::Rejected => "rejected before the run: no tool ran".to_string(),
+        Status::Error => "stopped by an error".to_string(),
+        Status::Denied => "stopped: a tool call was denied".to_string(),
+        Status::Suspended => {
+            "suspended: a tool call needs confirmation (approvals are not built yet; the call did not run)"
+                .to_string()
+        }
+    };
+    eprintln!("{summary}");
+}

@@ -1,0 +1,576 @@
+//! One run of a plan: check it, lower it, execute it on Monty with every tool call decided by the policy,
+//! and record everything in the trace.
+//!
+//! The pieces stay separate: [`crate::plan`] refuses what is outside the subset, [`crate::lower`] compiles,
+//! [`super::exec`] talks to Monty, [`crate::policy::decide`] decides, a [`Backend`] performs allowed calls
+//! (real adapters, or fixtures in `policy test`), and [`crate::trace`] records. This file only wires them.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::exit;
+use crate::label::{Label, LabelSpace, Packed};
+use crate::lower::{self, Mode};
+use crate::plan::{self, Diagnostic};
+use crate::policy::{self, ArgClaim, Claim, Outcome, Policy};
+use crate::runtime::exec::{self, ExecLimits, ExecOutcome, Host, HostReply};
+use crate::runtime::value::{LValue, Raw};
+use crate::trace::{self, Record, TraceWriter};
+
+/// Performs tool calls the policy allowed.
+pub trait Backend {
+    /// Runs `tool` (served by `source`, when the policy names one) with raw arguments. `draft`: the decision
+    /// was `draft`, so the effect must be prepared reversibly. The error text is shown to the user only.
+    fn invoke(
+        &mut self,
+        tool: &str,
+        source: Option<&str>,
+        args: &Map<String, Value>,
+        draft: bool,
+    ) -> Result<Value, String>;
+}
+
+/// The built-in adapters of `crate::tools`, configured by the policy's `builtins:` section.
+pub struct BuiltinBackend {
+    builtins: crate::tools::Builtins,
+}
+
+impl BuiltinBackend {
+    pub fn new(policy: &Policy) -> BuiltinBackend {
+        BuiltinBackend {
+            builtins: crate::tools::Builtins::new(policy.builtins(), policy.user()),
+        }
+    }
+}
+
+impl Backend for BuiltinBackend {
+    fn invoke(
+        &mut self,
+        tool: &str,
+        source: Option<&str>,
+        args: &Map<String, Value>,
+        draft: bool,
+    ) -> Result<Value, String> {
+        let Some(source) = source else {
+            return Err(format!("tool `{tool}` has no `source` in the policy, so nothing can serve it"));
+        };
+        self.builtins.call(source, args, draft).map_err(|e| e.to_string())
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The plan ran to its end (possibly with drafted calls).
+    Completed,
+    /// The subset or structural check refused the plan; no tool ran.
+    Rejected,
+    /// A plan exception or a failed verifier stopped the run.
+    Error,
+    /// A tool call was denied (by the policy or a fixed rule) and the run stopped.
+    Denied,
+    /// A tool call needs a human's confirmation; the run stopped before it.
+    Suspended,
+}
+
+/// One decided tool call, as reported to the caller (never with raw values).
+#[derive(Clone, Debug, Serialize)]
+pub struct CallDecision {
+    pub call_id: u32,
+    pub tool: String,
+    pub line: u32,
+    pub decision: Outcome,
+    pub rule: String,
+    pub reason: String,
+}
+
+/// A plan error as reported: the message is already redacted when it may depend on tool data.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlanError {
+    pub line: Option<u32>,
+    #[serde(rename = "type")]
+    pub exc_type: String,
+    pub message: String,
+}
+
+/// The result of [`execute_plan`].
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    pub status: Status,
+    /// `rejected`, `error`, or the most restrictive decision met (`deny` > `confirm` > `draft` > `allow`).
+    pub outcome: String,
+    pub exit_code: i32,
+    pub decisions: Vec<CallDecision>,
+    /// The tool calls that actually ran (allowed or drafted), in order.
+    pub calls_run: Vec<String>,
+    pub error: Option<PlanError>,
+    #[serde(skip)]
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// What a run needs besides the backend.
+pub struct RunInput<'a> {
+    pub source: &'a str,
+    pub policy: &'a Policy,
+    pub mode: Mode,
+}
+
+/// Checks, lowers and runs a plan. Never panics on adversarial plans, tool outputs or policies; every way
+/// a run can end is a [`RunReport`]. When `trace` is given, every call, result, verifier use, denial and
+/// error is appended to it, and a failure to write the trace stops the run before the next effect.
+pub fn execute_plan(
+    input: &RunInput<'_>,
+    backend: &mut dyn Backend,
+    trace: Option<&mut TraceWriter>,
+    print: &mut dyn FnMut(&str),
+) -> RunReport {
+    let sigs = input.policy.signatures();
+    let mut recorder = Recorder { trace, failed: None };
+
+    let parsed = match plan::check(input.source, &sigs) {
+        Ok(parsed) => parsed,
+        Err(diagnostics) => return rejected(diagnostics, &mut recorder),
+    };
+    let lowered = match lower::compile(&parsed.module, input.source, &sigs, input.mode) {
+        Ok(lowered) => lowered,
+        Err(diagnostics) => return rejected(diagnostics, &mut recorder),
+    };
+    let space = match input.policy.label_space() {
+        Ok(space) => space,
+        Err(e) => {
+            // The policy loader validates budgets, so this is a defect; fail closed all the same.
+            let error = PlanError {
+                line: None,
+                exc_type: "PolicyError".into(),
+                message: e.to_string(),
+            };
+            return finish(Status::Error, "error".into(), Vec::new(), Vec::new(), Some(error), &mut recorder);
+        }
+    };
+
+    let limits = input.policy.limits();
+    let exec_limits = ExecLimits {
+        timeout: std::time::Duration::from_millis(limits.timeout_ms),
+        max_recursion: limits.max_recursion,
+        max_host_calls: limits.max_tool_calls.saturating_mul(4).saturating_add(64),
+    };
+    let mut host = RunHost {
+        policy: input.policy,
+        backend,
+        space,
+        recorder,
+        next_call: 1,
+        tool_calls: 0,
+        decisions: Vec::new(),
+        calls_run: Vec::new(),
+        worst: Outcome::Allow,
+        stop: None,
+        tainted_sources: BTreeSet::new(),
+    };
+    let outcome = exec::execute(&lowered, &sigs, &mut host, &exec_limits, print);
+    host.conclude(outcome)
+}
+
+fn rejected(diagnostics: Vec<Diagnostic>, recorder: &mut Recorder<'_>) -> RunReport {
+    let first = diagnostics.first();
+    let error = first.map(|d| PlanError {
+        line: None,
+        exc_type: format!("rejected[{}]", d.code),
+        message: d.message.clone(),
+    });
+    let mut report = finish(Status::Rejected, "rejected".into(), Vec::new(), Vec::new(), error, recorder);
+    report.diagnostics = diagnostics;
+    report
+}
+
+fn finish(
+    status: Status,
+    outcome: String,
+    decisions: Vec<CallDecision>,
+    calls_run: Vec<String>,
+    error: Option<PlanError>,
+    recorder: &mut Recorder<'_>,
+) -> RunReport {
+    let exit_code = match status {
+        Status::Completed => exit::OK,
+        Status::Rejected | Status::Error => exit::REJECTED,
+        Status::Denied => exit::DENIED,
+        Status::Suspended => exit::SUSPENDED,
+    };
+    if let Some(e) = &error {
+        recorder.record(Record::Error {
+            line: e.line,
+            exc_type: e.exc_type.clone(),
+            message: e.message.clone(),
+        });
+    }
+    recorder.record(Record::End {
+        status: serde_plain(&status),
+        exit_code,
+        outcome: outcome.clone(),
+    });
+    RunReport {
+        status,
+        outcome,
+        exit_code,
+        decisions,
+        calls_run,
+        error,
+        diagnostics: Vec::new(),
+    }
+}
+
+fn serde_plain<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// Appends to the trace if there is one, remembering the first failure (which stops further effects).
+struct Recorder<'t> {
+    trace: Option<&'t mut TraceWriter>,
+    failed: Option<String>,
+}
+
+impl Recorder<'_> {
+    fn record(&mut self, record: Record) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        let Some(trace) = self.trace.as_deref_mut() else {
+            return true;
+        };
+        match trace.append(record) {
+            Ok(_) => true,
+            Err(e) => {
+                self.failed = Some(e.to_string());
+                false
+            }
+        }
+    }
+}
+
+/// Why the run stopped early, as the host saw it.
+enum Stop {
+    Denied,
+    Suspended,
+    VerifierFailed { line: u32, message: String },
+    ToolFailed { line: u32, message: String },
+}
+
+struct RunHost<'a, 't> {
+    policy: &'a Policy,
+    backend: &'a mut dyn Backend,
+    space: LabelSpace,
+    recorder: Recorder<'t>,
+    next_call: u32,
+    tool_calls: u32,
+    decisions: Vec<CallDecision>,
+    calls_run: Vec<String>,
+    worst: Outcome,
+    stop: Option<Stop>,
+    /// `tool#id` of every result or verifier output that was not trusted-and-public: an error message may
+    /// depend on any of them.
+    tainted_sources: BTreeSet<String>,
+}
+
+impl RunHost<'_, '_> {
+    fn fresh_call(&mut self, name: &str) -> u32 {
+        let id = self.next_call;
+        self.next_call = self.next_call.saturating_add(1);
+        self.space.record_call(id, name);
+        id
+    }
+
+    fn verifier(&mut self, name: &str, args: Vec<(String, LValue)>, line: u32) -> HostReply {
+        let Some(spec) = self.policy.verifier(name) else {
+            return HostReply::Deny {
+                message: format!("`{name}` is not a verifier of this policy"),
+            };
+        };
+        let call_id = self.fresh_call(name);
+        let Some(kind) = self.space.kind_index(spec.mints()) else {
+            return HostReply::Deny {
+                message: format!("verifier `{name}` mints an undeclared kind"),
+            };
+        };
+        let value = match <[(String, LValue); 1]>::try_from(args) {
+            Ok([(_, value)]) => value,
+            Err(_) => {
+                return self.verifier_failed(name, call_id, line, "a verifier takes exactly one argument");
+            }
+        };
+        if matches!(value.raw, Raw::List(_) | Raw::Tuple(_) | Raw::Dict(_)) {
+            return self.verifier_failed(name, call_id, line, "a verifier checks one value, not a container");
+        }
+        if let Err(why) = crate::tools::verify::check(spec, &value.to_json()) {
+            return self.verifier_failed(name, call_id, line, &why);
+        }
+        let minted = LValue::new(value.raw, value.label.mint(kind));
+        let label = self.space.decode(minted.label);
+        if !trace::redact::is_clean(&label) {
+            self.tainted_sources.insert(format!("{name}#{call_id}"));
+        }
+        let view = self.space.describe(&label);
+        if !self.recorder.record(Record::Verifier {
+            call_id,
+            verifier: name.to_string(),
+            line,
+            ok: true,
+            label: view,
+        }) {
+            return self.trace_failed();
+        }
+        HostReply::Return(minted)
+    }
+
+    fn verifier_failed(&mut self, name: &str, call_id: u32, line: u32, why: &str) -> HostReply {
+        let view = self.space.describe(&Label::unknown());
+        self.recorder.record(Record::Verifier {
+            call_id,
+            verifier: name.to_string(),
+            line,
+            ok: false,
+            label: view,
+        });
+        let message = format!("{name}: {why}");
+        self.stop = Some(Stop::VerifierFailed {
+            line,
+            message: message.clone(),
+        });
+        HostReply::Fail {
+            exc_type: "VerificationError".into(),
+            message,
+        }
+    }
+
+    fn trace_failed(&mut self) -> HostReply {
+        self.stop = Some(Stop::Denied);
+        HostReply::Deny {
+            message: "the trace could not be written, so no further effect may happen".into(),
+        }
+    }
+
+    fn tool(&mut self, name: &str, args: Vec<(String, LValue)>, pc: Packed, line: u32) -> HostReply {
+        let call_id = self.fresh_call(name);
+        self.tool_calls = self.tool_calls.saturating_add(1);
+        let claim = Claim {
+            tool: name.to_string(),
+            args: args.iter().map(|(n, v)| self.arg_claim(n, v)).collect(),
+            pc: self.space.decode(pc.influence()),
+            calls_so_far: self.tool_calls - 1,
+        };
+        let decision = policy::decide(self.policy, &self.space, &claim);
+        let record = Record::Call {
+            call_id,
+            line,
+            tool: name.to_string(),
+            args: args
+                .iter()
+                .zip(&claim.args)
+                .map(|((n, v), c)| {
+                    let (digest, preview) = trace::redact::stored(&v.to_json(), &self.space.decode(v.deep_label()));
+                    trace::ArgRecord {
+                        name: n.clone(),
+                        label: self.space.describe(&c.label),
+                        digest,
+                        preview,
+                    }
+                })
+                .collect(),
+            pc: self.space.describe(&claim.pc),
+            decision: serde_plain(&decision.outcome),
+            rule: decision.rule.clone(),
+            reason: decision.reason.clone(),
+            before_run: false,
+        };
+        let recorded = self.recorder.record(record);
+        self.decisions.push(CallDecision {
+            call_id,
+            tool: name.to_string(),
+            line,
+            decision: decision.outcome,
+            rule: decision.rule.clone(),
+            reason: decision.reason.clone(),
+        });
+        self.worst = self.worst.max(decision.outcome);
+        if !recorded {
+            return self.trace_failed();
+        }
+        let draft = match decision.outcome {
+            Outcome::Allow => false,
+            Outcome::Draft => true,
+            Outcome::Confirm => {
+                self.stop = Some(Stop::Suspended);
+                return HostReply::Deny {
+                    message: format!("`{name}` needs confirmation: {}", decision.reason),
+                };
+            }
+            Outcome::Deny => {
+                self.stop = Some(Stop::Denied);
+                return HostReply::Deny {
+                    message: format!("`{name}` denied: {}", decision.reason),
+                };
+            }
+        };
+
+        let raw_args: Map<String, Value> = args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
+        let source = self.policy.tool(name).and_then(|t| t.source.as_deref());
+        let value = match self.backend.invoke(name, source, &raw_args, draft) {
+            Ok(value) => value,
+            Err(message) => {
+                self.recorder.record(Record::Error {
+                    line: Some(line),
+                    exc_type: "ToolError".into(),
+                    message: format!("{name}#{call_id} failed"),
+                });
+                self.stop = Some(Stop::ToolFailed {
+                    line,
+                    message: format!("{name}: {message}"),
+                });
+                return HostReply::Fail {
+                    exc_type: "ToolError".into(),
+                    message: format!("{name} failed"),
+                };
+            }
+        };
+        self.calls_run.push(name.to_string());
+        let args_join = args.iter().fold(Packed::LITERAL, |acc, (_, v)| acc.join(v.deep_label()));
+        let result = policy::label_result(self.policy, name, &value, &mut self.space, call_id, args_join);
+        let label = self.space.decode(result.deep_label());
+        if !trace::redact::is_clean(&label) {
+            self.tainted_sources.insert(format!("{name}#{call_id}"));
+        }
+        let (digest, preview) = trace::redact::stored(&value, &label);
+        let view = self.space.describe(&label);
+        if !self.recorder.record(Record::Result {
+            call_id,
+            tool: name.to_string(),
+            label: view,
+            digest,
+            preview,
+        }) {
+            return self.trace_failed();
+        }
+        HostReply::Return(result)
+    }
+
+    fn arg_claim(&self, name: &str, v: &LValue) -> ArgClaim {
+        let (label, elements) = match &v.raw {
+            Raw::List(items) | Raw::Tuple(items) => (
+                self.space.decode(v.label),
+                Some(items.iter().map(|i| self.space.decode(i.deep_label())).collect()),
+            ),
+            Raw::Dict(_) => (self.space.decode(v.deep_label()), None),
+            _ => (self.space.decode(v.label), None),
+        };
+        let texts = match &v.raw {
+            Raw::Str(s) => vec![s.clone()],
+            Raw::List(items) | Raw::Tuple(items) => items
+                .iter()
+                .filter_map(|i| match &i.raw {
+                    Raw::Str(s) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        ArgClaim {
+            name: name.to_string(),
+            label,
+            elements,
+            texts,
+            digest: trace::redact::digest(&v.to_json()),
+        }
+    }
+
+    fn redacted(&self, message: String) -> String {
+        if self.tainted_sources.is_empty() {
+            return message;
+        }
+        let sources: Vec<String> = self.tainted_sources.iter().cloned().collect();
+        trace::redact::redact_message(&message, false, &sources)
+    }
+
+    fn conclude(mut self, outcome: ExecOutcome) -> RunReport {
+        let worst = self.worst;
+        let (status, outcome_name, error) = match (outcome, self.stop.take()) {
+            (ExecOutcome::Completed, _) => (Status::Completed, serde_plain(&worst), None),
+            (ExecOutcome::Denied { .. }, Some(Stop::Suspended)) => {
+                (Status::Suspended, serde_plain(&Outcome::Confirm), None)
+            }
+            (_, Some(Stop::VerifierFailed { line, message })) => {
+                let message = self.redacted(message);
+                let error = PlanError {
+                    line: Some(line),
+                    exc_type: "VerificationError".into(),
+                    message,
+                };
+                (Status::Error, "error".into(), Some(error))
+            }
+            (_, Some(Stop::ToolFailed { line, message })) => {
+                let message = self.redacted(message);
+                let error = PlanError {
+                    line: Some(line),
+                    exc_type: "ToolError".into(),
+                    message,
+                };
+                (Status::Error, "error".into(), Some(error))
+            }
+            (ExecOutcome::Denied { .. }, Some(Stop::Denied)) => (Status::Denied, "deny".into(), None),
+            (ExecOutcome::Denied { line, message }, None) => {
+                // A denial by the runtime itself: a no-sensitive-upgrade violation, an unknown function, a
+                // malformed argument or an exhausted budget. Like a policy denial (SEMANTICS §5).
+                self.recorder.record(Record::Error {
+                    line: Some(line),
+                    exc_type: "Denied".into(),
+                    message: message.clone(),
+                });
+                let error = PlanError {
+                    line: Some(line),
+                    exc_type: "Denied".into(),
+                    message,
+                };
+                (Status::Denied, "deny".into(), Some(error))
+            }
+            (ExecOutcome::Failed { exc_type, message, line }, stop) => {
+                if matches!(stop, Some(Stop::Suspended)) {
+                    (Status::Suspended, serde_plain(&Outcome::Confirm), None)
+                } else if matches!(stop, Some(Stop::Denied)) {
+                    (Status::Denied, "deny".into(), None)
+                } else {
+                    let message = self.redacted(message);
+                    (Status::Error, "error".into(), Some(PlanError { line, exc_type, message }))
+                }
+            }
+        };
+        let (status, outcome_name) = if status == Status::Completed && worst == Outcome::Deny {
+            // Cannot happen (a deny stops the run), but never report a denial as success.
+            (Status::Denied, "deny".to_string())
+        } else {
+            (status, outcome_name)
+        };
+        let decisions = std::mem::take(&mut self.decisions);
+        let calls_run = std::mem::take(&mut self.calls_run);
+        finish(status, outcome_name, decisions, calls_run, error, &mut self.recorder)
+    }
+}
+
+impl Host for RunHost<'_, '_> {
+    fn call(&mut self, name: &str, args: Vec<(String, LValue)>, pc: Packed, line: u32) -> HostReply {
+        if self.stop.is_some() {
+            return HostReply::Deny {
+                message: "the run is stopping".into(),
+            };
+        }
+        if self.policy.verifier(name).is_some() {
+            self.verifier(name, args, line)
+        } else {
+            self.tool(name, args, pc, line)
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! `zamburak policy test`: runs policy scenarios — plan snippets with fixed tool results and the expected
+//! outcome per mode — through the real checker, lowering, Monty and decision procedure. Only the adapters
+//! are replaced: each tool returns the next fixture given for it, labelled by the policy like a real result.
+//!
+//! ```yaml
+//! policy: ../policies/default.yaml      # relative to this file, or an inline mapping
+//! scenarios:
+//!   - name: a literal note to the user is sent
+//!     plan: |
+//!       send_email(to="me@example.com", subject="done", body="triage finished")
+//!     expect: { strict: allow, normal: allow }
+//!     expect_calls: [send_email]
+//! ```
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::exit;
+use crate::lower::Mode;
+use crate::policy::Policy;
+use crate::runtime::run::{Backend, RunInput, RunReport, execute_plan};
+
+/// Largest scenarios file read, so a hostile file cannot exhaust memory.
+const MAX_FILE_BYTES: u64 = 8 << 20;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioFile {
+    policy: Option<PolicyRef>,
+    scenarios: Vec<Scenario>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum PolicyRef {
+    Path(String),
+    Inline(Value),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Scenario {
+    name: String,
+    plan: String,
+    #[serde(default)]
+    tools: BTreeMap<String, Vec<Value>>,
+    expect: Expect,
+    expect_calls: Option<ExpectCalls>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expect {
+    strict: Option<Expected>,
+    normal: Option<Expected>,
+}
+
+/// The outcomes a scenario may expect (SEMANTICS.md §5).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum Expected {
+    Allow,
+    Draft,
+    Confirm,
+    Deny,
+    Rejected,
+    Error,
+}
+
+impl Expected {
+    fn name(self) -> &'static str {
+        match self {
+            Expected::Allow => "allow",
+            Expected::Draft => "draft",
+            Expected::Confirm => "confirm",
+            Expected::Deny => "deny",
+            Expected::Rejected => "rejected",
+            Expected::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum ExpectCalls {
+    Both(Vec<String>),
+    PerMode {
+        strict: Option<Vec<String>>,
+        normal: Option<Vec<String>>,
+    },
+}
+
+impl ExpectCalls {
+    fn for_mode(&self, mode: Mode) -> Option<&Vec<String>> {
+        match (self, mode) {
+            (ExpectCalls::Both(calls), _) => Some(calls),
+            (ExpectCalls::PerMode { strict, .. }, Mode::Strict) => strict.as_ref(),
+            (ExpectCalls::PerMode { normal, .. }, Mode::Normal) => normal.as_ref(),
+        }
+    }
+}
+
+/// Fixtures stand in for adapters: each call of a tool returns its next fixture, `None` when none is left.
+struct FixtureBackend {
+    fixtures: BTreeMap<String, VecDeque<Value>>,
+}
+
+impl Backend for FixtureBackend {
+    fn invoke(
+        &mut self,
+        tool: &str,
+        _source: Option<&str>,
+        _args: &Map<String, Value>,
+        _draft: bool,
+    ) -> Result<Value, String> {
+        Ok(self
+            .fixtures
+            .get_mut(tool)
+            .and_then(VecDeque::pop_front)
+            .unwrap_or(Value::Null))
+    }
+}
+
+/// Totals of one `policy test` run.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub passed: usize,
+    pub failed: usize,
+}
+
+/// `zamburak policy test FILE [--policy P]`. Returns the exit code: 0 all passed, 1 any failed, 2 when
+/// the file or the policy cannot be used.
+pub fn test_command(file: &Path, policy_override: Option<&Path>) -> i32 {
+    match run_file(file, policy_override, &mut |line| println!("{line}")) {
+        Ok(totals) => {
+            println!("{} passed, {} failed", totals.passed, totals.failed);
+            if totals.failed == 0 { exit::OK } else { exit::REJECTED }
+        }
+        Err(message) => {
+            eprintln!("zamburak policy test: {message}");
+            exit::USAGE
+        }
+    }
+}
+
+/// Runs every scenario of `file` in each mode it states an expectation for; `out` receives one line per
+/// result and the details of each failure.
+pub fn run_file(
+    file: &Path,
+    policy_override: Option<&Path>,
+    out: &mut dyn FnMut(&str),
+) -> Result<Totals, String> {
+    let shown = file.display();
+    let size = std::fs::metadata(file)
+        .map_err(|e| format!("cannot read {shown}: {e}"))?
+        .len();
+    if size > MAX_FILE_BYTES {
+        return Err(format!("{shown} is larger than {MAX_FILE_BYTES} bytes"));
+    }
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let parsed: ScenarioFile =
+        serde_saphyr::from_str(&text).map_err(|e| format!("{shown}: not a scenarios file: {e}"))?;
+    let base = file.parent().unwrap_or(Path::new("."));
+    let policy = load_policy(parsed.policy.as_ref(), policy_override, base)?;
+
+    let mut totals = Totals::default();
+    for scenario in &parsed.scenarios {
+        for (mode, expected) in [(Mode::Strict, scenario.expect.strict), (Mode::Normal, scenario.expect.normal)] {
+            let Some(expected) = expected else { continue };
+            let report = run_scenario(scenario, &policy, mode);
+            let mode_name = match mode {
+                Mode::Strict => "strict",
+                Mode::Normal => "normal",
+            };
+            let expected_calls = scenario.expect_calls.as_ref().and_then(|c| c.for_mode(mode));
+            let outcome_ok = report.outcome == expected.name();
+            let calls_ok = expected_calls.is_none_or(|calls| *calls == report.calls_run);
+            if outcome_ok && calls_ok {
+                totals.passed += 1;
+                out(&format!("ok     {} [{mode_name}]", scenario.name));
+            } else {
+                totals.failed += 1;
+                out(&failure(scenario, mode_name, expected, expected_calls, &report));
+            }
+        }
+    }
+    Ok(totals)
+}
+
+fn load_policy(reference: Option<&PolicyRef>, over: Option<&Path>, base: &Path) -> Result<Policy, String> {
+    if let Some(path) = over {
+        return Policy::load(path).map_err(|e| e.to_string());
+    }
+    match reference {
+        None => Err("the file names no `policy:` and no --policy was given".into()),
+        Some(PolicyRef::Path(p)) => Policy::load(&base.join(p)).map_err(|e| e.to_string()),
+        Some(PolicyRef::Inline(value)) => {
+            // JSON is YAML, so the inline mapping goes through the same loader and validation as a file.
+            let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+            Policy::from_yaml_str(&text, "<inline policy>", base).map_err(|e| e.to_string())
+        }
+    }
+}
+
+fn run_scenario(scenario: &Scenario, policy: &Policy, mode: Mode) -> RunReport {
+    let mut backend = FixtureBackend {
+        fixtures: scenario
+            .tools
+            .iter()
+            .map(|(tool, values)| (tool.clone(), values.iter().cloned().collect()))
+            .collect(),
+    };
+    let input = RunInput {
+        source: &scenario.plan,
+        policy,
+        mode,
+    };
+    execute_plan(&input, &mut backend, None, &mut |_| {})
+}
+
+fn failure(
+    scenario: &Scenario,
+    mode: &str,
+    expected: Expected,
+    expected_calls: Option<&Vec<String>>,
+    report: &RunReport,
+) -> String {
+    let mut s = format!("FAILED {} [{mode}]\n", scenario.name);
+    let _ = writeln!(s, "  expected: {}", expected.name());
+    let _ = writeln!(s, "  actual:   {}", report.outcome);
+    if let Some(calls) = expected_calls {
+        let _ = writeln!(s, "  expected calls: [{}]", calls.join(", "));
+        let _ = writeln!(s, "  actual calls:   [{}]", report.calls_run.join(", "));
+    }
+    for d in &report.decisions {
+        let _ = writeln!(
+            s,
+            "  line {}: {} -> {:?} ({}): {}",
+            d.line, d.tool, d.decision, d.rule, d.reason
+        );
+    }
+    if let Some(e) = &report.error {
+        let line = e.line.map_or_else(String::new, |l| format!(" at line {l}"));
+        let _ = writeln!(s, "  {}{line}: {}", e.exc_type, e.message);
+    }
+    for d in &report.diagnostics {
+        let _ = writeln!(s, "  {}: {}", d.code, d.message);
+    }
+    s.trim_end().to_string()
+}
