@@ -30,41 +30,85 @@ pub fn canonical(value: &Value) -> String {
     out
 }
 
+/// Work left to do while writing a value; an explicit stack, so a deeply nested value (a plan can build one
+/// in a loop) cannot overflow the thread's stack.
+enum Step<'a> {
+    Value(&'a Value),
+    Key(&'a str),
+    Text(&'static str),
+}
+
 fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => write_sorted_object(map, |_| true, out),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
+    let mut stack = vec![Step::Value(value)];
+    while let Some(step) = stack.pop() {
+        match step {
+            Step::Text(t) => out.push_str(t),
+            Step::Key(k) => {
+                write_key(k, out);
+                out.push(':');
             }
-            out.push(']');
+            Step::Value(Value::Object(map)) => {
+                out.push('{');
+                stack.push(Step::Text("}"));
+                push_entries(map, |_| true, &mut stack);
+            }
+            Step::Value(Value::Array(items)) => {
+                out.push('[');
+                stack.push(Step::Text("]"));
+                for (i, item) in items.iter().enumerate().rev() {
+                    stack.push(Step::Value(item));
+                    if i > 0 {
+                        stack.push(Step::Text(","));
+                    }
+                }
+            }
+            Step::Value(scalar) => write_scalar(scalar, out),
         }
-        scalar => write_scalar(scalar, out),
+    }
+}
+
+/// Push the entries `keep` accepts, sorted by key bytes, so that popping writes them in order.
+fn push_entries<'a>(
+    map: &'a Map<String, Value>,
+    keep: impl Fn(&str) -> bool,
+    stack: &mut Vec<Step<'a>>,
+) {
+    let mut entries: Vec<(&'a String, &'a Value)> = map.iter().filter(|(k, _)| keep(k)).collect();
+    // `str`'s `Ord` compares UTF-8 bytes, which is the order the format documents.
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    for (i, (key, value)) in entries.into_iter().enumerate().rev() {
+        stack.push(Step::Value(value));
+        stack.push(Step::Key(key));
+        if i > 0 {
+            stack.push(Step::Text(","));
+        }
     }
 }
 
 /// An object with the keys `keep` accepts, sorted by bytes, values canonical.
 fn write_sorted_object(map: &Map<String, Value>, keep: impl Fn(&str) -> bool, out: &mut String) {
-    let mut keys: Vec<&String> = map.keys().filter(|k| keep(k)).collect();
-    // `str`'s `Ord` compares UTF-8 bytes, which is the order the format documents.
-    keys.sort();
     out.push('{');
-    for (i, key) in keys.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        write_scalar(&Value::String(key.clone()), out);
-        out.push(':');
-        // The key comes from this map's own key list, so `get` finds it.
-        if let Some(v) = map.get(key) {
-            write_canonical(v, out);
+    let mut stack = Vec::new();
+    push_entries(map, keep, &mut stack);
+    while let Some(step) = stack.pop() {
+        match step {
+            Step::Value(v) => write_canonical(v, out),
+            Step::Key(k) => {
+                write_key(k, out);
+                out.push(':');
+            }
+            Step::Text(t) => out.push_str(t),
         }
     }
     out.push('}');
+}
+
+fn write_key(key: &str, out: &mut String) {
+    // Serialising a `&str` to a string cannot fail; the fallback keeps this panic-free regardless.
+    match serde_json::to_string(key) {
+        Ok(s) => out.push_str(&s),
+        Err(_) => out.push_str("\"\""),
+    }
 }
 
 fn write_scalar(value: &Value, out: &mut String) {
@@ -84,7 +128,7 @@ pub fn render_line(record: &Map<String, Value>) -> String {
             out.push(',');
         }
         first = false;
-        write_scalar(&Value::String(key.to_string()), out);
+        write_key(key, out);
         out.push(':');
         write_canonical(value, out);
     };
@@ -204,6 +248,25 @@ mod tests {
             assert_eq!(survives_round_trip(&Value::from(f)), exact, "{f:e}");
             assert_eq!(survives_round_trip(&json!({"x": [f]})), exact, "{f:e}");
         }
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow_the_stack() {
+        const DEPTH: usize = 200_000;
+        let mut v = json!(1);
+        for _ in 0..DEPTH {
+            v = Value::Array(vec![v]);
+        }
+        let text = canonical(&v);
+        // Too deep for serde_json's parser, so no preview would keep it.
+        let survives = survives_round_trip(&v);
+        // Dropping a deep `Value` recurses in serde_json; unwind it by hand before any assertion can panic.
+        let mut cur = v;
+        while let Value::Array(mut items) = cur {
+            cur = items.pop().unwrap_or(Value::Null);
+        }
+        assert_eq!(text, format!("{}1{}", "[".repeat(DEPTH), "]".repeat(DEPTH)));
+        assert!(!survives);
     }
 
     #[test]

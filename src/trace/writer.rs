@@ -135,27 +135,11 @@ impl TraceWriter {
             return Err(TraceError::Ended);
         }
         drop_unstable_previews(&mut rec);
-        let Value::Object(fields) =
-            serde_json::to_value(&rec).map_err(|e| TraceError::Serialize(e.to_string()))?
-        else {
-            return Err(TraceError::Serialize(
-                "a record is not a JSON object".into(),
-            ));
+        let (mut line, hash) = match self.line_for(&rec) {
+            // Previews are optional: a record too long with them is written with digests only.
+            Err(TraceError::TooLarge { .. }) if drop_previews(&mut rec) => self.line_for(&rec)?,
+            other => other?,
         };
-        let mut record = Map::new();
-        record.insert("seq".into(), Value::from(self.next_seq));
-        record.insert("prev".into(), Value::String(self.head.clone()));
-        record.extend(fields);
-        let hash = record_hash(&record);
-        record.insert(HASH_KEY.into(), Value::String(hash.clone()));
-        let mut line = render_line(&record);
-        check_stable(&line)?;
-        if line.len() > MAX_LINE {
-            return Err(TraceError::TooLarge {
-                len: line.len(),
-                max: MAX_LINE,
-            });
-        }
         line.push('\n');
         if let Err(source) = self.file.write_all(line.as_bytes()) {
             self.poisoned = true;
@@ -170,6 +154,46 @@ impl TraceWriter {
         self.ended = matches!(rec, Record::End(_));
         Ok((seq, hash))
     }
+}
+
+impl TraceWriter {
+    /// The line (without `\n`) and hash `rec` gets as the next record.
+    fn line_for(&self, rec: &Record) -> Result<(String, String), TraceError> {
+        let Value::Object(fields) =
+            serde_json::to_value(rec).map_err(|e| TraceError::Serialize(e.to_string()))?
+        else {
+            return Err(TraceError::Serialize(
+                "a record is not a JSON object".into(),
+            ));
+        };
+        let mut record = Map::new();
+        record.insert("seq".into(), Value::from(self.next_seq));
+        record.insert("prev".into(), Value::String(self.head.clone()));
+        record.extend(fields);
+        let hash = record_hash(&record);
+        record.insert(HASH_KEY.into(), Value::String(hash.clone()));
+        let line = render_line(&record);
+        if line.len() > MAX_LINE {
+            return Err(TraceError::TooLarge {
+                len: line.len(),
+                max: MAX_LINE,
+            });
+        }
+        check_stable(&line)?;
+        Ok((line, hash))
+    }
+}
+
+/// Remove every preview; true when there was one to remove.
+fn drop_previews(rec: &mut Record) -> bool {
+    let mut dropped = false;
+    let mut clear = |p: &mut Option<Value>| dropped |= p.take().is_some();
+    match rec {
+        Record::Call(call) => call.args.iter_mut().for_each(|a| clear(&mut a.preview)),
+        Record::Result(result) => clear(&mut result.preview),
+        _ => {}
+    }
+    dropped
 }
 
 /// Drop previews that JSON would not read back exactly (a float serde_json's default parser reads one ulp
@@ -247,6 +271,41 @@ mod tests {
         let report = crate::trace::verify::verify(&path).unwrap();
         assert!(report.is_ok(), "{report:?}");
         assert_eq!(report.records, 2);
+    }
+
+    #[test]
+    fn oversized_preview_is_dropped_but_an_oversized_plan_is_refused() {
+        use crate::label::LabelView;
+        use crate::trace::record::CallResult;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.zjson");
+        let mut w =
+            TraceWriter::create(&path, Header::new("", "sha256:0".into(), "strict")).unwrap();
+        let big = "x".repeat(MAX_LINE);
+        let (_, _) = w
+            .append(Record::Result(CallResult {
+                call_id: 1,
+                tool: "t".into(),
+                label: LabelView {
+                    integrity: "trusted".into(),
+                    verified: vec![],
+                    tags: vec![],
+                    readers: None,
+                    sources: vec![],
+                },
+                digest: "sha256:x".into(),
+                preview: Some(Value::String(big.clone())),
+            }))
+            .unwrap();
+        w.append(end()).unwrap();
+        w.close().unwrap();
+        let records = crate::trace::reader::read(&path).unwrap();
+        assert_eq!(records[1]["preview"], Value::Null);
+        assert_eq!(records[1]["digest"], "sha256:x");
+
+        let other = dir.path().join("u.zjson");
+        let refused = TraceWriter::create(&other, Header::new(&big, "sha256:0".into(), "strict"));
+        assert!(matches!(refused, Err(TraceError::TooLarge { .. })));
     }
 
     #[test]
