@@ -1,0 +1,35 @@
+//! Errors of the trace writer and reader.
+
+use std::path::PathBuf;
+
+use crate::trace::verify::Broken;
+
+/// Why a trace could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// The file could not be opened, read, written or synced.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The existing trace does not verify (from `read` or `open_append`).
+    #[error("trace is broken at seq {} (line {}): {}", .0.seq, .0.line, .0.why)]
+    Broken(Broken),
+    /// `open_append` on a trace that already has its `end` record: anything after it would be a forgery.
+    #[error("trace already ended; nothing may be appended after its end record")]
+    Ended,
+    /// A header can only be written by `TraceWriter::create`, as seq 0.
+    #[error("a header record can only start a trace")]
+    HeaderNotFirst,
+    /// A record would make a line longer than the reader accepts.
+    #[error("record of {len} bytes is longer than the {max}-byte line limit")]
+    TooLarge { len: usize, max: usize },
+    /// A record could not be turned into JSON, or is not stable under a JSON round trip.
+    #[error("record cannot be serialised: {0}")]
+    Serialize(String),
+    /// An earlier write failed part-way; the file may end in a partial line, so the writer stops.
+    #[error("an earlier write to this trace failed; no more records can be appended")]
+    Poisoned,
+}

@@ -1,0 +1,221 @@
+//! The typed records of a trace. On disk each one also carries `seq`, `prev` and `hash` (see
+//! [`crate::trace::canonical`]); those belong to the chain, not to the record.
+//!
+//! ```
+//! use zamburak::trace::record::{End, Record};
+//! let rec = Record::End(End { status: "finished".into(), exit_code: 0, outcome: "allow".into() });
+//! let json = serde_json::to_value(&rec).unwrap();
+//! assert_eq!(json["type"], "end");
+//! assert_eq!(serde_json::from_value::<Record>(json).unwrap(), rec);
+//! ```
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::label::LabelView;
+
+/// The trace format this code writes and reads.
+pub const FORMAT: u32 = 1;
+
+/// One trace record. Serialised with a `type` tag: `header`, `call`, `result`, `verifier`, `approval`,
+/// `error`, `end`. Unknown fields are refused, so a record the reader accepts is one this version wrote.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Record {
+    Header(Header),
+    Call(Call),
+    Result(CallResult),
+    Verifier(VerifierUse),
+    Approval(Approval),
+    Error(PlanError),
+    End(End),
+}
+
+impl Record {
+    /// The `type` tag this record is written with.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Record::Header(_) => "header",
+            Record::Call(_) => "call",
+            Record::Result(_) => "result",
+            Record::Verifier(_) => "verifier",
+            Record::Approval(_) => "approval",
+            Record::Error(_) => "error",
+            Record::End(_) => "end",
+        }
+    }
+}
+
+/// The first record (seq 0). Everything in it is trusted: it comes from the host, not from tools.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Header {
+    /// Always [`FORMAT`].
+    pub format: u32,
+    /// The zamburak version that wrote the trace.
+    pub zamburak: String,
+    /// `sha256:<hex>` of the plan source bytes.
+    pub plan_sha256: String,
+    /// `sha256:<hex>` of the policy file bytes.
+    pub policy_sha256: String,
+    /// `strict` or `normal`.
+    pub mode: String,
+    /// The plan source text (trusted: written before any tool data was seen).
+    pub plan: String,
+    /// RFC 3339 UTC time the run started.
+    pub started_at: String,
+}
+
+impl Header {
+    /// A header for this zamburak version, started now; `plan_sha256` is computed from `plan`.
+    ///
+    /// ```
+    /// use zamburak::trace::record::Header;
+    /// let h = Header::new("x = 1\n", "sha256:00".into(), "strict");
+    /// assert_eq!(h.format, 1);
+    /// assert!(h.plan_sha256.starts_with("sha256:"));
+    /// assert!(h.started_at.ends_with('Z'));
+    /// ```
+    pub fn new(plan: &str, policy_sha256: String, mode: &str) -> Header {
+        Header {
+            format: FORMAT,
+            zamburak: env!("CARGO_PKG_VERSION").to_string(),
+            plan_sha256: crate::trace::redact::sha256_bytes(plan.as_bytes()),
+            policy_sha256,
+            mode: mode.to_string(),
+            plan: plan.to_string(),
+            started_at: jiff::Timestamp::now().to_string(),
+        }
+    }
+}
+
+/// One argument of a tool call as the claim saw it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArgRecord {
+    pub name: String,
+    pub label: LabelView,
+    /// `sha256:<hex>` of the value's canonical JSON (see [`crate::trace::redact::digest`]).
+    pub digest: String,
+    /// The value itself, only when trusted and public (see [`crate::trace::redact::stored`]).
+    pub preview: Option<Value>,
+}
+
+/// A tool call: the claim and the policy's decision on it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Call {
+    pub call_id: u32,
+    /// 1-based plan line of the call site.
+    pub line: u32,
+    pub tool: String,
+    pub args: Vec<ArgRecord>,
+    /// The control context at the call.
+    pub pc: LabelView,
+    /// `allow`, `deny`, `confirm` or `draft`.
+    pub decision: String,
+    /// The policy rule that decided.
+    pub rule: String,
+    pub reason: String,
+    /// True when the decision came from pre-flight analysis, before the plan ran.
+    pub before_run: bool,
+}
+
+/// What a tool returned (`type: result`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallResult {
+    pub call_id: u32,
+    pub tool: String,
+    pub label: LabelView,
+    pub digest: String,
+    pub preview: Option<Value>,
+}
+
+/// A host verifier applied to a value (`type: verifier`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifierUse {
+    pub call_id: u32,
+    pub verifier: String,
+    pub line: u32,
+    pub ok: bool,
+    /// The label of the verifier's result (or of its input when `ok` is false).
+    pub label: LabelView,
+}
+
+/// A human decision on a `confirm` claim.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Approval {
+    pub call_id: u32,
+    /// `approved` or `rejected`.
+    pub decision: String,
+    pub by: String,
+    /// RFC 3339 time of the decision.
+    pub at: String,
+    /// Digest of the exact claim approved (tool + argument digests + plan position).
+    pub claim_digest: String,
+}
+
+/// A plan exception or failed verifier that stopped the run (`type: error`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanError {
+    pub line: Option<u32>,
+    pub exc_type: String,
+    /// Already redacted by the caller (see [`crate::trace::redact::redact_message`]).
+    pub message: String,
+}
+
+/// The last record of a finished run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct End {
+    /// How the run stopped, e.g. `finished`, `denied`, `error`, `rejected`.
+    pub status: String,
+    pub exit_code: i32,
+    /// `allow`, `draft`, `confirm`, `deny`, `error` or `rejected` (SEMANTICS.md §5).
+    pub outcome: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_fields_are_refused_inside_the_tag() {
+        let ok = json!({"type": "end", "status": "finished", "exit_code": 0, "outcome": "allow"});
+        assert!(serde_json::from_value::<Record>(ok).is_ok());
+        let extra = json!({"type": "end", "status": "finished", "exit_code": 0, "outcome": "allow", "x": 1});
+        assert!(serde_json::from_value::<Record>(extra).is_err());
+        let unknown_type = json!({"type": "bogus"});
+        assert!(serde_json::from_value::<Record>(unknown_type).is_err());
+    }
+
+    #[test]
+    fn tags_are_snake_case() {
+        let r = Record::Error(PlanError {
+            line: None,
+            exc_type: "ValueError".into(),
+            message: "m".into(),
+        });
+        assert_eq!(serde_json::to_value(&r).unwrap()["type"], "error");
+        assert_eq!(r.kind(), "error");
+        let r = Record::Result(CallResult {
+            call_id: 1,
+            tool: "t".into(),
+            label: LabelView {
+                integrity: "trusted".into(),
+                verified: vec![],
+                tags: vec![],
+                readers: None,
+                sources: vec![],
+            },
+            digest: "sha256:x".into(),
+            preview: None,
+        });
+        assert_eq!(serde_json::to_value(&r).unwrap()["type"], "result");
+    }
+}
