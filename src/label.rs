@@ -89,7 +89,9 @@ impl Readers {
     fn meet(&self, other: &Readers) -> Readers {
         match (self, other) {
             (Readers::Public, r) | (r, Readers::Public) => r.clone(),
-            (Readers::Only(a), Readers::Only(b)) => Readers::Only(a.intersection(b).copied().collect()),
+            (Readers::Only(a), Readers::Only(b)) => {
+                Readers::Only(a.intersection(b).copied().collect())
+            }
         }
     }
 }
@@ -346,7 +348,9 @@ impl LabelSpace {
 
     /// Looks a principal up without interning it.
     pub fn find_principal(&self, name: &str) -> Option<u16> {
-        self.principal_index.get(&name.trim().to_ascii_lowercase()).copied()
+        self.principal_index
+            .get(&name.trim().to_ascii_lowercase())
+            .copied()
     }
 
     /// Records that call `id` of `tool` happened, so folded sources can be decoded.
@@ -365,7 +369,9 @@ impl LabelSpace {
     ) -> Result<Label, SpaceError> {
         let mut tagset = 0u16;
         for t in tags {
-            let i = self.tag_index(t).ok_or_else(|| SpaceError::UnknownTag(t.to_string()))?;
+            let i = self
+                .tag_index(t)
+                .ok_or_else(|| SpaceError::UnknownTag(t.to_string()))?;
             tagset |= 1 << i;
         }
         let readers = match readers {
@@ -402,7 +408,9 @@ impl LabelSpace {
             Readers::Only(set) => set
                 .iter()
                 .filter(|p| usize::from(**p) < MAX_PRINCIPALS)
-                .fold(0, |acc, p| acc | (1i64 << (PRINCIPAL_SHIFT + u32::from(*p)))),
+                .fold(0, |acc, p| {
+                    acc | (1i64 << (PRINCIPAL_SHIFT + u32::from(*p)))
+                }),
         };
         for s in &label.sources {
             bits |= 1i64 << (SOURCE_SHIFT + (s % SOURCE_BITS));
@@ -466,13 +474,19 @@ impl LabelSpace {
             tags: label
                 .tags
                 .iter()
-                .map(|t| self.tag_name(t).map_or_else(|| format!("tag#{t}"), str::to_string))
+                .map(|t| {
+                    self.tag_name(t)
+                        .map_or_else(|| format!("tag#{t}"), str::to_string)
+                })
                 .collect(),
             readers: match &label.readers {
                 Readers::Public => None,
                 Readers::Only(set) => Some(
                     set.iter()
-                        .map(|p| self.principal_name(*p).map_or_else(|| format!("principal#{p}"), str::to_string))
+                        .map(|p| {
+                            self.principal_name(*p)
+                                .map_or_else(|| format!("principal#{p}"), str::to_string)
+                        })
                         .collect(),
                 ),
             },

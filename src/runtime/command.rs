@@ -66,7 +66,10 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         Err(message) => return usage(&message),
     };
     let Ok(source) = String::from_utf8(plan_bytes.clone()) else {
-        eprintln!("error: {} is not UTF-8 text, so it is not a plan", opts.plan.display());
+        eprintln!(
+            "error: {} is not UTF-8 text, so it is not a plan",
+            opts.plan.display()
+        );
         return exit::REJECTED;
     };
     let mode = opts.mode.unwrap_or_else(|| policy.mode());
@@ -88,7 +91,12 @@ pub fn run_command(opts: &RunOptions) -> i32 {
     };
     let mut writer = match TraceWriter::create(&trace_path, header) {
         Ok(w) => w,
-        Err(e) => return usage(&format!("cannot write the trace {}: {e}", trace_path.display())),
+        Err(e) => {
+            return usage(&format!(
+                "cannot write the trace {}: {e}",
+                trace_path.display()
+            ));
+        }
     };
 
     let mut backend = BuiltinBackend::new(&policy);
@@ -110,7 +118,10 @@ pub fn run_command(opts: &RunOptions) -> i32 {
     let head = match writer.close() {
         Ok(head) => Some(head),
         Err(e) => {
-            eprintln!("error: the trace {} could not be completed: {e}", trace_path.display());
+            eprintln!(
+                "error: the trace {} could not be completed: {e}",
+                trace_path.display()
+            );
             None
         }
     };
@@ -155,9 +166,13 @@ pub fn run_command(opts: &RunOptions) -> i32 {
 }
 
 fn read_plan(path: &Path) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let meta =
+        std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if meta.len() > MAX_PLAN_BYTES {
-        return Err(format!("{} is larger than {MAX_PLAN_BYTES} bytes", path.display()));
+        return Err(format!(
+            "{} is larger than {MAX_PLAN_BYTES} bytes",
+            path.display()
+        ));
     }
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }

@@ -54,9 +54,13 @@ impl Backend for BuiltinBackend {
         draft: bool,
     ) -> Result<Value, String> {
         let Some(source) = source else {
-            return Err(format!("tool `{tool}` has no `source` in the policy, so nothing can serve it"));
+            return Err(format!(
+                "tool `{tool}` has no `source` in the policy, so nothing can serve it"
+            ));
         };
-        self.builtins.call(source, args, draft).map_err(|e| e.to_string())
+        self.builtins
+            .call(source, args, draft)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -128,7 +132,10 @@ pub fn execute_plan(
     print: &mut dyn FnMut(&str),
 ) -> RunReport {
     let sigs = input.policy.signatures();
-    let mut recorder = Recorder { trace, failed: None };
+    let mut recorder = Recorder {
+        trace,
+        failed: None,
+    };
 
     let parsed = match plan::check(input.source, &sigs) {
         Ok(parsed) => parsed,
@@ -147,7 +154,14 @@ pub fn execute_plan(
                 exc_type: "PolicyError".into(),
                 message: e.to_string(),
             };
-            return finish(Status::Error, "error".into(), Vec::new(), Vec::new(), Some(error), &mut recorder);
+            return finish(
+                Status::Error,
+                "error".into(),
+                Vec::new(),
+                Vec::new(),
+                Some(error),
+                &mut recorder,
+            );
         }
     };
 
@@ -181,7 +195,14 @@ fn rejected(diagnostics: Vec<Diagnostic>, recorder: &mut Recorder<'_>) -> RunRep
         exc_type: format!("rejected[{}]", d.code),
         message: d.message.clone(),
     });
-    let mut report = finish(Status::Rejected, "rejected".into(), Vec::new(), Vec::new(), error, recorder);
+    let mut report = finish(
+        Status::Rejected,
+        "rejected".into(),
+        Vec::new(),
+        Vec::new(),
+        error,
+        recorder,
+    );
     report.diagnostics = diagnostics;
     report
 }
@@ -301,11 +322,21 @@ impl RunHost<'_, '_> {
         let value = match <[(String, LValue); 1]>::try_from(args) {
             Ok([(_, value)]) => value,
             Err(_) => {
-                return self.verifier_failed(name, call_id, line, "a verifier takes exactly one argument");
+                return self.verifier_failed(
+                    name,
+                    call_id,
+                    line,
+                    "a verifier takes exactly one argument",
+                );
             }
         };
         if matches!(value.raw, Raw::List(_) | Raw::Tuple(_) | Raw::Dict(_)) {
-            return self.verifier_failed(name, call_id, line, "a verifier checks one value, not a container");
+            return self.verifier_failed(
+                name,
+                call_id,
+                line,
+                "a verifier checks one value, not a container",
+            );
         }
         if let Err(why) = crate::tools::verify::check(spec, &value.to_json()) {
             return self.verifier_failed(name, call_id, line, &why);
@@ -355,7 +386,13 @@ impl RunHost<'_, '_> {
         }
     }
 
-    fn tool(&mut self, name: &str, args: Vec<(String, LValue)>, pc: Packed, line: u32) -> HostReply {
+    fn tool(
+        &mut self,
+        name: &str,
+        args: Vec<(String, LValue)>,
+        pc: Packed,
+        line: u32,
+    ) -> HostReply {
         let call_id = self.fresh_call(name);
         self.tool_calls = self.tool_calls.saturating_add(1);
         let claim = Claim {
@@ -373,7 +410,8 @@ impl RunHost<'_, '_> {
                 .iter()
                 .zip(&claim.args)
                 .map(|((n, v), c)| {
-                    let (digest, preview) = trace::redact::stored(&v.to_json(), &self.space.decode(v.deep_label()));
+                    let (digest, preview) =
+                        trace::redact::stored(&v.to_json(), &self.space.decode(v.deep_label()));
                     trace::ArgRecord {
                         name: n.clone(),
                         label: self.space.describe(&c.label),
@@ -418,7 +456,8 @@ impl RunHost<'_, '_> {
             }
         };
 
-        let raw_args: Map<String, Value> = args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
+        let raw_args: Map<String, Value> =
+            args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
         let source = self.policy.tool(name).and_then(|t| t.source.as_deref());
         let value = match self.backend.invoke(name, source, &raw_args, draft) {
             Ok(value) => value,
@@ -439,8 +478,17 @@ impl RunHost<'_, '_> {
             }
         };
         self.calls_run.push(name.to_string());
-        let args_join = args.iter().fold(Packed::LITERAL, |acc, (_, v)| acc.join(v.deep_label()));
-        let result = policy::label_result(self.policy, name, &value, &mut self.space, call_id, args_join);
+        let args_join = args
+            .iter()
+            .fold(Packed::LITERAL, |acc, (_, v)| acc.join(v.deep_label()));
+        let result = policy::label_result(
+            self.policy,
+            name,
+            &value,
+            &mut self.space,
+            call_id,
+            args_join,
+        );
         let label = self.space.decode(result.deep_label());
         if !trace::redact::is_clean(&label) {
             self.tainted_sources.insert(format!("{name}#{call_id}"));
@@ -463,7 +511,12 @@ impl RunHost<'_, '_> {
         let (label, elements) = match &v.raw {
             Raw::List(items) | Raw::Tuple(items) => (
                 self.space.decode(v.label),
-                Some(items.iter().map(|i| self.space.decode(i.deep_label())).collect()),
+                Some(
+                    items
+                        .iter()
+                        .map(|i| self.space.decode(i.deep_label()))
+                        .collect(),
+                ),
             ),
             Raw::Dict(_) => (self.space.decode(v.deep_label()), None),
             _ => (self.space.decode(v.label), None),
@@ -521,7 +574,9 @@ impl RunHost<'_, '_> {
                 };
                 (Status::Error, "error".into(), Some(error))
             }
-            (ExecOutcome::Denied { .. }, Some(Stop::Denied)) => (Status::Denied, "deny".into(), None),
+            (ExecOutcome::Denied { .. }, Some(Stop::Denied)) => {
+                (Status::Denied, "deny".into(), None)
+            }
             (ExecOutcome::Denied { line, message }, None) => {
                 // A denial by the runtime itself: a no-sensitive-upgrade violation, an unknown function, a
                 // malformed argument or an exhausted budget. Like a policy denial (SEMANTICS §5).
@@ -537,14 +592,29 @@ impl RunHost<'_, '_> {
                 };
                 (Status::Denied, "deny".into(), Some(error))
             }
-            (ExecOutcome::Failed { exc_type, message, line }, stop) => {
+            (
+                ExecOutcome::Failed {
+                    exc_type,
+                    message,
+                    line,
+                },
+                stop,
+            ) => {
                 if matches!(stop, Some(Stop::Suspended)) {
                     (Status::Suspended, serde_plain(&Outcome::Confirm), None)
                 } else if matches!(stop, Some(Stop::Denied)) {
                     (Status::Denied, "deny".into(), None)
                 } else {
                     let message = self.redacted(message);
-                    (Status::Error, "error".into(), Some(PlanError { line, exc_type, message }))
+                    (
+                        Status::Error,
+                        "error".into(),
+                        Some(PlanError {
+                            line,
+                            exc_type,
+                            message,
+                        }),
+                    )
                 }
             }
         };
@@ -556,12 +626,25 @@ impl RunHost<'_, '_> {
         };
         let decisions = std::mem::take(&mut self.decisions);
         let calls_run = std::mem::take(&mut self.calls_run);
-        finish(status, outcome_name, decisions, calls_run, error, &mut self.recorder)
+        finish(
+            status,
+            outcome_name,
+            decisions,
+            calls_run,
+            error,
+            &mut self.recorder,
+        )
     }
 }
 
 impl Host for RunHost<'_, '_> {
-    fn call(&mut self, name: &str, args: Vec<(String, LValue)>, pc: Packed, line: u32) -> HostReply {
+    fn call(
+        &mut self,
+        name: &str,
+        args: Vec<(String, LValue)>,
+        pc: Packed,
+        line: u32,
+    ) -> HostReply {
         if self.stop.is_some() {
             return HostReply::Deny {
                 message: "the run is stopping".into(),

@@ -138,7 +138,11 @@ pub fn test_command(file: &Path, policy_override: Option<&Path>) -> i32 {
     match run_file(file, policy_override, &mut |line| println!("{line}")) {
         Ok(totals) => {
             println!("{} passed, {} failed", totals.passed, totals.failed);
-            if totals.failed == 0 { exit::OK } else { exit::REJECTED }
+            if totals.failed == 0 {
+                exit::OK
+            } else {
+                exit::REJECTED
+            }
         }
         Err(message) => {
             eprintln!("zamburak policy test: {message}");
@@ -169,14 +173,20 @@ pub fn run_file(
 
     let mut totals = Totals::default();
     for scenario in &parsed.scenarios {
-        for (mode, expected) in [(Mode::Strict, scenario.expect.strict), (Mode::Normal, scenario.expect.normal)] {
+        for (mode, expected) in [
+            (Mode::Strict, scenario.expect.strict),
+            (Mode::Normal, scenario.expect.normal),
+        ] {
             let Some(expected) = expected else { continue };
             let report = run_scenario(scenario, &policy, mode);
             let mode_name = match mode {
                 Mode::Strict => "strict",
                 Mode::Normal => "normal",
             };
-            let expected_calls = scenario.expect_calls.as_ref().and_then(|c| c.for_mode(mode));
+            let expected_calls = scenario
+                .expect_calls
+                .as_ref()
+                .and_then(|c| c.for_mode(mode));
             let outcome_ok = report.outcome == expected.name();
             let calls_ok = expected_calls.is_none_or(|calls| *calls == report.calls_run);
             if outcome_ok && calls_ok {
@@ -184,14 +194,24 @@ pub fn run_file(
                 out(&format!("ok     {} [{mode_name}]", scenario.name));
             } else {
                 totals.failed += 1;
-                out(&failure(scenario, mode_name, expected, expected_calls, &report));
+                out(&failure(
+                    scenario,
+                    mode_name,
+                    expected,
+                    expected_calls,
+                    &report,
+                ));
             }
         }
     }
     Ok(totals)
 }
 
-fn load_policy(reference: Option<&PolicyRef>, over: Option<&Path>, base: &Path) -> Result<Policy, String> {
+fn load_policy(
+    reference: Option<&PolicyRef>,
+    over: Option<&Path>,
+    base: &Path,
+) -> Result<Policy, String> {
     if let Some(path) = over {
         return Policy::load(path).map_err(|e| e.to_string());
     }

@@ -57,7 +57,11 @@ pub enum VerifierSpec {
     /// An e-mail address matching one of the patterns (`*@example.com`, `boss@example.com`).
     EmailAllowlist { allow: Vec<String>, mints: String },
     /// A URL whose scheme and host are listed.
-    UrlAllowlist { schemes: Vec<String>, hosts: Vec<String>, mints: String },
+    UrlAllowlist {
+        schemes: Vec<String>,
+        hosts: Vec<String>,
+        mints: String,
+    },
     /// A number (int or float) within `[min, max]`.
     NumberRange { min: f64, max: f64, mints: String },
     /// A string equal to one of `values`.
