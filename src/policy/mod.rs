@@ -1,9 +1,168 @@
-//! (in progress)
+//! The policy: which tools a plan may call, how their results are labelled, what their arguments require.
+//!
+//! * [`model`] is the file format (serde + JSON Schema), [`Policy::load`] reads and checks a file and
+//!   reports every mistake at its line and column ([`PolicyError`]).
+//! * [`Policy`] gives the runtime what it needs: [`Policy::signatures`], [`Policy::label_space`], tools,
+//!   verifiers and limits with defaults filled in.
+//! * [`labelling::label_result`] labels a tool result; [`decide::decide`] is the pure decision procedure
+//!   of SEMANTICS.md §5.
+//!
+//! ```
+//! use zamburak::policy::Policy;
+//! let policy = Policy::bundled_default().unwrap();
+//! assert!(policy.tool("send_email").is_some());
+//! assert!(policy.signatures().is_callable("verify_recipient"));
+//! ```
+
+pub mod decide;
+mod error;
+pub mod labelling;
+mod load;
+pub mod model;
+mod named_map;
+mod tree;
+mod validate;
+
 use std::path::Path;
 
-/// `zamburak policy check FILE`: validates a policy and prints it normalised. Returns the exit code.
+pub use decide::{ArgClaim, Claim, Decision, Outcome, decide};
+pub use error::PolicyError;
+pub use labelling::label_result;
+pub use load::{MAX_POLICY_BYTES, MAX_POLICY_DEPTH};
+pub use model::{Effect, Mode, OnViolation, PolicyFile, ResolvedLimits, Source, ToolSpec};
+
+use crate::label::{LabelSpace, SpaceError};
+use crate::plan::Signatures;
+use crate::tools::config::{BuiltinsConfig, VerifierSpec};
+
+/// The text of `policies/default.yaml`, compiled into the binary.
+pub const BUNDLED_DEFAULT: &str = include_str!("../../policies/default.yaml");
+
+/// A checked policy with every default filled in. Built by [`Policy::load`] or [`Policy::from_yaml_str`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Policy {
+    file: PolicyFile,
+    name: String,
+    kinds: Vec<String>,
+}
+
+impl Policy {
+    /// The bundled `policies/default.yaml`. Its relative `builtins` paths are resolved against
+    /// `CURRENT_DIR/policies`, i.e. as if the file were read from a checkout of this repository in the current
+    /// directory, so `zamburak run examples/…` works from the repository root without a `--policy`.
+    pub fn bundled_default() -> Result<Policy, PolicyError> {
+        let base = std::env::current_dir().unwrap_or_default().join("policies");
+        Policy::from_yaml_str(BUNDLED_DEFAULT, "policies/default.yaml", &base)
+    }
+
+    /// The normalised model (defaults filled in, paths resolved).
+    pub fn file(&self) -> &PolicyFile {
+        &self.file
+    }
+    /// The file name used in messages.
+    pub fn display_name(&self) -> &str {
+        &self.name
+    }
+    pub fn mode(&self) -> Mode {
+        self.file.mode.unwrap_or(Mode::Strict)
+    }
+    /// The trusted principal, implicitly a reader of every value.
+    pub fn user(&self) -> Option<&str> {
+        self.file.user.as_deref()
+    }
+    /// Whether `principal` is the policy's user (case-insensitive, surrounding spaces ignored).
+    pub fn is_user(&self, principal: &str) -> bool {
+        self.user()
+            .is_some_and(|u| u.trim().eq_ignore_ascii_case(principal.trim()))
+    }
+    /// Declared tags, in order.
+    pub fn tags(&self) -> &[String] {
+        &self.file.tags
+    }
+    /// Verified kinds: the distinct `mints` of the verifiers, in declaration order.
+    pub fn kinds(&self) -> &[String] {
+        &self.kinds
+    }
+    pub fn tools(&self) -> impl Iterator<Item = (&str, &ToolSpec)> {
+        self.file.tools.iter()
+    }
+    pub fn tool(&self, name: &str) -> Option<&ToolSpec> {
+        self.file.tools.get(name)
+    }
+    pub fn verifiers(&self) -> impl Iterator<Item = (&str, &VerifierSpec)> {
+        self.file.verifiers.iter()
+    }
+    pub fn verifier(&self, name: &str) -> Option<&VerifierSpec> {
+        self.file.verifiers.get(name)
+    }
+    /// Limits with defaults (5000 ms, 200 tool calls, recursion 200).
+    pub fn limits(&self) -> ResolvedLimits {
+        self.file.limits.clone().unwrap_or_default().resolved()
+    }
+    /// Where the built-in adapters find data, paths already resolved.
+    pub fn builtins(&self) -> &BuiltinsConfig {
+        static EMPTY: BuiltinsConfig = BuiltinsConfig {
+            mail: None,
+            files: None,
+            web: None,
+        };
+        self.file.builtins.as_ref().unwrap_or(&EMPTY)
+    }
+
+    /// Callable names for the structural checks and the lowering.
+    pub fn signatures(&self) -> Signatures {
+        let mut s = Signatures::default();
+        for (name, tool) in self.tools() {
+            s.tools.insert(name.to_string(), tool.arg_names());
+        }
+        for (name, _) in self.verifiers() {
+            s.verifiers.insert(name.to_string());
+        }
+        s
+    }
+
+    /// A fresh label space for one run: the policy's kinds and tags, no principals or calls yet.
+    ///
+    /// ```
+    /// let p = zamburak::policy::Policy::bundled_default().unwrap();
+    /// let space = p.label_space().unwrap();
+    /// assert_eq!(space.kind_index("Recipient"), Some(0));
+    /// ```
+    pub fn label_space(&self) -> Result<LabelSpace, SpaceError> {
+        let kinds: Vec<&str> = self.kinds.iter().map(String::as_str).collect();
+        let tags: Vec<&str> = self.file.tags.iter().map(String::as_str).collect();
+        LabelSpace::new(&kinds, &tags)
+    }
+
+    /// The normalised policy as YAML (what `policy check` prints).
+    pub fn to_yaml(&self) -> Result<String, String> {
+        serde_saphyr::to_string(&self.file).map_err(|e| e.to_string())
+    }
+
+    /// The JSON Schema of the policy format (committed as `docs/policy.schema.json`).
+    pub fn json_schema() -> serde_json::Value {
+        schemars::schema_for!(PolicyFile).to_value()
+    }
+}
+
+/// `zamburak policy check FILE`: validates a policy and prints it normalised (defaults filled in, paths
+/// resolved) on stdout. Returns the exit code: 0, or [`crate::exit::USAGE`] with the error on stderr.
 pub fn check_command(file: &Path) -> i32 {
-    let _ = file;
-    eprintln!("zamburak policy check: not built yet");
-    crate::exit::USAGE
+    let policy = match Policy::load(file) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return crate::exit::USAGE;
+        }
+    };
+    match policy.to_yaml() {
+        Ok(text) => {
+            print!("{text}");
+            crate::exit::OK
+        }
+        Err(e) => {
+            eprintln!("{}: error: cannot print the policy: {e}", policy.display_name());
+            crate::exit::USAGE
+        }
+    }
 }

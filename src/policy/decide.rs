@@ -1,0 +1,408 @@
+//! The decision procedure of SEMANTICS.md §5: one claim in, one decision out. Pure and total.
+//!
+//! Order of evaluation, and why:
+//! 1. Fixed rules no policy overrides, always `deny`: unknown tool, the tool-call cap, unknown or missing
+//!    arguments, any `unknown` label (argument, list element or `pc`). They apply to `pure` tools too: a
+//!    `pure` tool skips the policy's requirements, not the shape of the call or the budget, and an
+//!    `unknown` label is denied everywhere (fail closed).
+//! 2. Per argument in declaration order: `require`, `forbid_tags`, `public`, `readers_must_include`; then the
+//!    control context (`pc`) as an extra argument: `control.require`, every argument's `forbid_tags`,
+//!    `public` and `readers_must_include`. Each violation's outcome is the tool's `on_violation`.
+//! 3. The most restrictive violation wins; the first in that order on ties.
+//!
+//! Reasons name labels (through [`LabelSpace::describe`]), arguments and sources, never values: a claim's
+//! `texts` are only compared, never printed.
+
+use serde::{Deserialize, Serialize};
+
+use super::Policy;
+use super::model::{ArgSpec, ControlRequire, Effect, ForbidTags, OnViolation, Requirement, ToolSpec};
+use crate::label::{Label, LabelSpace, Readers, TagSet};
+
+/// What the runtime knows about one tool call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Claim {
+    pub tool: String,
+    pub args: Vec<ArgClaim>,
+    /// The control context at the call.
+    pub pc: Label,
+    /// Tool calls already made in this run (not counting this one).
+    pub calls_so_far: u32,
+}
+
+/// One argument of a claim.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArgClaim {
+    pub name: String,
+    /// The label of a scalar, or the structure label of a container.
+    pub label: Label,
+    /// For a list or tuple: each element's deep label.
+    pub elements: Option<Vec<Label>>,
+    /// The string, or the strings of a list. Used only by `readers_must_include`; never shown.
+    pub texts: Vec<String>,
+    /// Digest of the value, for approvals and the trace.
+    pub digest: String,
+}
+
+/// A decision, ordered by restrictiveness: `Allow < Draft < Confirm < Deny`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Allow,
+    Draft,
+    Confirm,
+    Deny,
+}
+
+impl From<OnViolation> for Outcome {
+    fn from(v: OnViolation) -> Outcome {
+        match v {
+            OnViolation::Deny => Outcome::Deny,
+            OnViolation::Confirm => Outcome::Confirm,
+            OnViolation::Draft => Outcome::Draft,
+        }
+    }
+}
+
+/// The outcome, the stable id of the rule that decided it, and a reason for people.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    pub outcome: Outcome,
+    /// `allow`, `fixed.unknown_tool`, `fixed.unknown_argument`, `fixed.missing_argument`, `fixed.unknown_label`,
+    /// `limits.max_tool_calls`, `args.NAME.require`, `args.NAME.forbid_tags`, `args.NAME.public`,
+    /// `args.NAME.readers_must_include`, `control.require`, `control.forbid_tags`, `control.public`,
+    /// `control.readers_must_include`.
+    pub rule: String,
+    pub reason: String,
+}
+
+impl Decision {
+    fn new(outcome: Outcome, rule: impl Into<String>, reason: impl Into<String>) -> Decision {
+        Decision {
+            outcome,
+            rule: rule.into(),
+            reason: reason.into(),
+        }
+    }
+    fn deny(rule: &str, reason: impl Into<String>) -> Decision {
+        Decision::new(Outcome::Deny, rule, reason)
+    }
+}
+
+/// Decides one claim.
+///
+/// ```
+/// use zamburak::label::Label;
+/// use zamburak::policy::{ArgClaim, Claim, Outcome, Policy, decide};
+/// let policy = Policy::bundled_default().unwrap();
+/// let mut space = policy.label_space().unwrap();
+/// let untrusted = space.tool_result(1, true, &[], None).unwrap();
+/// let arg = |name: &str, label: Label| ArgClaim {
+///     name: name.into(), label, elements: None, texts: vec![], digest: String::new(),
+/// };
+/// let claim = Claim {
+///     tool: "fetch_url".into(),
+///     args: vec![arg("url", untrusted)],
+///     pc: Label::literal(),
+///     calls_so_far: 1,
+/// };
+/// let d = decide(&policy, &space, &claim);
+/// assert_eq!((d.outcome, d.rule.as_str()), (Outcome::Deny, "args.url.require"));
+/// ```
+pub fn decide(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Decision {
+    let Some(tool) = policy.tool(&claim.tool) else {
+        return Decision::deny("fixed.unknown_tool", format!("`{}` is not a tool of this policy", claim.tool));
+    };
+    if let Some(d) = fixed_rules(policy, tool, claim) {
+        return d;
+    }
+    if tool.effect == Effect::Pure {
+        return Decision::new(Outcome::Allow, "allow", format!("`{}` is pure: it runs without checks", claim.tool));
+    }
+    let checker = Checker {
+        policy,
+        space,
+        tool,
+        claim,
+        outcome: tool.on_violation().into(),
+    };
+    let mut worst: Option<Decision> = None;
+    for violation in checker.violations() {
+        if worst.as_ref().is_none_or(|w| violation.outcome > w.outcome) {
+            worst = Some(violation);
+        }
+    }
+    worst.unwrap_or_else(|| {
+        Decision::new(Outcome::Allow, "allow", format!("every requirement of `{}` holds", claim.tool))
+    })
+}
+
+fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decision> {
+    let max = policy.limits().max_tool_calls;
+    if claim.calls_so_far >= max {
+        return Some(Decision::deny(
+            "limits.max_tool_calls",
+            format!("the run already made {} tool calls; the policy allows at most {max}", claim.calls_so_far),
+        ));
+    }
+    for (i, arg) in claim.args.iter().enumerate() {
+        if !tool.args.contains_key(&arg.name) {
+            return Some(Decision::deny(
+                "fixed.unknown_argument",
+                format!("`{}` has no argument `{}`", claim.tool, arg.name),
+            ));
+        }
+        if claim.args[..i].iter().any(|a| a.name == arg.name) {
+            return Some(Decision::deny(
+                "fixed.unknown_argument",
+                format!("argument `{}` of `{}` is given twice", arg.name, claim.tool),
+            ));
+        }
+    }
+    for name in tool.args.keys() {
+        if !claim.args.iter().any(|a| a.name == name) {
+            return Some(Decision::deny(
+                "fixed.missing_argument",
+                format!("argument `{name}` of `{}` is missing", claim.tool),
+            ));
+        }
+    }
+    for name in tool.args.keys() {
+        let Some(arg) = claim.args.iter().find(|a| a.name == name) else {
+            continue;
+        };
+        if is_unknown(&arg.label) || arg.elements.iter().flatten().any(is_unknown) {
+            return Some(Decision::deny(
+                "fixed.unknown_label",
+                format!("the label of argument `{name}` could not be computed"),
+            ));
+        }
+    }
+    if is_unknown(&claim.pc) {
+        return Some(Decision::deny(
+            "fixed.unknown_label",
+            "the label of the control context could not be computed",
+        ));
+    }
+    None
+}
+
+fn is_unknown(l: &Label) -> bool {
+    l.unknown
+}
+
+struct Checker<'a> {
+    policy: &'a Policy,
+    space: &'a LabelSpace,
+    tool: &'a ToolSpec,
+    claim: &'a Claim,
+    outcome: Outcome,
+}
+
+impl Checker<'_> {
+    fn arg(&self, name: &str) -> Option<&ArgClaim> {
+        self.claim.args.iter().find(|a| a.name == name)
+    }
+
+    fn violation(&self, rule: String, reason: String) -> Decision {
+        Decision::new(self.outcome, rule, reason)
+    }
+
+    fn describe(&self, label: &Label) -> String {
+        self.space.describe(label).to_string()
+    }
+
+    fn violations(&self) -> Vec<Decision> {
+        let mut out = Vec::new();
+        for (name, spec) in self.tool.args.iter() {
+            // Presence was checked by the fixed rules.
+            let Some(arg) = self.arg(name) else { continue };
+            self.check_arg(name, spec, arg, &mut out);
+        }
+        self.check_pc(&mut out);
+        out
+    }
+
+    fn check_arg(&self, name: &str, spec: &ArgSpec, arg: &ArgClaim, out: &mut Vec<Decision>) {
+        let whole = deep_join(arg);
+        if let Some(alternatives) = &spec.require {
+            let wanted = alternatives.0.iter().map(ToString::to_string).collect::<Vec<_>>().join(" or ");
+            let rule = format!("args.{name}.require");
+            match &arg.elements {
+                None if !self.meets_any(&arg.label, &alternatives.0) => out.push(self.violation(
+                    rule,
+                    format!("argument `{name}` must be {wanted}; it is: {}", self.describe(&arg.label)),
+                )),
+                None => {}
+                Some(elements) => {
+                    if arg.label.is_untrusted() {
+                        out.push(self.violation(
+                            rule,
+                            format!(
+                                "argument `{name}` is a list whose structure (length, order, membership) is \
+                                 untrusted; it is: {}",
+                                self.describe(&arg.label)
+                            ),
+                        ));
+                    } else if let Some(i) = elements.iter().position(|e| !self.meets_any(e, &alternatives.0)) {
+                        out.push(self.violation(
+                            rule,
+                            format!(
+                                "element {} of argument `{name}` must be {wanted}; it is: {}",
+                                i + 1,
+                                self.describe(&elements[i])
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(forbid) = &spec.forbid_tags {
+            let bad = self.forbidden(forbid, whole.tags);
+            if !bad.is_empty() {
+                out.push(self.violation(
+                    format!("args.{name}.forbid_tags"),
+                    format!(
+                        "argument `{name}` carries {}, which `{}` forbids here; it is: {}",
+                        self.tag_list(bad),
+                        self.claim.tool,
+                        self.describe(&whole)
+                    ),
+                ));
+            }
+        }
+        if spec.public == Some(true) && !is_public(&whole) {
+            out.push(self.violation(
+                format!("args.{name}.public"),
+                format!("argument `{name}` must be public and untagged; it is: {}", self.describe(&whole)),
+            ));
+        }
+        if let Some(recipients_arg) = &spec.readers_must_include
+            && let Some(i) = self.first_non_reader(recipients_arg, &whole)
+        {
+            out.push(self.violation(
+                format!("args.{name}.readers_must_include"),
+                format!(
+                    "recipient {} in `{recipients_arg}` may not read argument `{name}`; it is: {}",
+                    i + 1,
+                    self.describe(&whole)
+                ),
+            ));
+        }
+    }
+
+    fn check_pc(&self, out: &mut Vec<Decision>) {
+        let pc = &self.claim.pc;
+        if self.tool.control_require() == ControlRequire::Trusted && pc.is_untrusted() {
+            out.push(self.violation(
+                "control.require".into(),
+                format!(
+                    "whether `{}` is called depends on untrusted data; the control context is: {}",
+                    self.claim.tool,
+                    self.describe(pc)
+                ),
+            ));
+        }
+        for (name, spec) in self.tool.args.iter() {
+            if let Some(forbid) = &spec.forbid_tags {
+                let bad = self.forbidden(forbid, pc.tags);
+                if !bad.is_empty() {
+                    out.push(self.violation(
+                        "control.forbid_tags".into(),
+                        format!(
+                            "the control context carries {}, which argument `{name}` forbids; it is: {}",
+                            self.tag_list(bad),
+                            self.describe(pc)
+                        ),
+                    ));
+                }
+            }
+            if spec.public == Some(true) && !is_public(pc) {
+                out.push(self.violation(
+                    "control.public".into(),
+                    format!(
+                        "argument `{name}` must be public, so the control context must be too; it is: {}",
+                        self.describe(pc)
+                    ),
+                ));
+            }
+            if let Some(recipients_arg) = &spec.readers_must_include
+                && let Some(i) = self.first_non_reader(recipients_arg, pc)
+            {
+                out.push(self.violation(
+                    "control.readers_must_include".into(),
+                    format!(
+                        "recipient {} in `{recipients_arg}` may not read the control context of this call; it is: {}",
+                        i + 1,
+                        self.describe(pc)
+                    ),
+                ));
+            }
+        }
+    }
+
+    fn meets_any(&self, label: &Label, alternatives: &[Requirement]) -> bool {
+        alternatives.iter().any(|r| match r {
+            Requirement::Trusted => !label.is_untrusted() && !label.unknown,
+            Requirement::Verified(kind) => self
+                .space
+                .kind_index(kind)
+                .is_some_and(|k| label.verified.contains(k) && !label.unknown),
+        })
+    }
+
+    fn forbidden(&self, forbid: &ForbidTags, tags: TagSet) -> TagSet {
+        match forbid {
+            ForbidTags::All => tags,
+            ForbidTags::List(names) => TagSet(
+                names
+                    .iter()
+                    .filter_map(|n| self.space.tag_index(n))
+                    .fold(0u16, |acc, i| acc | (1 << i))
+                    & tags.0,
+            ),
+        }
+    }
+
+    fn tag_list(&self, tags: TagSet) -> String {
+        let names: Vec<String> = tags
+            .iter()
+            .map(|t| self.space.tag_name(t).map_or_else(|| format!("tag#{t}"), str::to_string))
+            .collect();
+        format!("tag{} {}", if names.len() == 1 { "" } else { "s" }, names.join("+"))
+    }
+
+    /// The index of the first recipient in argument `recipients_arg` who may not read `label`.
+    fn first_non_reader(&self, recipients_arg: &str, label: &Label) -> Option<usize> {
+        let recipients = self.arg(recipients_arg)?;
+        recipients
+            .texts
+            .iter()
+            .position(|r| !self.is_reader(r, label))
+    }
+
+    fn is_reader(&self, recipient: &str, label: &Label) -> bool {
+        if self.policy.is_user(recipient) {
+            return true;
+        }
+        match &label.readers {
+            Readers::Public => true,
+            Readers::Only(set) => self.space.find_principal(recipient).is_some_and(|p| set.contains(&p)),
+        }
+    }
+}
+
+/// A container's structure joined with all its elements: what tag and readers rules look at.
+fn deep_join(arg: &ArgClaim) -> Label {
+    arg.elements
+        .iter()
+        .flatten()
+        .fold(arg.label.clone(), |acc, e| acc.join(e))
+}
+
+fn is_public(label: &Label) -> bool {
+    label.tags.is_empty() && label.readers == Readers::Public
+}
+
+#[cfg(test)]
+mod tests;

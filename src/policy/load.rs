@@ -1,0 +1,319 @@
+//! Reading a policy file: YAML → positioned tree and typed model → checks → normalised [`Policy`].
+//!
+//! Policy files are adversarial input (a policy may come from a repository under review), so reading never
+//! panics, refuses files over [`MAX_POLICY_BYTES`], and parses under a YAML budget that bounds nesting,
+//! node count and alias expansion.
+
+use std::path::{Path, PathBuf};
+
+use serde_saphyr::{MessageFormatter, Options};
+
+use super::error::PolicyError;
+use super::model::{BuiltinsConfig, ControlSpec, Limits, Mode, PolicyFile, VerifierSpec};
+use super::tree::{self, Node, NodeKind, Pos};
+use super::validate;
+use super::Policy;
+
+/// Largest policy file accepted, in bytes.
+pub const MAX_POLICY_BYTES: usize = 1 << 20;
+/// Deepest nesting of YAML collections accepted. The format needs 6; the rest is room for comments' sake.
+pub const MAX_POLICY_DEPTH: usize = 24;
+
+fn yaml_options() -> Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_depth = MAX_POLICY_DEPTH;
+    budget.flow_nesting_limit = MAX_POLICY_DEPTH;
+    budget.max_nodes = 100_000;
+    budget.max_events = 400_000;
+    budget.max_aliases = 1_000;
+    budget.max_anchors = 1_000;
+    budget.max_documents = 1;
+    budget.max_total_scalar_bytes = 4 * MAX_POLICY_BYTES;
+    let mut options = Options::default();
+    options.budget = Some(budget);
+    options.alias_limits.max_total_replayed_events = 100_000;
+    options
+}
+
+impl Policy {
+    /// Reads and checks a policy file. Relative `builtins` paths are resolved against the file's directory
+    /// (made absolute, so they keep meaning the same thing if the process changes directory).
+    ///
+    /// ```
+    /// use zamburak::policy::Policy;
+    /// let err = Policy::load(std::path::Path::new("no/such/policy.yaml")).unwrap_err();
+    /// assert!(err.to_string().starts_with("no/such/policy.yaml: error: cannot read"));
+    /// ```
+    pub fn load(path: &Path) -> Result<Policy, PolicyError> {
+        let name = path.display().to_string();
+        let meta = std::fs::metadata(path).map_err(|e| PolicyError::unreadable(&name, format!("cannot read: {e}")))?;
+        if meta.len() > MAX_POLICY_BYTES as u64 {
+            return Err(too_large(&name));
+        }
+        let bytes = std::fs::read(path).map_err(|e| PolicyError::unreadable(&name, format!("cannot read: {e}")))?;
+        let text = std::str::from_utf8(&bytes).map_err(|e| {
+            let pos = position_of_byte(&bytes, e.valid_up_to());
+            PolicyError::at(&name, pos, "the file is not valid UTF-8")
+        })?;
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let base = std::path::absolute(&parent).unwrap_or(parent);
+        Policy::from_yaml_str(text, &name, &base)
+    }
+
+    /// Checks a policy given as text. `display_name` is used in error messages; relative `builtins` paths
+    /// are joined onto `base_dir` as given.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use zamburak::policy::Policy;
+    /// let p = Policy::from_yaml_str(
+    ///     "version: 1\ntools:\n  get_email:\n    source: builtin.mail.get\n    effect: read\n    args: { id: {} }\n",
+    ///     "inline.yaml",
+    ///     Path::new("/etc/zamburak"),
+    /// ).unwrap();
+    /// assert_eq!(p.signatures().tools["get_email"], ["id"]);
+    /// ```
+    pub fn from_yaml_str(text: &str, display_name: &str, base_dir: &Path) -> Result<Policy, PolicyError> {
+        if text.len() > MAX_POLICY_BYTES {
+            return Err(too_large(display_name));
+        }
+        let options = yaml_options();
+        let tree = tree::parse(text, options.clone()).map_err(|e| yaml_error(display_name, &e))?;
+        if !matches!(tree.kind, NodeKind::Map(_)) {
+            return Err(PolicyError::at(display_name, tree.pos, "a policy must be a mapping")
+                .expected("keys such as `version: 1`, `tags`, `verifiers`, `tools`"));
+        }
+        check_verifier_shapes(display_name, &tree)?;
+        let file: PolicyFile =
+            serde_saphyr::from_str_with_options(text, options).map_err(|e| yaml_error(display_name, &e))?;
+        let kinds = validate::validate(&file, &tree, display_name)?;
+        Ok(Policy {
+            file: normalise(file, base_dir),
+            name: display_name.to_string(),
+            kinds,
+        })
+    }
+}
+
+fn too_large(name: &str) -> PolicyError {
+    PolicyError::at(name, Pos::START, "the policy file is too large")
+        .expected(format!("at most {MAX_POLICY_BYTES} bytes"))
+}
+
+fn position_of_byte(bytes: &[u8], offset: usize) -> Pos {
+    let before = &bytes[..offset.min(bytes.len())];
+    let line = before.iter().filter(|b| **b == b'\n').count() as u64 + 1;
+    let line_start = before.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    // Valid UTF-8 up to `offset`, so counting chars is exact.
+    let column = String::from_utf8_lossy(&before[line_start..]).chars().count() as u64 + 1;
+    Pos { line, column }
+}
+
+fn original(mut err: &serde_saphyr::Error) -> &serde_saphyr::Error {
+    while let serde_saphyr::Error::AliasError { error, .. } | serde_saphyr::Error::WithSnippet { error, .. } = err {
+        err = error;
+    }
+    err
+}
+
+/// Control characters in a message could rewrite the terminal; the file is untrusted.
+fn sanitize(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+/// Turns a YAML or type error into a located [`PolicyError`], moving serde's ", expected ..." into the hint.
+fn yaml_error(file: &str, err: &serde_saphyr::Error) -> PolicyError {
+    let inner = original(err);
+    let pos = err
+        .location()
+        .filter(|l| l.line() > 0)
+        .map_or(Pos::START, |l| Pos::from_location(&l));
+    let raw = match inner {
+        serde_saphyr::Error::DuplicateMappingKey { key: Some(k), .. } => format!("duplicate key `{k}`"),
+        serde_saphyr::Error::DuplicateMappingKey { key: None, .. } => "duplicate key".to_string(),
+        serde_saphyr::Error::Budget { .. } => format!(
+            "the policy is too large or too deeply nested ({})",
+            serde_saphyr::DefaultMessageFormatter.format_message(inner)
+        ),
+        _ => serde_saphyr::DefaultMessageFormatter.format_message(inner).into_owned(),
+    };
+    split_expected(PolicyError::at(file, pos, sanitize(&raw)))
+}
+
+fn split_expected(mut e: PolicyError) -> PolicyError {
+    if let Some(i) = e.message.find(", expected ") {
+        let hint = e.message[i + ", expected ".len()..].to_string();
+        e.message.truncate(i);
+        e.expected = Some(hint);
+    }
+    e
+}
+
+/// Verifiers are an internally tagged enum, which serde buffers before deserializing, losing positions. Each
+/// entry is therefore read on its own first, so a mistake inside one points at the entry or the offending key.
+fn check_verifier_shapes(file: &str, tree: &Node) -> Result<(), PolicyError> {
+    let Some(verifiers) = tree.entry("verifiers") else {
+        return Ok(());
+    };
+    let NodeKind::Map(entries) = &verifiers.value.kind else {
+        // The typed pass reports the wrong type with its position.
+        return Ok(());
+    };
+    for entry in entries {
+        let Err(e) = serde_json::from_value::<VerifierSpec>(entry.value.to_json()) else {
+            continue;
+        };
+        let message = e.to_string();
+        let at_key = |k: &str| entry.value.entry(k).map(|f| f.key_pos);
+        let pos = backticked(&message, "unknown field `")
+            .and_then(at_key)
+            .or_else(|| message.starts_with("unknown variant").then(|| at_key("kind")).flatten())
+            .or_else(|| message.starts_with("invalid type").then_some(entry.value.pos))
+            .unwrap_or(entry.value.pos);
+        let msg = format!("in verifier `{}`: {}", entry.key, strip_json_position(&message));
+        return Err(split_expected(PolicyError::at(file, pos, sanitize(&msg))));
+    }
+    Ok(())
+}
+
+/// The name between the first occurrence of `prefix` and the next backtick.
+fn backticked<'m>(message: &'m str, prefix: &str) -> Option<&'m str> {
+    let start = message.find(prefix)? + prefix.len();
+    let len = message[start..].find('`')?;
+    Some(&message[start..start + len])
+}
+
+/// serde_json appends " at line L column C" of its own (meaningless) JSON text; drop it.
+fn strip_json_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(i) => &message[..i],
+        None => message,
+    }
+}
+
+/// Fills in every documented default, so what `policy check` prints is what the runtime uses.
+fn normalise(mut file: PolicyFile, base_dir: &Path) -> PolicyFile {
+    file.mode = Some(file.mode.unwrap_or(Mode::Strict));
+    for (_, tool) in file.tools.iter_mut() {
+        tool.control = Some(ControlSpec {
+            require: tool.control_require(),
+        });
+        tool.returns = Some(tool.returns());
+        tool.on_violation = Some(tool.on_violation());
+    }
+    let limits = file.limits.clone().unwrap_or_default().resolved();
+    file.limits = Some(Limits {
+        timeout_ms: Some(limits.timeout_ms),
+        max_tool_calls: Some(limits.max_tool_calls),
+        max_recursion: Some(limits.max_recursion),
+    });
+    file.builtins = Some(resolve_paths(file.builtins.unwrap_or_default(), base_dir));
+    file
+}
+
+fn resolve_paths(mut b: BuiltinsConfig, base: &Path) -> BuiltinsConfig {
+    let join = |p: &mut PathBuf| {
+        if p.is_relative() {
+            *p = base.join(&*p);
+        }
+    };
+    if let Some(mail) = &mut b.mail {
+        join(&mut mail.maildir);
+        join(&mut mail.outbox);
+        join(&mut mail.drafts);
+    }
+    if let Some(files) = &mut b.files {
+        join(&mut files.root);
+    }
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> PolicyError {
+        Policy::from_yaml_str(text, "t.yaml", Path::new("/base")).unwrap_err()
+    }
+
+    #[test]
+    fn byte_positions_count_lines_and_chars() {
+        assert_eq!(position_of_byte(b"ab\ncd", 4), Pos { line: 2, column: 2 });
+        assert_eq!(position_of_byte("é\nx".as_bytes(), 2), Pos { line: 1, column: 2 });
+    }
+
+    #[test]
+    fn oversized_text_is_refused_before_parsing() {
+        let text = format!("version: 1\n#{}\n", "x".repeat(MAX_POLICY_BYTES));
+        let e = err(&text);
+        assert_eq!((e.line, e.column), (1, 1));
+        assert!(e.message.contains("too large"));
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_overflowing_the_stack() {
+        let text = format!("version: 1\nx: {}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+        let e = err(&text);
+        assert_eq!(e.line, 2, "{e}");
+    }
+
+    #[test]
+    fn alias_bombs_are_refused() {
+        let mut text = String::from("version: 1\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let prev = format!("*a{}", i - 1);
+            text.push_str(&format!("a{i}: &a{i} [{}]\n", vec![prev; 10].join(", ")));
+        }
+        let e = err(&text);
+        assert!(e.line > 0, "{e}");
+    }
+
+    #[test]
+    fn unknown_top_level_key_is_located() {
+        let e = err("version: 1\ntoolz: {}\n");
+        assert_eq!((e.line, e.column), (2, 1));
+        assert!(e.message.contains("unknown field `toolz`"), "{e}");
+        assert!(e.expected.as_deref().unwrap_or("").contains("tools"), "{e}");
+    }
+
+    #[test]
+    fn control_characters_in_messages_are_escaped() {
+        let e = err("version: 1\n\"bad\\u001b[31m\": 1\n");
+        assert!(!e.to_string().contains('\u{1b}'), "{e}");
+    }
+
+    #[test]
+    fn a_verifier_mistake_points_inside_the_verifier() {
+        let e = err("version: 1\nverifiers:\n  v:\n    kind: email_allowlist\n    allow: []\n    mint: X\n");
+        assert_eq!((e.line, e.column), (6, 5), "{e}");
+        let e = err("version: 1\nverifiers:\n  v: { kind: regex, mints: X }\n");
+        assert_eq!(e.line, 3, "{e}");
+        assert!(e.message.contains("unknown variant `regex`"), "{e}");
+    }
+
+    #[test]
+    fn defaults_are_filled_and_paths_resolved() {
+        let p = Policy::from_yaml_str(
+            "version: 1\nbuiltins: { files: { root: data }, mail: { maildir: /m, outbox: o, drafts: d } }\n",
+            "t.yaml",
+            Path::new("/base"),
+        )
+        .unwrap();
+        let b = p.builtins();
+        assert_eq!(b.files.as_ref().map(|f| f.root.clone()), Some(PathBuf::from("/base/data")));
+        assert_eq!(b.mail.as_ref().map(|m| m.maildir.clone()), Some(PathBuf::from("/m")));
+        assert_eq!(p.mode(), Mode::Strict);
+        assert_eq!(p.limits().max_tool_calls, 200);
+    }
+}

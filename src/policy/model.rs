@@ -1,0 +1,587 @@
+//! The policy file as data: what `serde` reads from YAML and `schemars` describes in `docs/policy.schema.json`.
+//!
+//! Every struct refuses unknown keys, so a misspelt requirement is an error instead of a silently missing
+//! check. Optional parts are `Option`s here; [`crate::policy::Policy`] fills in the documented defaults
+//! (which is what `zamburak policy check` prints). The checks that need more than one field (declared tags,
+//! minted kinds, builtin argument names...) live in `validate.rs`.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::de::{self, MapAccess, SeqAccess, Unexpected, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+pub use super::named_map::NamedMap;
+pub use crate::tools::config::{BuiltinsConfig, VerifierSpec};
+
+/// A Zamburak policy file (format version 1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "Zamburak policy")]
+pub struct PolicyFile {
+    /// Format version; must be 1.
+    pub version: u64,
+    /// `strict` (default) joins the control context into every value assigned under it; `normal` only
+    /// checks it at tool calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
+    /// The trusted principal the assistant works for; implicitly a reader of every value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// Confidentiality tags, at most 16.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Deterministic host verifiers the plan may call, by name. At most 8 distinct `mints` kinds.
+    #[serde(default)]
+    pub verifiers: NamedMap<VerifierSpec>,
+    /// The tools the plan may call, by name.
+    #[serde(default)]
+    pub tools: NamedMap<ToolSpec>,
+    /// Run limits; every one is optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
+    /// Where the built-in tools find data. Relative paths are relative to the policy file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub builtins: Option<BuiltinsConfig>,
+}
+
+/// How the control context propagates (SEMANTICS.md §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Strict,
+    Normal,
+}
+
+/// One tool the plan may call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSpec {
+    /// The implementation serving the tool. May be omitted only in policies used with `policy test`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+    /// What calling the tool does to the world. `pure` tools run without checks.
+    pub effect: Effect,
+    /// Every argument, in positional order, with its requirements (`{}` for none).
+    #[serde(default)]
+    pub args: NamedMap<ArgSpec>,
+    /// What the control context must satisfy at the call. Default: `trusted` unless the effect is `pure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control: Option<ControlSpec>,
+    /// How the result is labelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub returns: Option<ReturnsSpec>,
+    /// The decision when a requirement fails. Default `deny`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_violation: Option<OnViolation>,
+}
+
+impl ToolSpec {
+    /// `control.require`, with the default for the effect.
+    pub fn control_require(&self) -> ControlRequire {
+        match &self.control {
+            Some(c) => c.require,
+            None if self.effect == Effect::Pure => ControlRequire::Any,
+            None => ControlRequire::Trusted,
+        }
+    }
+    /// `on_violation`, default `deny`.
+    pub fn on_violation(&self) -> OnViolation {
+        self.on_violation.unwrap_or(OnViolation::Deny)
+    }
+    /// `returns`, with defaults: untrusted, no tags, readers the user only.
+    pub fn returns(&self) -> ReturnsSpec {
+        let r = self.returns.clone().unwrap_or_default();
+        ReturnsSpec {
+            integrity: Some(r.integrity.unwrap_or(IntegritySpec::Untrusted)),
+            tags: Some(r.tags.unwrap_or_default()),
+            readers: Some(r.readers.unwrap_or(ReadersSpec::User)),
+            fields: r.fields,
+        }
+    }
+    /// The declared argument names, in positional order.
+    pub fn arg_names(&self) -> Vec<String> {
+        self.args.keys().map(str::to_string).collect()
+    }
+}
+
+/// The built-in adapters a tool can be served by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Source {
+    #[serde(rename = "builtin.mail.list")]
+    MailList,
+    #[serde(rename = "builtin.mail.get")]
+    MailGet,
+    #[serde(rename = "builtin.mail.search")]
+    MailSearch,
+    #[serde(rename = "builtin.mail.send")]
+    MailSend,
+    #[serde(rename = "builtin.files.list")]
+    FilesList,
+    #[serde(rename = "builtin.files.read")]
+    FilesRead,
+    #[serde(rename = "builtin.files.write")]
+    FilesWrite,
+    #[serde(rename = "builtin.web.get")]
+    WebGet,
+}
+
+impl Source {
+    /// Every built-in source, in documentation order.
+    pub const ALL: [Source; 8] = [
+        Source::MailList,
+        Source::MailGet,
+        Source::MailSearch,
+        Source::MailSend,
+        Source::FilesList,
+        Source::FilesRead,
+        Source::FilesWrite,
+        Source::WebGet,
+    ];
+
+    /// The name used in policy files.
+    ///
+    /// ```
+    /// use zamburak::policy::model::Source;
+    /// assert_eq!(Source::MailSend.name(), "builtin.mail.send");
+    /// assert_eq!(Source::MailSend.args(), ["to", "subject", "body"]);
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::MailList => "builtin.mail.list",
+            Source::MailGet => "builtin.mail.get",
+            Source::MailSearch => "builtin.mail.search",
+            Source::MailSend => "builtin.mail.send",
+            Source::FilesList => "builtin.files.list",
+            Source::FilesRead => "builtin.files.read",
+            Source::FilesWrite => "builtin.files.write",
+            Source::WebGet => "builtin.web.get",
+        }
+    }
+
+    /// The adapter's argument names, in positional order.
+    pub fn args(self) -> &'static [&'static str] {
+        match self {
+            Source::MailList => &["limit"],
+            Source::MailGet => &["id"],
+            Source::MailSearch => &["query"],
+            Source::MailSend => &["to", "subject", "body"],
+            Source::FilesList | Source::FilesRead => &["path"],
+            Source::FilesWrite => &["path", "content"],
+            Source::WebGet => &["url"],
+        }
+    }
+
+    /// Whether the adapter can carry out a `draft` decision (write a draft instead of acting).
+    pub fn supports_draft(self) -> bool {
+        self == Source::MailSend
+    }
+}
+
+/// What a tool call does to the world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Effect {
+    /// No outside contact: runs without checks.
+    Pure,
+    Read,
+    Write,
+    Send,
+    Execute,
+}
+
+/// The decision taken when a requirement of the tool fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OnViolation {
+    Deny,
+    Confirm,
+    Draft,
+}
+
+/// Requirements on the control context at a call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ControlSpec {
+    pub require: ControlRequire,
+}
+
+/// `trusted`: no untrusted condition may decide whether the call happens. `any`: no requirement (for local
+/// reads nobody outside can observe).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ControlRequire {
+    Trusted,
+    Any,
+}
+
+/// Requirements on one argument. `{}` means none.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArgSpec {
+    /// Any ONE of these must hold: `trusted`, `verified(KIND)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub require: Option<Alternatives>,
+    /// Tags the argument (and the control context) may not carry: a list, or `"*"` for every tag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forbid_tags: Option<ForbidTags>,
+    /// `true`: the argument carries no tag and its readers are public.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public: Option<bool>,
+    /// Another argument holding recipients (a string or a list of strings); each must be a reader of this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readers_must_include: Option<String>,
+}
+
+/// One integrity requirement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Requirement {
+    /// Integrity `trusted`: a plan literal or a trusted source.
+    Trusted,
+    /// Carries the named kind, minted by a verifier for this exact value.
+    Verified(String),
+}
+
+impl fmt::Display for Requirement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Requirement::Trusted => f.write_str("trusted"),
+            Requirement::Verified(k) => write!(f, "verified({k})"),
+        }
+    }
+}
+
+impl Requirement {
+    /// Parses `trusted` or `verified(Kind)`.
+    ///
+    /// ```
+    /// use zamburak::policy::model::Requirement;
+    /// assert_eq!(Requirement::parse("verified(Recipient)"), Some(Requirement::Verified("Recipient".into())));
+    /// assert_eq!(Requirement::parse("verified()"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Requirement> {
+        if text == "trusted" {
+            return Some(Requirement::Trusted);
+        }
+        let kind = text.strip_prefix("verified(")?.strip_suffix(')')?;
+        is_identifier(kind).then(|| Requirement::Verified(kind.to_string()))
+    }
+}
+
+/// An ASCII identifier: a letter or `_`, then letters, digits or `_`.
+pub fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl Serialize for Requirement {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Requirement {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Requirement;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("`trusted` or `verified(KIND)`")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Requirement, E> {
+                Requirement::parse(s).ok_or_else(|| E::invalid_value(Unexpected::Str(s), &self))
+            }
+        }
+        deserializer.deserialize_str(V)
+    }
+}
+
+impl JsonSchema for Requirement {
+    fn schema_name() -> Cow<'static, str> {
+        "Requirement".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "`trusted`, or `verified(KIND)` for a kind some verifier mints.",
+            "type": "string",
+            "pattern": "^(trusted|verified\\([A-Za-z_][A-Za-z0-9_]*\\))$",
+        })
+    }
+}
+
+/// The alternatives of `require`: one requirement, or a list of which any one must hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alternatives(pub Vec<Requirement>);
+
+impl Serialize for Alternatives {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Alternatives {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Alternatives;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("`trusted`, `verified(KIND)`, or a non-empty list of them")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Alternatives, E> {
+                let r = Requirement::parse(s).ok_or_else(|| E::invalid_value(Unexpected::Str(s), &self))?;
+                Ok(Alternatives(vec![r]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Alternatives, A::Error> {
+                let mut items = Vec::new();
+                while let Some(r) = seq.next_element::<Requirement>()? {
+                    items.push(r);
+                }
+                if items.is_empty() {
+                    // An empty "any of" can never hold; say so rather than deny every call.
+                    return Err(de::Error::invalid_length(0, &self));
+                }
+                Ok(Alternatives(items))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for Alternatives {
+    fn schema_name() -> Cow<'static, str> {
+        "Alternatives".into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let one = generator.subschema_for::<Requirement>();
+        json_schema!({
+            "description": "One requirement, or a list of which any one must hold.",
+            "oneOf": [one.clone(), { "type": "array", "items": one, "minItems": 1 }],
+        })
+    }
+}
+
+/// Tags an argument may not carry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ForbidTags {
+    /// `"*"`: every tag.
+    All,
+    List(Vec<String>),
+}
+
+impl Serialize for ForbidTags {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ForbidTags::All => serializer.serialize_str("*"),
+            ForbidTags::List(tags) => tags.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ForbidTags {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ForbidTags;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("\"*\" (every tag) or a list of tags")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<ForbidTags, E> {
+                if s == "*" {
+                    Ok(ForbidTags::All)
+                } else {
+                    Err(E::invalid_value(Unexpected::Str(s), &self))
+                }
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ForbidTags, A::Error> {
+                let mut tags = Vec::new();
+                while let Some(t) = seq.next_element::<String>()? {
+                    tags.push(t);
+                }
+                Ok(ForbidTags::List(tags))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for ForbidTags {
+    fn schema_name() -> Cow<'static, str> {
+        "ForbidTags".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "\"*\" for every tag, or a list of declared tags.",
+            "oneOf": [{ "const": "*" }, { "type": "array", "items": { "type": "string" } }],
+        })
+    }
+}
+
+/// Integrity of a tool result or of one of its fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum IntegritySpec {
+    Trusted,
+    Untrusted,
+}
+
+/// How a tool's result is labelled.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReturnsSpec {
+    /// Default `untrusted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<IntegritySpec>,
+    /// Declared tags the result carries. Default none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// Who may read the result. Default `user` (the user only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readers: Option<ReadersSpec>,
+    /// Overrides for top-level keys of a dict result (or of each dict element of a list result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields: Option<NamedMap<FieldSpec>>,
+}
+
+/// Overrides for one field of a result: what is given replaces the result's default.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FieldSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<IntegritySpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+}
+
+/// Who may read a result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadersSpec {
+    /// Anyone.
+    Public,
+    /// The policy's user only.
+    User,
+    /// These principals (and the user).
+    List(Vec<String>),
+    /// Per record: the addresses found in these fields (a string or a list of strings each), and the user.
+    FromFields(Vec<String>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FromFields {
+    from_fields: Vec<String>,
+}
+
+impl Serialize for ReadersSpec {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ReadersSpec::Public => serializer.serialize_str("public"),
+            ReadersSpec::User => serializer.serialize_str("user"),
+            ReadersSpec::List(names) => names.serialize(serializer),
+            ReadersSpec::FromFields(fields) => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("from_fields", fields)?;
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ReadersSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ReadersSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("`public`, `user`, a list of principals, or `{from_fields: [FIELD, ...]}`")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<ReadersSpec, E> {
+                match s {
+                    "public" => Ok(ReadersSpec::Public),
+                    "user" => Ok(ReadersSpec::User),
+                    _ => Err(E::invalid_value(Unexpected::Str(s), &self)),
+                }
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ReadersSpec, A::Error> {
+                let mut names = Vec::new();
+                while let Some(n) = seq.next_element::<String>()? {
+                    names.push(n);
+                }
+                Ok(ReadersSpec::List(names))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ReadersSpec, A::Error> {
+                // Going through the map access keeps the YAML deserializer underneath, so a mistake inside
+                // still reports its own line and column.
+                let inner = FromFields::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(ReadersSpec::FromFields(inner.from_fields))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for ReadersSpec {
+    fn schema_name() -> Cow<'static, str> {
+        "ReadersSpec".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "`public`, `user` (the user only), a list of principals, or {from_fields: [...]} \
+                            (per record, the addresses in those fields).",
+            "oneOf": [
+                { "enum": ["public", "user"] },
+                { "type": "array", "items": { "type": "string" } },
+                {
+                    "type": "object",
+                    "properties": { "from_fields": { "type": "array", "items": { "type": "string" }, "minItems": 1 } },
+                    "required": ["from_fields"],
+                    "additionalProperties": false,
+                },
+            ],
+        })
+    }
+}
+
+/// Run limits. Missing values take the defaults of [`Limits::resolved`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Wall-clock budget of a run, in milliseconds. Default 5000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// Most tool calls in one run. Default 200.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_calls: Option<u32>,
+    /// Deepest plan recursion. Default 200.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_recursion: Option<u32>,
+}
+
+/// Limits with every default applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ResolvedLimits {
+    pub timeout_ms: u64,
+    pub max_tool_calls: u32,
+    pub max_recursion: u32,
+}
+
+impl Limits {
+    pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
+    pub const DEFAULT_MAX_TOOL_CALLS: u32 = 200;
+    pub const DEFAULT_MAX_RECURSION: u32 = 200;
+
+    /// ```
+    /// use zamburak::policy::model::Limits;
+    /// let l = Limits { max_tool_calls: Some(3), ..Limits::default() }.resolved();
+    /// assert_eq!((l.timeout_ms, l.max_tool_calls, l.max_recursion), (5000, 3, 200));
+    /// ```
+    pub fn resolved(&self) -> ResolvedLimits {
+        ResolvedLimits {
+            timeout_ms: self.timeout_ms.unwrap_or(Self::DEFAULT_TIMEOUT_MS),
+            max_tool_calls: self.max_tool_calls.unwrap_or(Self::DEFAULT_MAX_TOOL_CALLS),
+            max_recursion: self.max_recursion.unwrap_or(Self::DEFAULT_MAX_RECURSION),
+        }
+    }
+}

@@ -1,0 +1,359 @@
+//! The checks that need more than one field of the policy, each reported at the exact key or value.
+//!
+//! They run on the typed model (so every value already has the right shape) and look positions up in the
+//! positioned tree of the same text.
+
+use std::collections::BTreeSet;
+
+use super::error::PolicyError;
+use super::model::{
+    Effect, ForbidTags, NamedMap, PolicyFile, ReadersSpec, Requirement, ReturnsSpec, Source, ToolSpec, VerifierSpec,
+    is_identifier,
+};
+use super::tree::{Node, Seg};
+use crate::label::{MAX_KINDS, MAX_TAGS};
+
+/// Python keywords: no tool, verifier or argument can be called or passed by these names.
+const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
+    "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+];
+
+/// Names the plan subset gives a meaning (SEMANTICS.md §6), allowed or refused: a tool or verifier named
+/// like one would shadow it or be rejected by the subset check. Argument names are not affected.
+const PLAN_BUILTINS: &[&str] = &[
+    "match", "case", "type", "len", "str", "int", "float", "bool", "range", "sorted", "reversed", "min", "max",
+    "sum", "any", "all", "enumerate", "zip", "map", "filter", "list", "dict", "set", "tuple", "abs", "round",
+    "print", "json", "re", "getattr", "setattr", "hasattr", "id", "hash", "eval", "exec", "globals", "locals",
+    "vars", "dir",
+];
+
+struct Ctx<'a> {
+    file: &'a str,
+    tree: &'a Node,
+}
+
+impl Ctx<'_> {
+    fn at_value(&self, path: &[Seg<'_>], msg: impl Into<String>) -> PolicyError {
+        PolicyError::at(self.file, self.tree.value_pos(path), msg)
+    }
+    fn at_key(&self, path: &[Seg<'_>], msg: impl Into<String>) -> PolicyError {
+        PolicyError::at(self.file, self.tree.key_pos(path), msg)
+    }
+}
+
+/// Checks `file`; returns the verified kinds (distinct `mints`, in declaration order).
+pub fn validate(file: &PolicyFile, tree: &Node, name: &str) -> Result<Vec<String>, PolicyError> {
+    let cx = Ctx { file: name, tree };
+    if file.version != 1 {
+        return Err(cx
+            .at_value(&[Seg::Key("version")], format!("unsupported policy version {}", file.version))
+            .expected("`version: 1`"));
+    }
+    if let Some(user) = &file.user
+        && user.trim().is_empty()
+    {
+        return Err(cx.at_value(&[Seg::Key("user")], "`user` is empty").expected("the user's address"));
+    }
+    check_tags(&cx, &file.tags)?;
+    let kinds = check_verifiers(&cx, &file.verifiers)?;
+    for (tool_name, tool) in file.tools.iter() {
+        check_tool(&cx, file, &kinds, tool_name, tool)?;
+    }
+    check_limits(&cx, file)?;
+    Ok(kinds)
+}
+
+fn check_tags(cx: &Ctx<'_>, tags: &[String]) -> Result<(), PolicyError> {
+    if tags.len() > MAX_TAGS {
+        return Err(cx
+            .at_value(&[Seg::Key("tags"), Seg::Index(MAX_TAGS)], format!("too many tags: {} declared", tags.len()))
+            .expected(format!("at most {MAX_TAGS}")));
+    }
+    for (i, tag) in tags.iter().enumerate() {
+        let path = [Seg::Key("tags"), Seg::Index(i)];
+        if !is_tag_name(tag) {
+            return Err(cx
+                .at_value(&path, format!("invalid tag name `{tag}`"))
+                .expected("letters, digits, `_` or `-`, not starting with `_`"));
+        }
+        if tags[..i].contains(tag) {
+            return Err(cx.at_value(&path, format!("tag `{tag}` is declared twice")));
+        }
+    }
+    Ok(())
+}
+
+fn join<'a>(base: &[Seg<'a>], rest: &[Seg<'a>]) -> Vec<Seg<'a>> {
+    let mut p = base.to_vec();
+    p.extend_from_slice(rest);
+    p
+}
+
+fn is_tag_name(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// A name the plan calls or passes: an identifier, not reserved for the runtime, not a keyword or builtin.
+fn check_callable_name(cx: &Ctx<'_>, path: &[Seg<'_>], what: &str, name: &str) -> Result<(), PolicyError> {
+    if name.starts_with('_') {
+        return Err(cx
+            .at_key(path, format!("{what} name `{name}` starts with `_`, which is reserved for the runtime"))
+            .expected("a name starting with a letter"));
+    }
+    if !is_identifier(name) {
+        return Err(cx
+            .at_key(path, format!("{what} name `{name}` is not a Python identifier"))
+            .expected("letters, digits and `_`, starting with a letter"));
+    }
+    if KEYWORDS.contains(&name) {
+        return Err(cx
+            .at_key(path, format!("{what} name `{name}` is a Python keyword"))
+            .expected("another name"));
+    }
+    if what != "argument" && PLAN_BUILTINS.contains(&name) {
+        return Err(cx
+            .at_key(path, format!("{what} name `{name}` is a builtin of the plan language"))
+            .expected("another name"));
+    }
+    Ok(())
+}
+
+fn check_verifiers(cx: &Ctx<'_>, verifiers: &NamedMap<VerifierSpec>) -> Result<Vec<String>, PolicyError> {
+    let mut kinds: Vec<String> = Vec::new();
+    for (name, spec) in verifiers.iter() {
+        let path = [Seg::Key("verifiers"), Seg::Key(name)];
+        check_callable_name(cx, &path, "verifier", name)?;
+        let mints_path = [Seg::Key("verifiers"), Seg::Key(name), Seg::Key("mints")];
+        let kind = spec.mints();
+        if !is_identifier(kind) || kind.starts_with('_') {
+            return Err(cx
+                .at_value(&mints_path, format!("invalid kind name `{kind}`"))
+                .expected("letters, digits and `_`, starting with a letter"));
+        }
+        if !kinds.iter().any(|k| k == kind) {
+            if kinds.len() == MAX_KINDS {
+                return Err(cx
+                    .at_value(&mints_path, format!("too many verified kinds: `{kind}` would be kind {}", MAX_KINDS + 1))
+                    .expected(format!("at most {MAX_KINDS} distinct `mints` values")));
+            }
+            kinds.push(kind.to_string());
+        }
+        check_verifier_config(cx, name, spec)?;
+    }
+    Ok(kinds)
+}
+
+fn check_verifier_config(cx: &Ctx<'_>, name: &str, spec: &VerifierSpec) -> Result<(), PolicyError> {
+    let at = |key: &'static str| [Seg::Key("verifiers"), Seg::Key(name), Seg::Key(key)];
+    let empty = |key: &'static str| {
+        cx.at_value(&at(key), format!("verifier `{name}` has an empty `{key}` list and would accept nothing"))
+            .expected("at least one entry")
+    };
+    match spec {
+        VerifierSpec::EmailAllowlist { allow, .. } if allow.is_empty() => Err(empty("allow")),
+        VerifierSpec::UrlAllowlist { schemes, .. } if schemes.is_empty() => Err(empty("schemes")),
+        VerifierSpec::UrlAllowlist { hosts, .. } if hosts.is_empty() => Err(empty("hosts")),
+        VerifierSpec::OneOf { values, .. } if values.is_empty() => Err(empty("values")),
+        VerifierSpec::NumberRange { min, max, .. } if !(min.is_finite() && max.is_finite() && min <= max) => Err(cx
+            .at_value(&at("min"), format!("verifier `{name}` has an empty or non-finite range"))
+            .expected("finite numbers with `min <= max`")),
+        _ => Ok(()),
+    }
+}
+
+fn check_tool(
+    cx: &Ctx<'_>,
+    file: &PolicyFile,
+    kinds: &[String],
+    name: &str,
+    tool: &ToolSpec,
+) -> Result<(), PolicyError> {
+    let tool_path = [Seg::Key("tools"), Seg::Key(name)];
+    check_callable_name(cx, &tool_path, "tool", name)?;
+    if file.verifiers.contains_key(name) {
+        return Err(cx
+            .at_key(&tool_path, format!("tool `{name}` has the same name as a verifier"))
+            .expected("distinct names for tools and verifiers"));
+    }
+    let at = |rest: &[Seg<'static>]| -> Vec<Seg<'_>> {
+        let mut p = tool_path.to_vec();
+        p.extend_from_slice(rest);
+        p
+    };
+    if let Some(source) = tool.source {
+        check_builtin(cx, name, tool, source, &tool_path)?;
+    }
+    for (arg, spec) in tool.args.iter() {
+        let arg_path = {
+            let mut p = at(&[Seg::Key("args")]);
+            p.push(Seg::Key(arg));
+            p
+        };
+        check_callable_name(cx, &arg_path, "argument", arg)?;
+        let sub = |rest: &[Seg<'static>]| {
+            let mut p = arg_path.clone();
+            p.extend_from_slice(rest);
+            p
+        };
+        if let Some(alternatives) = &spec.require {
+            for (i, req) in alternatives.0.iter().enumerate() {
+                if let Requirement::Verified(kind) = req
+                    && !kinds.contains(kind)
+                {
+                    return Err(cx
+                        .at_value(&sub(&[Seg::Key("require"), Seg::Index(i)]), format!("no verifier mints kind `{kind}`"))
+                        .expected(kinds_hint(kinds)));
+                }
+            }
+        }
+        if let Some(ForbidTags::List(tags)) = &spec.forbid_tags {
+            for (i, tag) in tags.iter().enumerate() {
+                check_declared(cx, file, &sub(&[Seg::Key("forbid_tags"), Seg::Index(i)]), tag)?;
+            }
+        }
+        if let Some(other) = &spec.readers_must_include
+            && !tool.args.contains_key(other)
+        {
+            return Err(cx
+                .at_value(
+                    &sub(&[Seg::Key("readers_must_include")]),
+                    format!("`readers_must_include` names `{other}`, which is not an argument of `{name}`"),
+                )
+                .expected(format!("one of: {}", tool.arg_names().join(", "))));
+        }
+    }
+    if let Some(returns) = &tool.returns {
+        check_returns(cx, file, &at(&[Seg::Key("returns")]), returns)?;
+    }
+    if tool.on_violation == Some(super::model::OnViolation::Draft)
+        && let Some(source) = tool.source
+        && !source.supports_draft()
+    {
+        return Err(cx
+            .at_value(&at(&[Seg::Key("on_violation")]), format!("`{}` cannot carry out a draft", source.name()))
+            .expected("`deny` or `confirm` (only builtin.mail.send supports `draft`)"));
+    }
+    Ok(())
+}
+
+/// A builtin adapter fixes the argument names and contacts the outside world (SEMANTICS.md §8: a policy
+/// that checks a misspelt argument would check nothing).
+fn check_builtin(
+    cx: &Ctx<'_>,
+    name: &str,
+    tool: &ToolSpec,
+    source: Source,
+    tool_path: &[Seg<'_>],
+) -> Result<(), PolicyError> {
+    let with = |rest: Seg<'static>| {
+        let mut p = tool_path.to_vec();
+        p.push(rest);
+        p
+    };
+    if tool.effect == Effect::Pure {
+        return Err(cx
+            .at_value(&with(Seg::Key("effect")), format!("`{}` is not pure: it reads or changes the world", source.name()))
+            .expected("`read`, `write`, `send` or `execute`"));
+    }
+    let expected = source.args();
+    let declared: Vec<&str> = tool.args.keys().collect();
+    if declared != expected {
+        // Point at the first argument that differs, or at `args` when one is missing at the end.
+        let first_bad = declared.iter().zip(expected).position(|(d, e)| d != e);
+        let path = match first_bad.or((declared.len() > expected.len()).then_some(expected.len())) {
+            Some(i) => {
+                let mut p = with(Seg::Key("args"));
+                p.push(Seg::Key(declared[i]));
+                p
+            }
+            None => with(Seg::Key("args")),
+        };
+        return Err(cx
+            .at_key(
+                &path,
+                format!(
+                    "tool `{name}` uses `{}`, whose arguments are ({}), but declares ({})",
+                    source.name(),
+                    expected.join(", "),
+                    declared.join(", ")
+                ),
+            )
+            .expected(format!("every argument of `{}`, in this order: {}", source.name(), expected.join(", "))));
+    }
+    Ok(())
+}
+
+fn check_returns<'a>(cx: &Ctx<'_>, file: &PolicyFile, path: &[Seg<'a>], returns: &'a ReturnsSpec) -> Result<(), PolicyError> {
+    let sub = |rest: &[Seg<'a>]| join(path, rest);
+    for (i, tag) in returns.tags.iter().flatten().enumerate() {
+        check_declared(cx, file, &sub(&[Seg::Key("tags"), Seg::Index(i)]), tag)?;
+    }
+    match &returns.readers {
+        Some(ReadersSpec::FromFields(fields)) if fields.is_empty() => {
+            return Err(cx
+                .at_value(&sub(&[Seg::Key("readers"), Seg::Key("from_fields")]), "`from_fields` is empty")
+                .expected("at least one field name, e.g. `from_fields: [from, to, cc]`"));
+        }
+        Some(ReadersSpec::List(names)) => {
+            if let Some(i) = names.iter().position(|n| n.trim().is_empty()) {
+                return Err(cx
+                    .at_value(&sub(&[Seg::Key("readers"), Seg::Index(i)]), "empty reader name")
+                    .expected("an address"));
+            }
+        }
+        _ => {}
+    }
+    for (field, spec) in returns.fields.iter().flat_map(|f| f.iter()) {
+        for (i, tag) in spec.tags.iter().flatten().enumerate() {
+            check_declared(
+                cx,
+                file,
+                &sub(&[Seg::Key("fields"), Seg::Key(field), Seg::Key("tags"), Seg::Index(i)]),
+                tag,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn check_declared(cx: &Ctx<'_>, file: &PolicyFile, path: &[Seg<'_>], tag: &str) -> Result<(), PolicyError> {
+    if file.tags.iter().any(|t| t == tag) {
+        return Ok(());
+    }
+    let hint = if file.tags.is_empty() {
+        "a tag declared under `tags:` (none are declared)".to_string()
+    } else {
+        format!("one of the declared tags: {}", file.tags.join(", "))
+    };
+    Err(cx.at_value(path, format!("tag `{tag}` is not declared")).expected(hint))
+}
+
+fn kinds_hint(kinds: &[String]) -> String {
+    if kinds.is_empty() {
+        "a kind minted by a verifier (no verifier is declared)".to_string()
+    } else {
+        let set: BTreeSet<&str> = kinds.iter().map(String::as_str).collect();
+        format!("one of the minted kinds: {}", set.into_iter().collect::<Vec<_>>().join(", "))
+    }
+}
+
+fn check_limits(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
+    let Some(limits) = &file.limits else {
+        return Ok(());
+    };
+    if limits.timeout_ms == Some(0) {
+        return Err(cx
+            .at_value(&[Seg::Key("limits"), Seg::Key("timeout_ms")], "`timeout_ms` is 0")
+            .expected("a positive number of milliseconds"));
+    }
+    if limits.max_recursion == Some(0) {
+        return Err(cx
+            .at_value(&[Seg::Key("limits"), Seg::Key("max_recursion")], "`max_recursion` is 0")
+            .expected("a positive depth"));
+    }
+    Ok(())
+}
