@@ -4,14 +4,14 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use crate::exit;
 use crate::lower::Mode;
 use crate::plan;
 use crate::policy::Policy;
 use crate::runtime::run::{BuiltinBackend, RunInput, RunReport, Status, execute_plan};
-use crate::trace::{Header, TraceWriter};
+use crate::trace::TraceWriter;
+use crate::trace::record::Header;
 
 /// Largest plan file accepted; a plan is a short program written by a planner.
 const MAX_PLAN_BYTES: u64 = 1 << 20;
@@ -44,9 +44,6 @@ struct JsonDiagnostic {
     hint: Option<String>,
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
 
 /// Runs `zamburak run` and returns its exit code.
 pub fn run_command(opts: &RunOptions) -> i32 {
@@ -57,7 +54,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
             (_, Err(e)) => return usage(&format!("cannot read {}: {e}", path.display())),
         },
         None => match Policy::bundled_default() {
-            Ok(p) => (p, crate::policy::DEFAULT_POLICY_YAML.as_bytes().to_vec()),
+            Ok(p) => (p, crate::policy::BUNDLED_DEFAULT.as_bytes().to_vec()),
             Err(e) => return usage(&e.to_string()),
         },
     };
@@ -72,23 +69,19 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         );
         return exit::REJECTED;
     };
-    let mode = opts.mode.unwrap_or_else(|| policy.mode());
+    let mode = opts.mode.unwrap_or(match policy.mode() {
+        crate::policy::Mode::Strict => Mode::Strict,
+        crate::policy::Mode::Normal => Mode::Normal,
+    });
     let trace_path = opts
         .trace
         .clone()
         .unwrap_or_else(|| opts.plan.with_extension("zjson"));
-    let header = Header {
-        format: 1,
-        zamburak: env!("CARGO_PKG_VERSION").to_string(),
-        plan_sha256: sha256_hex(&plan_bytes),
-        policy_sha256: sha256_hex(&policy_text),
-        mode: match mode {
-            Mode::Strict => "strict".into(),
-            Mode::Normal => "normal".into(),
-        },
-        plan: source.clone(),
-        started_at: jiff::Timestamp::now().to_string(),
+    let mode_name = match mode {
+        Mode::Strict => "strict",
+        Mode::Normal => "normal",
     };
+    let header = Header::new(&source, crate::trace::redact::sha256_bytes(&policy_text), mode_name);
     let mut writer = match TraceWriter::create(&trace_path, header) {
         Ok(w) => w,
         Err(e) => {

@@ -17,6 +17,7 @@ use crate::plan::{self, Diagnostic};
 use crate::policy::{self, ArgClaim, Claim, Outcome, Policy};
 use crate::runtime::exec::{self, ExecLimits, ExecOutcome, Host, HostReply};
 use crate::runtime::value::{LValue, Raw};
+use crate::trace::record::{ArgRecord, Call, CallResult, End, PlanError as ErrorRecord, VerifierUse};
 use crate::trace::{self, Record, TraceWriter};
 
 /// Performs tool calls the policy allowed.
@@ -40,7 +41,7 @@ pub struct BuiltinBackend {
 impl BuiltinBackend {
     pub fn new(policy: &Policy) -> BuiltinBackend {
         BuiltinBackend {
-            builtins: crate::tools::Builtins::new(policy.builtins(), policy.user()),
+            builtins: crate::tools::Builtins::new(policy.builtins(), policy.user().unwrap_or_default()),
         }
     }
 }
@@ -168,8 +169,8 @@ pub fn execute_plan(
     let limits = input.policy.limits();
     let exec_limits = ExecLimits {
         timeout: std::time::Duration::from_millis(limits.timeout_ms),
-        max_recursion: limits.max_recursion,
-        max_host_calls: limits.max_tool_calls.saturating_mul(4).saturating_add(64),
+        max_recursion: limits.max_recursion as usize,
+        max_host_calls: (limits.max_tool_calls as usize).saturating_mul(4).saturating_add(64),
     };
     let mut host = RunHost {
         policy: input.policy,
@@ -222,13 +223,13 @@ fn finish(
         Status::Suspended => exit::SUSPENDED,
     };
     if let Some(e) = &error {
-        recorder.record(Record::Error {
+        recorder.record(Record::Error(ErrorRecord {
             line: e.line,
             exc_type: e.exc_type.clone(),
             message: e.message.clone(),
         });
     }
-    recorder.record(Record::End {
+    recorder.record(Record::End(End {
         status: serde_plain(&status),
         exit_code,
         outcome: outcome.clone(),
@@ -347,7 +348,7 @@ impl RunHost<'_, '_> {
             self.tainted_sources.insert(format!("{name}#{call_id}"));
         }
         let view = self.space.describe(&label);
-        if !self.recorder.record(Record::Verifier {
+        if !self.recorder.record(Record::Verifier(VerifierUse {
             call_id,
             verifier: name.to_string(),
             line,
@@ -361,7 +362,7 @@ impl RunHost<'_, '_> {
 
     fn verifier_failed(&mut self, name: &str, call_id: u32, line: u32, why: &str) -> HostReply {
         let view = self.space.describe(&Label::unknown());
-        self.recorder.record(Record::Verifier {
+        self.recorder.record(Record::Verifier(VerifierUse {
             call_id,
             verifier: name.to_string(),
             line,
@@ -402,7 +403,7 @@ impl RunHost<'_, '_> {
             calls_so_far: self.tool_calls - 1,
         };
         let decision = policy::decide(self.policy, &self.space, &claim);
-        let record = Record::Call {
+        let record = Record::Call(Call {
             call_id,
             line,
             tool: name.to_string(),
@@ -412,7 +413,7 @@ impl RunHost<'_, '_> {
                 .map(|((n, v), c)| {
                     let (digest, preview) =
                         trace::redact::stored(&v.to_json(), &self.space.decode(v.deep_label()));
-                    trace::ArgRecord {
+                    ArgRecord {
                         name: n.clone(),
                         label: self.space.describe(&c.label),
                         digest,
@@ -458,11 +459,11 @@ impl RunHost<'_, '_> {
 
         let raw_args: Map<String, Value> =
             args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
-        let source = self.policy.tool(name).and_then(|t| t.source.as_deref());
+        let source = self.policy.tool(name).and_then(|t| t.source.map(|s| s.name()));
         let value = match self.backend.invoke(name, source, &raw_args, draft) {
             Ok(value) => value,
             Err(message) => {
-                self.recorder.record(Record::Error {
+                self.recorder.record(Record::Error(ErrorRecord {
                     line: Some(line),
                     exc_type: "ToolError".into(),
                     message: format!("{name}#{call_id} failed"),
@@ -495,7 +496,7 @@ impl RunHost<'_, '_> {
         }
         let (digest, preview) = trace::redact::stored(&value, &label);
         let view = self.space.describe(&label);
-        if !self.recorder.record(Record::Result {
+        if !self.recorder.record(Record::Result(CallResult {
             call_id,
             tool: name.to_string(),
             label: view,
@@ -580,7 +581,7 @@ impl RunHost<'_, '_> {
             (ExecOutcome::Denied { line, message }, None) => {
                 // A denial by the runtime itself: a no-sensitive-upgrade violation, an unknown function, a
                 // malformed argument or an exhausted budget. Like a policy denial (SEMANTICS §5).
-                self.recorder.record(Record::Error {
+                self.recorder.record(Record::Error(ErrorRecord {
                     line: Some(line),
                     exc_type: "Denied".into(),
                     message: message.clone(),
