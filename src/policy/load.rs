@@ -317,7 +317,26 @@ fn resolve_paths(mut b: BuiltinsConfig, base: &Path) -> BuiltinsConfig {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+    use crate::policy::BUNDLED_DEFAULT;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// Arbitrary edits of a real policy never panic, and every refusal has a position.
+        #[test]
+        fn edited_policies_never_panic(start in 0usize..BUNDLED_DEFAULT.len(), len in 0usize..60,
+                                       insert in "[ -~\n]{0,12}") {
+            let mut text = BUNDLED_DEFAULT.to_string();
+            let end = (start + len).min(text.len());
+            prop_assume!(text.is_char_boundary(start) && text.is_char_boundary(end));
+            text.replace_range(start..end, &insert);
+            if let Err(e) = Policy::from_yaml_str(&text, "m.yaml", Path::new(".")) {
+                prop_assert!(e.line >= 1 && e.column >= 1, "{}", e);
+            }
+        }
+    }
 
     fn err(text: &str) -> PolicyError {
         Policy::from_yaml_str(text, "t.yaml", Path::new("/base")).unwrap_err()

@@ -492,3 +492,131 @@ fn check_limits(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::policy::Policy;
+
+    /// (policy text, line and column of the mistake, words of the message) for the checks the integration
+    /// fixtures do not cover.
+    const CASES: &[(&str, u64, u64, &str)] = &[
+        ("version: 1\nuser: '  '\n", 2, 7, "`user` is empty"),
+        (
+            "version: 1\ntags: [A, 'B C']\n",
+            2,
+            11,
+            "invalid tag name `B C`",
+        ),
+        (
+            "version: 1\ntags: [A, _B]\n",
+            2,
+            11,
+            "invalid tag name `_B`",
+        ),
+        (
+            "version: 1\ntags: [A, B, A]\n",
+            2,
+            14,
+            "tag `A` is declared twice",
+        ),
+        (
+            "version: 1\nverifiers:\n  v: { kind: one_of, values: [], mints: K }\n",
+            3,
+            30,
+            "empty `values` list",
+        ),
+        (
+            "version: 1\nverifiers:\n  v: { kind: number_range, min: 5, max: 1, mints: K }\n",
+            3,
+            33,
+            "empty or non-finite range",
+        ),
+        (
+            "version: 1\nverifiers:\n  v: { kind: one_of, values: [a], mints: 'no way' }\n",
+            3,
+            42,
+            "invalid kind name",
+        ),
+        (
+            "version: 1\nverifiers:\n  len: { kind: one_of, values: [a], mints: K }\n",
+            3,
+            3,
+            "builtin of the plan language",
+        ),
+        (
+            "version: 1\ntools:\n  t:\n    effect: read\n    args: { 'a-b': {} }\n",
+            5,
+            13,
+            "not a Python identifier",
+        ),
+        (
+            "version: 1\ntools:\n  t:\n    effect: read\n    args: { lambda: {} }\n",
+            5,
+            13,
+            "Python keyword",
+        ),
+        (
+            "version: 1\ntools:\n  w:\n    source: builtin.files.write\n    effect: write\n    args: { path: {}, content: {} }\n    on_violation: draft\n",
+            7,
+            19,
+            "cannot carry out a draft",
+        ),
+        (
+            "version: 1\ntools:\n  w:\n    source: builtin.files.write\n    effect: write\n    args: { path: {} }\n",
+            6,
+            5,
+            "declares (path)",
+        ),
+        (
+            "version: 1\ntools:\n  w:\n    source: builtin.files.read\n    effect: read\n    args: { path: {}, mode: {} }\n",
+            6,
+            23,
+            "declares (path, mode)",
+        ),
+        (
+            "version: 1\ntools:\n  t:\n    effect: read\n    returns: { readers: [a@x.test, ''] }\n",
+            5,
+            36,
+            "empty reader name",
+        ),
+        (
+            "version: 1\nlimits: { timeout_ms: 0 }\n",
+            2,
+            23,
+            "`timeout_ms` is 0",
+        ),
+        (
+            "version: 1\nlimits: { max_recursion: 0 }\n",
+            2,
+            26,
+            "`max_recursion` is 0",
+        ),
+        (
+            "version: 1\ntools:\n  t:\n    effect: read\n    args:\n      x: { require: verified(Nope) }\n",
+            6,
+            21,
+            "no verifier mints kind `Nope`",
+        ),
+    ];
+
+    #[test]
+    fn each_check_points_at_its_mistake() {
+        let mut failures = Vec::new();
+        for (text, line, column, words) in CASES {
+            match Policy::from_yaml_str(text, "t.yaml", Path::new(".")) {
+                Ok(_) => failures.push(format!("accepted:\n{text}")),
+                Err(e)
+                    if (e.line, e.column) != (*line, *column) || !e.to_string().contains(words) =>
+                {
+                    failures.push(format!(
+                        "expected {line}:{column} `{words}`, got {e}\nfor:\n{text}"
+                    ))
+                }
+                Err(_) => {}
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    }
+}
