@@ -16,7 +16,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::Policy;
-use super::model::{ArgSpec, ControlRequire, Effect, ForbidTags, OnViolation, Requirement, ToolSpec};
+use super::model::{
+    ArgSpec, ControlRequire, Effect, ForbidTags, OnViolation, Requirement, ToolSpec,
+};
 use crate::label::{Label, LabelSpace, Readers, TagSet};
 
 /// What the runtime knows about one tool call.
@@ -111,13 +113,20 @@ impl Decision {
 /// ```
 pub fn decide(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Decision {
     let Some(tool) = policy.tool(&claim.tool) else {
-        return Decision::deny("fixed.unknown_tool", format!("`{}` is not a tool of this policy", claim.tool));
+        return Decision::deny(
+            "fixed.unknown_tool",
+            format!("`{}` is not a tool of this policy", claim.tool),
+        );
     };
     if let Some(d) = fixed_rules(policy, tool, claim) {
         return d;
     }
     if tool.effect == Effect::Pure {
-        return Decision::new(Outcome::Allow, "allow", format!("`{}` is pure: it runs without checks", claim.tool));
+        return Decision::new(
+            Outcome::Allow,
+            "allow",
+            format!("`{}` is pure: it runs without checks", claim.tool),
+        );
     }
     let checker = Checker {
         policy,
@@ -133,7 +142,11 @@ pub fn decide(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Decision {
         }
     }
     worst.unwrap_or_else(|| {
-        Decision::new(Outcome::Allow, "allow", format!("every requirement of `{}` holds", claim.tool))
+        Decision::new(
+            Outcome::Allow,
+            "allow",
+            format!("every requirement of `{}` holds", claim.tool),
+        )
     })
 }
 
@@ -142,7 +155,10 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
     if claim.calls_so_far >= max {
         return Some(Decision::deny(
             "limits.max_tool_calls",
-            format!("the run already made {} tool calls; the policy allows at most {max}", claim.calls_so_far),
+            format!(
+                "the run already made {} tool calls; the policy allows at most {max}",
+                claim.calls_so_far
+            ),
         ));
     }
     for (i, arg) in claim.args.iter().enumerate() {
@@ -226,12 +242,20 @@ impl Checker<'_> {
     fn check_arg(&self, name: &str, spec: &ArgSpec, arg: &ArgClaim, out: &mut Vec<Decision>) {
         let whole = deep_join(arg);
         if let Some(alternatives) = &spec.require {
-            let wanted = alternatives.0.iter().map(ToString::to_string).collect::<Vec<_>>().join(" or ");
+            let wanted = alternatives
+                .0
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" or ");
             let rule = format!("args.{name}.require");
             match &arg.elements {
                 None if !self.meets_any(&arg.label, &alternatives.0) => out.push(self.violation(
                     rule,
-                    format!("argument `{name}` must be {wanted}; it is: {}", self.describe(&arg.label)),
+                    format!(
+                        "argument `{name}` must be {wanted}; it is: {}",
+                        self.describe(&arg.label)
+                    ),
                 )),
                 None => {}
                 Some(elements) => {
@@ -244,7 +268,10 @@ impl Checker<'_> {
                                 self.describe(&arg.label)
                             ),
                         ));
-                    } else if let Some(i) = elements.iter().position(|e| !self.meets_any(e, &alternatives.0)) {
+                    } else if let Some(i) = elements
+                        .iter()
+                        .position(|e| !self.meets_any(e, &alternatives.0))
+                    {
                         out.push(self.violation(
                             rule,
                             format!(
@@ -274,7 +301,10 @@ impl Checker<'_> {
         if spec.public == Some(true) && !is_public(&whole) {
             out.push(self.violation(
                 format!("args.{name}.public"),
-                format!("argument `{name}` must be public and untagged; it is: {}", self.describe(&whole)),
+                format!(
+                    "argument `{name}` must be public and untagged; it is: {}",
+                    self.describe(&whole)
+                ),
             ));
         }
         if let Some(recipients_arg) = &spec.readers_must_include
@@ -367,9 +397,17 @@ impl Checker<'_> {
     fn tag_list(&self, tags: TagSet) -> String {
         let names: Vec<String> = tags
             .iter()
-            .map(|t| self.space.tag_name(t).map_or_else(|| format!("tag#{t}"), str::to_string))
+            .map(|t| {
+                self.space
+                    .tag_name(t)
+                    .map_or_else(|| format!("tag#{t}"), str::to_string)
+            })
             .collect();
-        format!("tag{} {}", if names.len() == 1 { "" } else { "s" }, names.join("+"))
+        format!(
+            "tag{} {}",
+            if names.len() == 1 { "" } else { "s" },
+            names.join("+")
+        )
     }
 
     /// The index of the first recipient in argument `recipients_arg` who may not read `label`.
@@ -387,7 +425,10 @@ impl Checker<'_> {
         }
         match &label.readers {
             Readers::Public => true,
-            Readers::Only(set) => self.space.find_principal(recipient).is_some_and(|p| set.contains(&p)),
+            Readers::Only(set) => self
+                .space
+                .find_principal(recipient)
+                .is_some_and(|p| set.contains(&p)),
         }
     }
 }

@@ -61,7 +61,11 @@ impl fmt::Display for PolicyError {
         if self.line == 0 {
             write!(f, "{}: error: {}", self.file, self.message)?;
         } else {
-            write!(f, "{}:{}:{}: error: {}", self.file, self.line, self.column, self.message)?;
+            write!(
+                f,
+                "{}:{}:{}: error: {}",
+                self.file, self.line, self.column, self.message
+            )?;
         }
         if let Some(hint) = &self.expected {
             write!(f, "\n  expected {hint}")?;

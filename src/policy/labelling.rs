@@ -137,9 +137,8 @@ impl Labeller<'_> {
                 for f in fields {
                     match map.get(f) {
                         Some(Value::String(s)) => names.push(s.clone()),
-                        Some(Value::Array(items)) => {
-                            names.extend(items.iter().filter_map(|v| v.as_str().map(str::to_string)))
-                        }
+                        Some(Value::Array(items)) => names
+                            .extend(items.iter().filter_map(|v| v.as_str().map(str::to_string))),
                         _ => {}
                     }
                 }
@@ -152,7 +151,10 @@ impl Labeller<'_> {
             .iter()
             .map(|(k, v)| {
                 let field_label = self.label(Some(k), readers.clone());
-                (LValue::new(Raw::Str(k.clone()), structure), deep(v, field_label, 1))
+                (
+                    LValue::new(Raw::Str(k.clone()), structure),
+                    deep(v, field_label, 1),
+                )
             })
             .collect();
         LValue::new(Raw::Dict(entries), structure)
@@ -175,7 +177,9 @@ impl Labeller<'_> {
             .or_else(|| self.returns.tags.clone())
             .unwrap_or_default();
         let tag_refs: Vec<&str> = tags.iter().map(String::as_str).collect();
-        let reader_refs: Option<Vec<&str>> = readers.as_ref().map(|r| r.iter().map(String::as_str).collect());
+        let reader_refs: Option<Vec<&str>> = readers
+            .as_ref()
+            .map(|r| r.iter().map(String::as_str).collect());
         match self.space.tool_result(
             self.call_id,
             integrity == IntegritySpec::Untrusted,
@@ -207,7 +211,12 @@ fn deep(value: &Value, label: Packed, depth: usize) -> LValue {
         Value::Array(items) => Raw::List(items.iter().map(|v| deep(v, label, depth + 1)).collect()),
         Value::Object(map) => Raw::Dict(
             map.iter()
-                .map(|(k, v)| (LValue::new(Raw::Str(k.clone()), label), deep(v, label, depth + 1)))
+                .map(|(k, v)| {
+                    (
+                        LValue::new(Raw::Str(k.clone()), label),
+                        deep(v, label, depth + 1),
+                    )
+                })
                 .collect(),
         ),
     };
@@ -262,8 +271,14 @@ tools:
     }
 
     fn field<'a>(v: &'a LValue, key: &str) -> &'a LValue {
-        let Raw::Dict(entries) = &v.raw else { panic!("not a dict: {v:?}") };
-        &entries.iter().find(|(k, _)| k.raw == Raw::Str(key.into())).expect(key).1
+        let Raw::Dict(entries) = &v.raw else {
+            panic!("not a dict: {v:?}")
+        };
+        &entries
+            .iter()
+            .find(|(k, _)| k.raw == Raw::Str(key.into()))
+            .expect(key)
+            .1
     }
 
     fn readers(space: &LabelSpace, p: Packed) -> Option<Vec<String>> {
@@ -277,7 +292,14 @@ tools:
     #[test]
     fn fields_override_integrity_and_tags_and_readers_come_from_the_record() {
         let (p, mut s) = setup();
-        let v = label_result(&p, "get_email", &mail("Bob@X.test", &["c@x.test"]), &mut s, 4, Packed::LITERAL);
+        let v = label_result(
+            &p,
+            "get_email",
+            &mail("Bob@X.test", &["c@x.test"]),
+            &mut s,
+            4,
+            Packed::LITERAL,
+        );
         let id = s.decode(field(&v, "id").label);
         assert_eq!(id.integrity, Integrity::Trusted);
         let body = s.describe(&s.decode(field(&v, "body").label));
@@ -286,10 +308,18 @@ tools:
         assert_eq!(body.sources, ["get_email#4"]);
         let subject = s.describe(&s.decode(field(&v, "subject").label));
         assert_eq!(subject.tags, ["PRIVATE"]);
-        assert_eq!(readers(&s, v.label), Some(vec!["bob@x.test".to_string(), "c@x.test".to_string()]));
+        assert_eq!(
+            readers(&s, v.label),
+            Some(vec!["bob@x.test".to_string(), "c@x.test".to_string()])
+        );
         // Nested values (the `to` list and its elements) carry the field's label.
-        let Raw::List(to) = &field(&v, "to").raw else { panic!() };
-        assert_eq!(s.decode(to[0].label).tags, s.decode(field(&v, "subject").label).tags);
+        let Raw::List(to) = &field(&v, "to").raw else {
+            panic!()
+        };
+        assert_eq!(
+            s.decode(to[0].label).tags,
+            s.decode(field(&v, "subject").label).tags
+        );
     }
 
     #[test]
@@ -300,7 +330,10 @@ tools:
             ..Label::literal()
         });
         let v = label_result(&p, "lookup", &json!({"k": "v"}), &mut s, 1, untrusted_arg);
-        assert!(s.decode(v.label).is_untrusted(), "an untrusted query makes even a trusted source untrusted");
+        assert!(
+            s.decode(v.label).is_untrusted(),
+            "an untrusted query makes even a trusted source untrusted"
+        );
         assert!(s.decode(field(&v, "k").label).is_untrusted());
         let v = label_result(&p, "lookup", &json!({"k": "v"}), &mut s, 2, Packed::LITERAL);
         assert!(!s.decode(field(&v, "k").label).is_untrusted());
@@ -310,11 +343,17 @@ tools:
     #[test]
     fn list_structure_readers_are_the_intersection_of_the_elements() {
         let (p, mut s) = setup();
-        let list = json!([mail("a@x.test", &["me@example.com"]), mail("a@x.test", &["b@x.test"])]);
+        let list = json!([
+            mail("a@x.test", &["me@example.com"]),
+            mail("a@x.test", &["b@x.test"])
+        ]);
         let v = label_result(&p, "list_emails", &list, &mut s, 5, Packed::LITERAL);
         assert_eq!(readers(&s, v.label), Some(vec!["a@x.test".to_string()]));
         let Raw::List(items) = &v.raw else { panic!() };
-        assert_eq!(readers(&s, items[1].label), Some(vec!["a@x.test".to_string(), "b@x.test".to_string()]));
+        assert_eq!(
+            readers(&s, items[1].label),
+            Some(vec!["a@x.test".to_string(), "b@x.test".to_string()])
+        );
         assert!(s.decode(v.label).is_untrusted());
     }
 
@@ -323,9 +362,23 @@ tools:
         let (p, mut s) = setup();
         let v = label_result(&p, "list_emails", &json!([]), &mut s, 6, Packed::LITERAL);
         assert_eq!(readers(&s, v.label), Some(vec![]));
-        let v = label_result(&p, "list_emails", &json!("just text"), &mut s, 7, Packed::LITERAL);
+        let v = label_result(
+            &p,
+            "list_emails",
+            &json!("just text"),
+            &mut s,
+            7,
+            Packed::LITERAL,
+        );
         assert_eq!(readers(&s, v.label), Some(vec![]));
-        let v = label_result(&p, "get_email", &json!({"from": 42, "to": [1, "z@x.test"]}), &mut s, 8, Packed::LITERAL);
+        let v = label_result(
+            &p,
+            "get_email",
+            &json!({"from": 42, "to": [1, "z@x.test"]}),
+            &mut s,
+            8,
+            Packed::LITERAL,
+        );
         assert_eq!(readers(&s, v.label), Some(vec!["z@x.test".to_string()]));
     }
 
@@ -333,9 +386,15 @@ tools:
     fn list_readers_intersect_with_the_policy_readers() {
         let (p, mut s) = setup();
         let v = label_result(&p, "team", &json!(["x", "y"]), &mut s, 9, Packed::LITERAL);
-        assert_eq!(readers(&s, v.label), Some(vec!["a@x.test".to_string(), "b@x.test".to_string()]));
+        assert_eq!(
+            readers(&s, v.label),
+            Some(vec!["a@x.test".to_string(), "b@x.test".to_string()])
+        );
         let v = label_result(&p, "team", &json!([]), &mut s, 10, Packed::LITERAL);
-        assert_eq!(readers(&s, v.label), Some(vec!["a@x.test".to_string(), "b@x.test".to_string()]));
+        assert_eq!(
+            readers(&s, v.label),
+            Some(vec!["a@x.test".to_string(), "b@x.test".to_string()])
+        );
     }
 
     #[test]
@@ -351,7 +410,14 @@ tools:
     fn a_space_without_the_policy_tags_fails_closed() {
         let (p, _) = setup();
         let mut other = LabelSpace::new(&[], &[]).unwrap();
-        let v = label_result(&p, "get_email", &mail("a@x.test", &[]), &mut other, 1, Packed::LITERAL);
+        let v = label_result(
+            &p,
+            "get_email",
+            &mail("a@x.test", &[]),
+            &mut other,
+            1,
+            Packed::LITERAL,
+        );
         assert!(v.label.is_unknown());
     }
 

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use serde_saphyr::{MessageFormatter, Options};
 
+use super::Policy;
 use super::error::PolicyError;
 use super::model::{BuiltinsConfig, ControlSpec, Limits, Mode, PolicyFile, VerifierSpec};
 use super::tree::{self, Node, NodeKind, Pos};
 use super::validate;
-use super::Policy;
 
 /// Largest policy file accepted, in bytes.
 pub const MAX_POLICY_BYTES: usize = 1 << 20;
@@ -27,7 +27,6 @@ fn yaml_options() -> Options {
     budget.max_events = 400_000;
     budget.max_aliases = 1_000;
     budget.max_anchors = 1_000;
-    budget.max_documents = 1;
     budget.max_total_scalar_bytes = 4 * MAX_POLICY_BYTES;
     let mut options = Options::default();
     options.budget = Some(budget);
@@ -46,11 +45,13 @@ impl Policy {
     /// ```
     pub fn load(path: &Path) -> Result<Policy, PolicyError> {
         let name = path.display().to_string();
-        let meta = std::fs::metadata(path).map_err(|e| PolicyError::unreadable(&name, format!("cannot read: {e}")))?;
+        let meta = std::fs::metadata(path)
+            .map_err(|e| PolicyError::unreadable(&name, format!("cannot read: {e}")))?;
         if meta.len() > MAX_POLICY_BYTES as u64 {
             return Err(too_large(&name));
         }
-        let bytes = std::fs::read(path).map_err(|e| PolicyError::unreadable(&name, format!("cannot read: {e}")))?;
+        let bytes = std::fs::read(path)
+            .map_err(|e| PolicyError::unreadable(&name, format!("cannot read: {e}")))?;
         let text = std::str::from_utf8(&bytes).map_err(|e| {
             let pos = position_of_byte(&bytes, e.valid_up_to());
             PolicyError::at(&name, pos, "the file is not valid UTF-8")
@@ -76,19 +77,25 @@ impl Policy {
     /// ).unwrap();
     /// assert_eq!(p.signatures().tools["get_email"], ["id"]);
     /// ```
-    pub fn from_yaml_str(text: &str, display_name: &str, base_dir: &Path) -> Result<Policy, PolicyError> {
+    pub fn from_yaml_str(
+        text: &str,
+        display_name: &str,
+        base_dir: &Path,
+    ) -> Result<Policy, PolicyError> {
         if text.len() > MAX_POLICY_BYTES {
             return Err(too_large(display_name));
         }
         let options = yaml_options();
         let tree = tree::parse(text, options.clone()).map_err(|e| yaml_error(display_name, &e))?;
         if !matches!(tree.kind, NodeKind::Map(_)) {
-            return Err(PolicyError::at(display_name, tree.pos, "a policy must be a mapping")
-                .expected("keys such as `version: 1`, `tags`, `verifiers`, `tools`"));
+            return Err(
+                PolicyError::at(display_name, tree.pos, "a policy must be a mapping")
+                    .expected("keys such as `version: 1`, `tags`, `verifiers`, `tools`"),
+            );
         }
         check_verifier_shapes(display_name, &tree)?;
-        let file: PolicyFile =
-            serde_saphyr::from_str_with_options(text, options).map_err(|e| yaml_error(display_name, &e))?;
+        let file: PolicyFile = serde_saphyr::from_str_with_options(text, options)
+            .map_err(|e| yaml_error(display_name, &e))?;
         let kinds = validate::validate(&file, &tree, display_name)?;
         Ok(Policy {
             file: normalise(file, base_dir),
@@ -106,14 +113,22 @@ fn too_large(name: &str) -> PolicyError {
 fn position_of_byte(bytes: &[u8], offset: usize) -> Pos {
     let before = &bytes[..offset.min(bytes.len())];
     let line = before.iter().filter(|b| **b == b'\n').count() as u64 + 1;
-    let line_start = before.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let line_start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
     // Valid UTF-8 up to `offset`, so counting chars is exact.
-    let column = String::from_utf8_lossy(&before[line_start..]).chars().count() as u64 + 1;
+    let column = String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count() as u64
+        + 1;
     Pos { line, column }
 }
 
 fn original(mut err: &serde_saphyr::Error) -> &serde_saphyr::Error {
-    while let serde_saphyr::Error::AliasError { error, .. } | serde_saphyr::Error::WithSnippet { error, .. } = err {
+    while let serde_saphyr::Error::AliasError { error, .. }
+    | serde_saphyr::Error::WithSnippet { error, .. } = err
+    {
         err = error;
     }
     err
@@ -139,16 +154,60 @@ fn yaml_error(file: &str, err: &serde_saphyr::Error) -> PolicyError {
         .location()
         .filter(|l| l.line() > 0)
         .map_or(Pos::START, |l| Pos::from_location(&l));
+    use serde_saphyr::Error as E;
+    let wrong_type = |hint: &str| PolicyError::at(file, pos, "wrong type").expected(hint);
     let raw = match inner {
-        serde_saphyr::Error::DuplicateMappingKey { key: Some(k), .. } => format!("duplicate key `{k}`"),
-        serde_saphyr::Error::DuplicateMappingKey { key: None, .. } => "duplicate key".to_string(),
-        serde_saphyr::Error::Budget { .. } => format!(
+        E::DuplicateMappingKey { key: Some(k), .. } => format!("duplicate key `{}`", sanitize(k)),
+        E::DuplicateMappingKey { key: None, .. } => "duplicate key".to_string(),
+        E::MultipleDocuments { .. } => {
+            return PolicyError::at(file, pos, "a second YAML document")
+                .expected("one document per policy file");
+        }
+        E::Budget { .. } => format!(
             "the policy is too large or too deeply nested ({})",
             serde_saphyr::DefaultMessageFormatter.format_message(inner)
         ),
-        _ => serde_saphyr::DefaultMessageFormatter.format_message(inner).into_owned(),
+        E::Unexpected {
+            expected: "sequence start",
+            ..
+        } => return wrong_type("a list (`[a, b]`, or `- a` lines)"),
+        E::Unexpected {
+            expected: "mapping start",
+            ..
+        } => return wrong_type("a mapping (`key: value` lines or `{ }`)"),
+        E::Unexpected {
+            expected: "string scalar",
+            ..
+        } => return wrong_type("a string"),
+        E::ExternallyTaggedEnumExpectedScalarOrMapping { .. } => {
+            return wrong_type("a single word (see the list in docs/policy.md)");
+        }
+        E::InvalidScalar { ty, .. } => {
+            let hint = match *ty {
+                "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => {
+                    format!("a whole number from 0 to {}", max_of(ty))
+                }
+                "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "a whole number".to_string(),
+                "f32" | "f64" => "a number".to_string(),
+                "bool" => "`true` or `false`".to_string(),
+                other => format!("a value of type {other}"),
+            };
+            return PolicyError::at(file, pos, "invalid value").expected(hint);
+        }
+        _ => serde_saphyr::DefaultMessageFormatter
+            .format_message(inner)
+            .into_owned(),
     };
     split_expected(PolicyError::at(file, pos, sanitize(&raw)))
+}
+
+fn max_of(ty: &str) -> String {
+    match ty {
+        "u8" => u8::MAX.to_string(),
+        "u16" => u16::MAX.to_string(),
+        "u32" => u32::MAX.to_string(),
+        _ => u64::MAX.to_string(),
+    }
 }
 
 fn split_expected(mut e: PolicyError) -> PolicyError {
@@ -178,10 +237,24 @@ fn check_verifier_shapes(file: &str, tree: &Node) -> Result<(), PolicyError> {
         let at_key = |k: &str| entry.value.entry(k).map(|f| f.key_pos);
         let pos = backticked(&message, "unknown field `")
             .and_then(at_key)
-            .or_else(|| message.starts_with("unknown variant").then(|| at_key("kind")).flatten())
-            .or_else(|| message.starts_with("invalid type").then_some(entry.value.pos))
+            .or_else(|| {
+                let kind = entry.value.entry("kind").map(|k| k.value.pos);
+                message
+                    .starts_with("unknown variant")
+                    .then_some(kind)
+                    .flatten()
+            })
+            .or_else(|| {
+                message
+                    .starts_with("invalid type")
+                    .then_some(entry.value.pos)
+            })
             .unwrap_or(entry.value.pos);
-        let msg = format!("in verifier `{}`: {}", entry.key, strip_json_position(&message));
+        let msg = format!(
+            "in verifier `{}`: {}",
+            entry.key,
+            strip_json_position(&message)
+        );
         return Err(split_expected(PolicyError::at(file, pos, sanitize(&msg))));
     }
     Ok(())
@@ -218,7 +291,10 @@ fn normalise(mut file: PolicyFile, base_dir: &Path) -> PolicyFile {
         max_tool_calls: Some(limits.max_tool_calls),
         max_recursion: Some(limits.max_recursion),
     });
-    file.builtins = Some(resolve_paths(file.builtins.unwrap_or_default(), base_dir));
+    file.builtins = file
+        .builtins
+        .map(|b| resolve_paths(b, base_dir))
+        .filter(|b| *b != BuiltinsConfig::default());
     file
 }
 
@@ -241,7 +317,26 @@ fn resolve_paths(mut b: BuiltinsConfig, base: &Path) -> BuiltinsConfig {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+    use crate::policy::BUNDLED_DEFAULT;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// Arbitrary edits of a real policy never panic, and every refusal has a position.
+        #[test]
+        fn edited_policies_never_panic(start in 0usize..BUNDLED_DEFAULT.len(), len in 0usize..60,
+                                       insert in "[ -~\n]{0,12}") {
+            let mut text = BUNDLED_DEFAULT.to_string();
+            let end = (start + len).min(text.len());
+            prop_assume!(text.is_char_boundary(start) && text.is_char_boundary(end));
+            text.replace_range(start..end, &insert);
+            if let Err(e) = Policy::from_yaml_str(&text, "m.yaml", Path::new(".")) {
+                prop_assert!(e.line >= 1 && e.column >= 1, "{}", e);
+            }
+        }
+    }
 
     fn err(text: &str) -> PolicyError {
         Policy::from_yaml_str(text, "t.yaml", Path::new("/base")).unwrap_err()
@@ -250,7 +345,10 @@ mod tests {
     #[test]
     fn byte_positions_count_lines_and_chars() {
         assert_eq!(position_of_byte(b"ab\ncd", 4), Pos { line: 2, column: 2 });
-        assert_eq!(position_of_byte("é\nx".as_bytes(), 2), Pos { line: 1, column: 2 });
+        assert_eq!(
+            position_of_byte("é\nx".as_bytes(), 2),
+            Pos { line: 1, column: 2 }
+        );
     }
 
     #[test]
@@ -263,7 +361,11 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_refused_without_overflowing_the_stack() {
-        let text = format!("version: 1\nx: {}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+        let text = format!(
+            "version: 1\nx: {}{}\n",
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
         let e = err(&text);
         assert_eq!(e.line, 2, "{e}");
     }
@@ -295,7 +397,9 @@ mod tests {
 
     #[test]
     fn a_verifier_mistake_points_inside_the_verifier() {
-        let e = err("version: 1\nverifiers:\n  v:\n    kind: email_allowlist\n    allow: []\n    mint: X\n");
+        let e = err(
+            "version: 1\nverifiers:\n  v:\n    kind: email_allowlist\n    allow: []\n    mint: X\n",
+        );
         assert_eq!((e.line, e.column), (6, 5), "{e}");
         let e = err("version: 1\nverifiers:\n  v: { kind: regex, mints: X }\n");
         assert_eq!(e.line, 3, "{e}");
@@ -311,8 +415,14 @@ mod tests {
         )
         .unwrap();
         let b = p.builtins();
-        assert_eq!(b.files.as_ref().map(|f| f.root.clone()), Some(PathBuf::from("/base/data")));
-        assert_eq!(b.mail.as_ref().map(|m| m.maildir.clone()), Some(PathBuf::from("/m")));
+        assert_eq!(
+            b.files.as_ref().map(|f| f.root.clone()),
+            Some(PathBuf::from("/base/data"))
+        );
+        assert_eq!(
+            b.mail.as_ref().map(|m| m.maildir.clone()),
+            Some(PathBuf::from("/m"))
+        );
         assert_eq!(p.mode(), Mode::Strict);
         assert_eq!(p.limits().max_tool_calls, 200);
     }

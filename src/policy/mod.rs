@@ -157,11 +157,14 @@ pub fn check_command(file: &Path) -> i32 {
     };
     match policy.to_yaml() {
         Ok(text) => {
-            print!("{text}");
+            println!("{}", text.trim_end());
             crate::exit::OK
         }
         Err(e) => {
-            eprintln!("{}: error: cannot print the policy: {e}", policy.display_name());
+            eprintln!(
+                "{}: error: cannot print the policy: {e}",
+                policy.display_name()
+            );
             crate::exit::USAGE
         }
     }

@@ -331,7 +331,8 @@ impl<'de> Deserialize<'de> for Alternatives {
                 f.write_str("`trusted`, `verified(KIND)`, or a non-empty list of them")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Alternatives, E> {
-                let r = Requirement::parse(s).ok_or_else(|| E::invalid_value(Unexpected::Str(s), &self))?;
+                let r = Requirement::parse(s)
+                    .ok_or_else(|| E::invalid_value(Unexpected::Str(s), &self))?;
                 Ok(Alternatives(vec![r]))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Alternatives, A::Error> {
@@ -341,7 +342,9 @@ impl<'de> Deserialize<'de> for Alternatives {
                 }
                 if items.is_empty() {
                     // An empty "any of" can never hold; say so rather than deny every call.
-                    return Err(de::Error::invalid_length(0, &self));
+                    return Err(de::Error::custom(
+                        "`require` is an empty list, expected `trusted`, `verified(KIND)`, or a non-empty list of them",
+                    ));
                 }
                 Ok(Alternatives(items))
             }
@@ -495,7 +498,9 @@ impl<'de> Deserialize<'de> for ReadersSpec {
         impl<'de> Visitor<'de> for V {
             type Value = ReadersSpec;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("`public`, `user`, a list of principals, or `{from_fields: [FIELD, ...]}`")
+                f.write_str(
+                    "`public`, `user`, a list of principals, or `{from_fields: [FIELD, ...]}`",
+                )
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<ReadersSpec, E> {
                 match s {

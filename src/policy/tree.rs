@@ -103,7 +103,11 @@ impl Node {
 
     fn walk(&self, path: &[Seg<'_>]) -> (Pos, Pos) {
         let mut node = self;
-        let mut best = if self.pos.known() { self.pos } else { Pos::START };
+        let mut best = if self.pos.known() {
+            self.pos
+        } else {
+            Pos::START
+        };
         let mut key_best = best;
         for seg in path {
             let Some((key_pos, child)) = node.child(*seg) else {
@@ -127,16 +131,21 @@ impl Node {
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::Value;
         match &self.kind {
-            NodeKind::Map(entries) => {
-                Value::Object(entries.iter().map(|e| (e.key.clone(), e.value.to_json())).collect())
-            }
+            NodeKind::Map(entries) => Value::Object(
+                entries
+                    .iter()
+                    .map(|e| (e.key.clone(), e.value.to_json()))
+                    .collect(),
+            ),
             NodeKind::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
             NodeKind::Scalar(s) => match s {
                 Scalar::Null => Value::Null,
                 Scalar::Bool(b) => Value::Bool(*b),
                 Scalar::Int(i) => Value::from(*i),
                 Scalar::UInt(u) => Value::from(*u),
-                Scalar::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+                Scalar::Float(f) => {
+                    serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number)
+                }
                 Scalar::Str(s) => Value::String(s.clone()),
             },
         }
@@ -245,13 +254,22 @@ mod tests {
         assert_eq!(t.key_pos(&p), Pos { line: 2, column: 3 });
         assert_eq!(t.value_pos(&p), Pos { line: 2, column: 7 });
         let deep = [Seg::Key("a"), Seg::Key("bb"), Seg::Index(1), Seg::Key("c")];
-        assert_eq!(t.key_pos(&deep), Pos { line: 2, column: 12 });
+        assert_eq!(
+            t.key_pos(&deep),
+            Pos {
+                line: 2,
+                column: 12
+            }
+        );
     }
 
     #[test]
     fn a_missing_step_falls_back_to_the_deepest_ancestor() {
         let t = tree("a:\n  b: 1\n");
-        assert_eq!(t.value_pos(&[Seg::Key("a"), Seg::Key("zz"), Seg::Index(3)]), Pos { line: 2, column: 3 });
+        assert_eq!(
+            t.value_pos(&[Seg::Key("a"), Seg::Key("zz"), Seg::Index(3)]),
+            Pos { line: 2, column: 3 }
+        );
         assert_eq!(t.value_pos(&[Seg::Key("nope")]), Pos::START);
     }
 

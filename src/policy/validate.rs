@@ -7,26 +7,63 @@ use std::collections::BTreeSet;
 
 use super::error::PolicyError;
 use super::model::{
-    Effect, ForbidTags, NamedMap, PolicyFile, ReadersSpec, Requirement, ReturnsSpec, Source, ToolSpec, VerifierSpec,
-    is_identifier,
+    Effect, ForbidTags, NamedMap, PolicyFile, ReadersSpec, Requirement, ReturnsSpec, Source,
+    ToolSpec, VerifierSpec, is_identifier,
 };
 use super::tree::{Node, Seg};
 use crate::label::{MAX_KINDS, MAX_TAGS};
 
 /// Python keywords: no tool, verifier or argument can be called or passed by these names.
 const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
-    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
-    "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
 ];
 
 /// Names the plan subset gives a meaning (SEMANTICS.md §6), allowed or refused: a tool or verifier named
 /// like one would shadow it or be rejected by the subset check. Argument names are not affected.
 const PLAN_BUILTINS: &[&str] = &[
-    "match", "case", "type", "len", "str", "int", "float", "bool", "range", "sorted", "reversed", "min", "max",
-    "sum", "any", "all", "enumerate", "zip", "map", "filter", "list", "dict", "set", "tuple", "abs", "round",
-    "print", "json", "re", "getattr", "setattr", "hasattr", "id", "hash", "eval", "exec", "globals", "locals",
-    "vars", "dir",
+    "match",
+    "case",
+    "type",
+    "len",
+    "str",
+    "int",
+    "float",
+    "bool",
+    "range",
+    "sorted",
+    "reversed",
+    "min",
+    "max",
+    "sum",
+    "any",
+    "all",
+    "enumerate",
+    "zip",
+    "map",
+    "filter",
+    "list",
+    "dict",
+    "set",
+    "tuple",
+    "abs",
+    "round",
+    "print",
+    "json",
+    "re",
+    "getattr",
+    "setattr",
+    "hasattr",
+    "id",
+    "hash",
+    "eval",
+    "exec",
+    "globals",
+    "locals",
+    "vars",
+    "dir",
 ];
 
 struct Ctx<'a> {
@@ -48,13 +85,18 @@ pub fn validate(file: &PolicyFile, tree: &Node, name: &str) -> Result<Vec<String
     let cx = Ctx { file: name, tree };
     if file.version != 1 {
         return Err(cx
-            .at_value(&[Seg::Key("version")], format!("unsupported policy version {}", file.version))
+            .at_value(
+                &[Seg::Key("version")],
+                format!("unsupported policy version {}", file.version),
+            )
             .expected("`version: 1`"));
     }
     if let Some(user) = &file.user
         && user.trim().is_empty()
     {
-        return Err(cx.at_value(&[Seg::Key("user")], "`user` is empty").expected("the user's address"));
+        return Err(cx
+            .at_value(&[Seg::Key("user")], "`user` is empty")
+            .expected("the user's address"));
     }
     check_tags(&cx, &file.tags)?;
     let kinds = check_verifiers(&cx, &file.verifiers)?;
@@ -68,7 +110,10 @@ pub fn validate(file: &PolicyFile, tree: &Node, name: &str) -> Result<Vec<String
 fn check_tags(cx: &Ctx<'_>, tags: &[String]) -> Result<(), PolicyError> {
     if tags.len() > MAX_TAGS {
         return Err(cx
-            .at_value(&[Seg::Key("tags"), Seg::Index(MAX_TAGS)], format!("too many tags: {} declared", tags.len()))
+            .at_value(
+                &[Seg::Key("tags"), Seg::Index(MAX_TAGS)],
+                format!("too many tags: {} declared", tags.len()),
+            )
             .expected(format!("at most {MAX_TAGS}")));
     }
     for (i, tag) in tags.iter().enumerate() {
@@ -94,19 +139,31 @@ fn join<'a>(base: &[Seg<'a>], rest: &[Seg<'a>]) -> Vec<Seg<'a>> {
 fn is_tag_name(s: &str) -> bool {
     !s.is_empty()
         && !s.starts_with('_')
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 /// A name the plan calls or passes: an identifier, not reserved for the runtime, not a keyword or builtin.
-fn check_callable_name(cx: &Ctx<'_>, path: &[Seg<'_>], what: &str, name: &str) -> Result<(), PolicyError> {
+fn check_callable_name(
+    cx: &Ctx<'_>,
+    path: &[Seg<'_>],
+    what: &str,
+    name: &str,
+) -> Result<(), PolicyError> {
     if name.starts_with('_') {
         return Err(cx
-            .at_key(path, format!("{what} name `{name}` starts with `_`, which is reserved for the runtime"))
+            .at_key(
+                path,
+                format!("{what} name `{name}` starts with `_`, which is reserved for the runtime"),
+            )
             .expected("a name starting with a letter"));
     }
     if !is_identifier(name) {
         return Err(cx
-            .at_key(path, format!("{what} name `{name}` is not a Python identifier"))
+            .at_key(
+                path,
+                format!("{what} name `{name}` is not a Python identifier"),
+            )
             .expected("letters, digits and `_`, starting with a letter"));
     }
     if KEYWORDS.contains(&name) {
@@ -116,13 +173,19 @@ fn check_callable_name(cx: &Ctx<'_>, path: &[Seg<'_>], what: &str, name: &str) -
     }
     if what != "argument" && PLAN_BUILTINS.contains(&name) {
         return Err(cx
-            .at_key(path, format!("{what} name `{name}` is a builtin of the plan language"))
+            .at_key(
+                path,
+                format!("{what} name `{name}` is a builtin of the plan language"),
+            )
             .expected("another name"));
     }
     Ok(())
 }
 
-fn check_verifiers(cx: &Ctx<'_>, verifiers: &NamedMap<VerifierSpec>) -> Result<Vec<String>, PolicyError> {
+fn check_verifiers(
+    cx: &Ctx<'_>,
+    verifiers: &NamedMap<VerifierSpec>,
+) -> Result<Vec<String>, PolicyError> {
     let mut kinds: Vec<String> = Vec::new();
     for (name, spec) in verifiers.iter() {
         let path = [Seg::Key("verifiers"), Seg::Key(name)];
@@ -137,7 +200,13 @@ fn check_verifiers(cx: &Ctx<'_>, verifiers: &NamedMap<VerifierSpec>) -> Result<V
         if !kinds.iter().any(|k| k == kind) {
             if kinds.len() == MAX_KINDS {
                 return Err(cx
-                    .at_value(&mints_path, format!("too many verified kinds: `{kind}` would be kind {}", MAX_KINDS + 1))
+                    .at_value(
+                        &mints_path,
+                        format!(
+                            "too many verified kinds: `{kind}` would be kind {}",
+                            MAX_KINDS + 1
+                        ),
+                    )
                     .expected(format!("at most {MAX_KINDS} distinct `mints` values")));
             }
             kinds.push(kind.to_string());
@@ -150,17 +219,27 @@ fn check_verifiers(cx: &Ctx<'_>, verifiers: &NamedMap<VerifierSpec>) -> Result<V
 fn check_verifier_config(cx: &Ctx<'_>, name: &str, spec: &VerifierSpec) -> Result<(), PolicyError> {
     let at = |key: &'static str| [Seg::Key("verifiers"), Seg::Key(name), Seg::Key(key)];
     let empty = |key: &'static str| {
-        cx.at_value(&at(key), format!("verifier `{name}` has an empty `{key}` list and would accept nothing"))
-            .expected("at least one entry")
+        cx.at_value(
+            &at(key),
+            format!("verifier `{name}` has an empty `{key}` list and would accept nothing"),
+        )
+        .expected("at least one entry")
     };
     match spec {
         VerifierSpec::EmailAllowlist { allow, .. } if allow.is_empty() => Err(empty("allow")),
         VerifierSpec::UrlAllowlist { schemes, .. } if schemes.is_empty() => Err(empty("schemes")),
         VerifierSpec::UrlAllowlist { hosts, .. } if hosts.is_empty() => Err(empty("hosts")),
         VerifierSpec::OneOf { values, .. } if values.is_empty() => Err(empty("values")),
-        VerifierSpec::NumberRange { min, max, .. } if !(min.is_finite() && max.is_finite() && min <= max) => Err(cx
-            .at_value(&at("min"), format!("verifier `{name}` has an empty or non-finite range"))
-            .expected("finite numbers with `min <= max`")),
+        VerifierSpec::NumberRange { min, max, .. }
+            if !(min.is_finite() && max.is_finite() && min <= max) =>
+        {
+            Err(cx
+                .at_value(
+                    &at("min"),
+                    format!("verifier `{name}` has an empty or non-finite range"),
+                )
+                .expected("finite numbers with `min <= max`"))
+        }
         _ => Ok(()),
     }
 }
@@ -176,7 +255,10 @@ fn check_tool(
     check_callable_name(cx, &tool_path, "tool", name)?;
     if file.verifiers.contains_key(name) {
         return Err(cx
-            .at_key(&tool_path, format!("tool `{name}` has the same name as a verifier"))
+            .at_key(
+                &tool_path,
+                format!("tool `{name}` has the same name as a verifier"),
+            )
             .expected("distinct names for tools and verifiers"));
     }
     let at = |rest: &[Seg<'static>]| -> Vec<Seg<'_>> {
@@ -205,14 +287,22 @@ fn check_tool(
                     && !kinds.contains(kind)
                 {
                     return Err(cx
-                        .at_value(&sub(&[Seg::Key("require"), Seg::Index(i)]), format!("no verifier mints kind `{kind}`"))
+                        .at_value(
+                            &sub(&[Seg::Key("require"), Seg::Index(i)]),
+                            format!("no verifier mints kind `{kind}`"),
+                        )
                         .expected(kinds_hint(kinds)));
                 }
             }
         }
         if let Some(ForbidTags::List(tags)) = &spec.forbid_tags {
             for (i, tag) in tags.iter().enumerate() {
-                check_declared(cx, file, &sub(&[Seg::Key("forbid_tags"), Seg::Index(i)]), tag)?;
+                check_declared(
+                    cx,
+                    file,
+                    &sub(&[Seg::Key("forbid_tags"), Seg::Index(i)]),
+                    tag,
+                )?;
             }
         }
         if let Some(other) = &spec.readers_must_include
@@ -234,7 +324,10 @@ fn check_tool(
         && !source.supports_draft()
     {
         return Err(cx
-            .at_value(&at(&[Seg::Key("on_violation")]), format!("`{}` cannot carry out a draft", source.name()))
+            .at_value(
+                &at(&[Seg::Key("on_violation")]),
+                format!("`{}` cannot carry out a draft", source.name()),
+            )
             .expected("`deny` or `confirm` (only builtin.mail.send supports `draft`)"));
     }
     Ok(())
@@ -256,7 +349,13 @@ fn check_builtin(
     };
     if tool.effect == Effect::Pure {
         return Err(cx
-            .at_value(&with(Seg::Key("effect")), format!("`{}` is not pure: it reads or changes the world", source.name()))
+            .at_value(
+                &with(Seg::Key("effect")),
+                format!(
+                    "`{}` is not pure: it reads or changes the world",
+                    source.name()
+                ),
+            )
             .expected("`read`, `write`, `send` or `execute`"));
     }
     let expected = source.args();
@@ -282,12 +381,21 @@ fn check_builtin(
                     declared.join(", ")
                 ),
             )
-            .expected(format!("every argument of `{}`, in this order: {}", source.name(), expected.join(", "))));
+            .expected(format!(
+                "every argument of `{}`, in this order: {}",
+                source.name(),
+                expected.join(", ")
+            )));
     }
     Ok(())
 }
 
-fn check_returns<'a>(cx: &Ctx<'_>, file: &PolicyFile, path: &[Seg<'a>], returns: &'a ReturnsSpec) -> Result<(), PolicyError> {
+fn check_returns<'a>(
+    cx: &Ctx<'_>,
+    file: &PolicyFile,
+    path: &[Seg<'a>],
+    returns: &'a ReturnsSpec,
+) -> Result<(), PolicyError> {
     let sub = |rest: &[Seg<'a>]| join(path, rest);
     for (i, tag) in returns.tags.iter().flatten().enumerate() {
         check_declared(cx, file, &sub(&[Seg::Key("tags"), Seg::Index(i)]), tag)?;
@@ -295,13 +403,19 @@ fn check_returns<'a>(cx: &Ctx<'_>, file: &PolicyFile, path: &[Seg<'a>], returns:
     match &returns.readers {
         Some(ReadersSpec::FromFields(fields)) if fields.is_empty() => {
             return Err(cx
-                .at_value(&sub(&[Seg::Key("readers"), Seg::Key("from_fields")]), "`from_fields` is empty")
+                .at_value(
+                    &sub(&[Seg::Key("readers"), Seg::Key("from_fields")]),
+                    "`from_fields` is empty",
+                )
                 .expected("at least one field name, e.g. `from_fields: [from, to, cc]`"));
         }
         Some(ReadersSpec::List(names)) => {
             if let Some(i) = names.iter().position(|n| n.trim().is_empty()) {
                 return Err(cx
-                    .at_value(&sub(&[Seg::Key("readers"), Seg::Index(i)]), "empty reader name")
+                    .at_value(
+                        &sub(&[Seg::Key("readers"), Seg::Index(i)]),
+                        "empty reader name",
+                    )
                     .expected("an address"));
             }
         }
@@ -312,7 +426,12 @@ fn check_returns<'a>(cx: &Ctx<'_>, file: &PolicyFile, path: &[Seg<'a>], returns:
             check_declared(
                 cx,
                 file,
-                &sub(&[Seg::Key("fields"), Seg::Key(field), Seg::Key("tags"), Seg::Index(i)]),
+                &sub(&[
+                    Seg::Key("fields"),
+                    Seg::Key(field),
+                    Seg::Key("tags"),
+                    Seg::Index(i),
+                ]),
                 tag,
             )?;
         }
@@ -320,7 +439,12 @@ fn check_returns<'a>(cx: &Ctx<'_>, file: &PolicyFile, path: &[Seg<'a>], returns:
     Ok(())
 }
 
-fn check_declared(cx: &Ctx<'_>, file: &PolicyFile, path: &[Seg<'_>], tag: &str) -> Result<(), PolicyError> {
+fn check_declared(
+    cx: &Ctx<'_>,
+    file: &PolicyFile,
+    path: &[Seg<'_>],
+    tag: &str,
+) -> Result<(), PolicyError> {
     if file.tags.iter().any(|t| t == tag) {
         return Ok(());
     }
@@ -329,7 +453,9 @@ fn check_declared(cx: &Ctx<'_>, file: &PolicyFile, path: &[Seg<'_>], tag: &str) 
     } else {
         format!("one of the declared tags: {}", file.tags.join(", "))
     };
-    Err(cx.at_value(path, format!("tag `{tag}` is not declared")).expected(hint))
+    Err(cx
+        .at_value(path, format!("tag `{tag}` is not declared"))
+        .expected(hint))
 }
 
 fn kinds_hint(kinds: &[String]) -> String {
@@ -337,7 +463,10 @@ fn kinds_hint(kinds: &[String]) -> String {
         "a kind minted by a verifier (no verifier is declared)".to_string()
     } else {
         let set: BTreeSet<&str> = kinds.iter().map(String::as_str).collect();
-        format!("one of the minted kinds: {}", set.into_iter().collect::<Vec<_>>().join(", "))
+        format!(
+            "one of the minted kinds: {}",
+            set.into_iter().collect::<Vec<_>>().join(", ")
+        )
     }
 }
 
@@ -347,13 +476,147 @@ fn check_limits(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
     };
     if limits.timeout_ms == Some(0) {
         return Err(cx
-            .at_value(&[Seg::Key("limits"), Seg::Key("timeout_ms")], "`timeout_ms` is 0")
+            .at_value(
+                &[Seg::Key("limits"), Seg::Key("timeout_ms")],
+                "`timeout_ms` is 0",
+            )
             .expected("a positive number of milliseconds"));
     }
     if limits.max_recursion == Some(0) {
         return Err(cx
-            .at_value(&[Seg::Key("limits"), Seg::Key("max_recursion")], "`max_recursion` is 0")
+            .at_value(
+                &[Seg::Key("limits"), Seg::Key("max_recursion")],
+                "`max_recursion` is 0",
+            )
             .expected("a positive depth"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::policy::Policy;
+
+    /// (policy text, line and column of the mistake, words of the message) for the checks the integration
+    /// fixtures do not cover.
+    const CASES: &[(&str, u64, u64, &str)] = &[
+        ("version: 1\nuser: '  '\n", 2, 7, "`user` is empty"),
+        (
+            "version: 1\ntags: [A, 'B C']\n",
+            2,
+            11,
+            "invalid tag name `B C`",
+        ),
+        (
+            "version: 1\ntags: [A, _B]\n",
+            2,
+            11,
+            "invalid tag name `_B`",
+        ),
+        (
+            "version: 1\ntags: [A, B, A]\n",
+            2,
+            14,
+            "tag `A` is declared twice",
+        ),
+        (
+            "version: 1\nverifiers:\n  v: { kind: one_of, values: [], mints: K }\n",
+            3,
+            30,
+            "empty `values` list",
+        ),
+        (
+            "version: 1\nverifiers:\n  v: { kind: number_range, min: 5, max: 1, mints: K }\n",
+            3,
+            33,
+            "empty or non-finite range",
+        ),
+        (
+            "version: 1\nverifiers:\n  v: { kind: one_of, values: [a], mints: 'no way' }\n",
+            3,
+            42,
+            "invalid kind name",
+        ),
+        (
+            "version: 1\nverifiers:\n  len: { kind: one_of, values: [a], mints: K }\n",
+            3,
+            3,
+            "builtin of the plan language",
+        ),
+        (
+            "version: 1\ntools:\n  t:\n    effect: read\n    args: { 'a-b': {} }\n",
+            5,
+            13,
+            "not a Python identifier",
+        ),
+        (
+            "version: 1\ntools:\n  t:\n    effect: read\n    args: { lambda: {} }\n",
+            5,
+            13,
+            "Python keyword",
+        ),
+        (
+            "version: 1\ntools:\n  w:\n    source: builtin.files.write\n    effect: write\n    args: { path: {}, content: {} }\n    on_violation: draft\n",
+            7,
+            19,
+            "cannot carry out a draft",
+        ),
+        (
+            "version: 1\ntools:\n  w:\n    source: builtin.files.write\n    effect: write\n    args: { path: {} }\n",
+            6,
+            5,
+            "declares (path)",
+        ),
+        (
+            "version: 1\ntools:\n  w:\n    source: builtin.files.read\n    effect: read\n    args: { path: {}, mode: {} }\n",
+            6,
+            23,
+            "declares (path, mode)",
+        ),
+        (
+            "version: 1\ntools:\n  t:\n    effect: read\n    returns: { readers: [a@x.test, ''] }\n",
+            5,
+            36,
+            "empty reader name",
+        ),
+        (
+            "version: 1\nlimits: { timeout_ms: 0 }\n",
+            2,
+            23,
+            "`timeout_ms` is 0",
+        ),
+        (
+            "version: 1\nlimits: { max_recursion: 0 }\n",
+            2,
+            26,
+            "`max_recursion` is 0",
+        ),
+        (
+            "version: 1\ntools:\n  t:\n    effect: read\n    args:\n      x: { require: verified(Nope) }\n",
+            6,
+            21,
+            "no verifier mints kind `Nope`",
+        ),
+    ];
+
+    #[test]
+    fn each_check_points_at_its_mistake() {
+        let mut failures = Vec::new();
+        for (text, line, column, words) in CASES {
+            match Policy::from_yaml_str(text, "t.yaml", Path::new(".")) {
+                Ok(_) => failures.push(format!("accepted:\n{text}")),
+                Err(e)
+                    if (e.line, e.column) != (*line, *column) || !e.to_string().contains(words) =>
+                {
+                    failures.push(format!(
+                        "expected {line}:{column} `{words}`, got {e}\nfor:\n{text}"
+                    ))
+                }
+                Err(_) => {}
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    }
 }

@@ -78,7 +78,12 @@ fn with_tags(w: &World, mut l: Label, tags: &[&str]) -> Label {
     l
 }
 fn readers(w: &World, mut l: Label, names: &[&str]) -> Label {
-    l.readers = Readers::Only(names.iter().map(|n| w.space.find_principal(n).unwrap()).collect());
+    l.readers = Readers::Only(
+        names
+            .iter()
+            .map(|n| w.space.find_principal(n).unwrap())
+            .collect(),
+    );
     l
 }
 fn verified(w: &World, l: Label, kind: &str) -> Label {
@@ -121,7 +126,10 @@ fn claim(tool: &str, args: Vec<ArgClaim>) -> Claim {
     }
 }
 fn send(to: ArgClaim, body: Label) -> Claim {
-    claim("send_email", vec![to, arg("subject", lit()), arg("body", body)])
+    claim(
+        "send_email",
+        vec![to, arg("subject", lit()), arg("body", body)],
+    )
 }
 fn under(pc: Label, mut c: Claim) -> Claim {
     c.pc = pc;
@@ -135,74 +143,418 @@ fn decision_table() {
     let secret = with_tags(&w, lit(), &["AUTH_SECRET"]);
     let cases: Vec<(&str, Claim, Outcome, &str)> = vec![
         // --- require on a scalar
-        ("trusted recipient", send(text_arg("to", lit(), "a@b.test"), lit()), Outcome::Allow, "allow"),
-        ("untrusted recipient", send(text_arg("to", from(1), "a@b.test"), lit()), Outcome::Confirm, "args.to.require"),
-        ("verified recipient", send(text_arg("to", verified(&w, from(1), "Recipient"), "a@b.test"), lit()), Outcome::Allow, "allow"),
-        ("verified with the wrong kind", send(text_arg("to", verified(&w, from(1), "SafeUrl"), "a@b.test"), lit()), Outcome::Confirm, "args.to.require"),
-        ("single requirement: trusted", claim("draft_email", vec![text_arg("to", from(1), "x"), arg("body", lit())]), Outcome::Draft, "args.to.require"),
+        (
+            "trusted recipient",
+            send(text_arg("to", lit(), "a@b.test"), lit()),
+            Outcome::Allow,
+            "allow",
+        ),
+        (
+            "untrusted recipient",
+            send(text_arg("to", from(1), "a@b.test"), lit()),
+            Outcome::Confirm,
+            "args.to.require",
+        ),
+        (
+            "verified recipient",
+            send(
+                text_arg("to", verified(&w, from(1), "Recipient"), "a@b.test"),
+                lit(),
+            ),
+            Outcome::Allow,
+            "allow",
+        ),
+        (
+            "verified with the wrong kind",
+            send(
+                text_arg("to", verified(&w, from(1), "SafeUrl"), "a@b.test"),
+                lit(),
+            ),
+            Outcome::Confirm,
+            "args.to.require",
+        ),
+        (
+            "single requirement: trusted",
+            claim(
+                "draft_email",
+                vec![text_arg("to", from(1), "x"), arg("body", lit())],
+            ),
+            Outcome::Draft,
+            "args.to.require",
+        ),
         // --- require on a list
-        ("list: trusted structure, trusted and verified elements",
-            send(list_arg("to", lit(), vec![lit(), verified(&w, from(1), "Recipient")], &[]), lit()), Outcome::Allow, "allow"),
-        ("list: untrusted structure", send(list_arg("to", from(1), vec![lit()], &[]), lit()), Outcome::Confirm, "args.to.require"),
-        ("list: structure untrusted even if verified", send(list_arg("to", verified(&w, from(1), "Recipient"), vec![lit()], &[]), lit()), Outcome::Confirm, "args.to.require"),
-        ("list: one untrusted element", send(list_arg("to", lit(), vec![lit(), from(1)], &[]), lit()), Outcome::Confirm, "args.to.require"),
-        ("list: empty, trusted structure", send(list_arg("to", lit(), vec![], &[]), lit()), Outcome::Allow, "allow"),
+        (
+            "list: trusted structure, trusted and verified elements",
+            send(
+                list_arg(
+                    "to",
+                    lit(),
+                    vec![lit(), verified(&w, from(1), "Recipient")],
+                    &[],
+                ),
+                lit(),
+            ),
+            Outcome::Allow,
+            "allow",
+        ),
+        (
+            "list: untrusted structure",
+            send(list_arg("to", from(1), vec![lit()], &[]), lit()),
+            Outcome::Confirm,
+            "args.to.require",
+        ),
+        (
+            "list: structure untrusted even if verified",
+            send(
+                list_arg("to", verified(&w, from(1), "Recipient"), vec![lit()], &[]),
+                lit(),
+            ),
+            Outcome::Confirm,
+            "args.to.require",
+        ),
+        (
+            "list: one untrusted element",
+            send(list_arg("to", lit(), vec![lit(), from(1)], &[]), lit()),
+            Outcome::Confirm,
+            "args.to.require",
+        ),
+        (
+            "list: empty, trusted structure",
+            send(list_arg("to", lit(), vec![], &[]), lit()),
+            Outcome::Allow,
+            "allow",
+        ),
         // --- forbid_tags
-        ("forbidden tag on body", send(text_arg("to", lit(), "me@example.com"), secret.clone()), Outcome::Confirm, "args.body.forbid_tags"),
-        ("other tag on body is fine for forbid_tags", send(text_arg("to", lit(), "me@example.com"), with_tags(&w, lit(), &["PII"])), Outcome::Allow, "allow"),
-        ("forbid * on url", claim("fetch_url", vec![arg("url", with_tags(&w, lit(), &["PII"]))]), Outcome::Deny, "args.url.forbid_tags"),
-        ("forbid * looks at list elements", claim("fetch_url", vec![list_arg("url", lit(), vec![with_tags(&w, lit(), &["PRIVATE"])], &[])]), Outcome::Deny, "args.url.forbid_tags"),
-        ("verified url", claim("fetch_url", vec![arg("url", verified(&w, from(1), "SafeUrl"))]), Outcome::Allow, "allow"),
-        ("untrusted url", claim("fetch_url", vec![arg("url", from(1))]), Outcome::Deny, "args.url.require"),
+        (
+            "forbidden tag on body",
+            send(text_arg("to", lit(), "me@example.com"), secret.clone()),
+            Outcome::Confirm,
+            "args.body.forbid_tags",
+        ),
+        (
+            "other tag on body is fine for forbid_tags",
+            send(
+                text_arg("to", lit(), "me@example.com"),
+                with_tags(&w, lit(), &["PII"]),
+            ),
+            Outcome::Allow,
+            "allow",
+        ),
+        (
+            "forbid * on url",
+            claim(
+                "fetch_url",
+                vec![arg("url", with_tags(&w, lit(), &["PII"]))],
+            ),
+            Outcome::Deny,
+            "args.url.forbid_tags",
+        ),
+        (
+            "forbid * looks at list elements",
+            claim(
+                "fetch_url",
+                vec![list_arg(
+                    "url",
+                    lit(),
+                    vec![with_tags(&w, lit(), &["PRIVATE"])],
+                    &[],
+                )],
+            ),
+            Outcome::Deny,
+            "args.url.forbid_tags",
+        ),
+        (
+            "verified url",
+            claim(
+                "fetch_url",
+                vec![arg("url", verified(&w, from(1), "SafeUrl"))],
+            ),
+            Outcome::Allow,
+            "allow",
+        ),
+        (
+            "untrusted url",
+            claim("fetch_url", vec![arg("url", from(1))]),
+            Outcome::Deny,
+            "args.url.require",
+        ),
         // --- public
-        ("public text", claim("publish", vec![arg("text", lit())]), Outcome::Allow, "allow"),
-        ("tagged text", claim("publish", vec![arg("text", with_tags(&w, lit(), &["PII"]))]), Outcome::Deny, "args.text.public"),
-        ("restricted readers", claim("publish", vec![arg("text", readers(&w, lit(), &["alice@x.test"]))]), Outcome::Deny, "args.text.public"),
+        (
+            "public text",
+            claim("publish", vec![arg("text", lit())]),
+            Outcome::Allow,
+            "allow",
+        ),
+        (
+            "tagged text",
+            claim("publish", vec![arg("text", with_tags(&w, lit(), &["PII"]))]),
+            Outcome::Deny,
+            "args.text.public",
+        ),
+        (
+            "restricted readers",
+            claim(
+                "publish",
+                vec![arg("text", readers(&w, lit(), &["alice@x.test"]))],
+            ),
+            Outcome::Deny,
+            "args.text.public",
+        ),
         // --- readers_must_include
-        ("reader recipient", send(text_arg("to", lit(), "alice@x.test"), private_for_alice.clone()), Outcome::Allow, "allow"),
-        ("reader recipient, other case", send(text_arg("to", lit(), " Alice@X.test"), private_for_alice.clone()), Outcome::Allow, "allow"),
-        ("non-reader recipient", send(text_arg("to", lit(), "bob@x.test"), private_for_alice.clone()), Outcome::Confirm, "args.body.readers_must_include"),
-        ("never-seen recipient", send(text_arg("to", lit(), "eve@evil.test"), private_for_alice.clone()), Outcome::Confirm, "args.body.readers_must_include"),
-        ("the user always reads", send(text_arg("to", lit(), "ME@example.com"), private_for_alice.clone()), Outcome::Allow, "allow"),
-        ("public body to anyone", send(text_arg("to", lit(), "eve@evil.test"), from(1)), Outcome::Allow, "allow"),
-        ("list of recipients, one not a reader",
-            send(list_arg("to", lit(), vec![lit(), lit()], &["alice@x.test", "bob@x.test"]), private_for_alice.clone()), Outcome::Confirm, "args.body.readers_must_include"),
-        ("list of recipients, all readers",
-            send(list_arg("to", lit(), vec![lit(), lit()], &["alice@x.test", "me@example.com"]), private_for_alice.clone()), Outcome::Allow, "allow"),
+        (
+            "reader recipient",
+            send(
+                text_arg("to", lit(), "alice@x.test"),
+                private_for_alice.clone(),
+            ),
+            Outcome::Allow,
+            "allow",
+        ),
+        (
+            "reader recipient, other case",
+            send(
+                text_arg("to", lit(), " Alice@X.test"),
+                private_for_alice.clone(),
+            ),
+            Outcome::Allow,
+            "allow",
+        ),
+        (
+            "non-reader recipient",
+            send(
+                text_arg("to", lit(), "bob@x.test"),
+                private_for_alice.clone(),
+            ),
+            Outcome::Confirm,
+            "args.body.readers_must_include",
+        ),
+        (
+            "never-seen recipient",
+            send(
+                text_arg("to", lit(), "eve@evil.test"),
+                private_for_alice.clone(),
+            ),
+            Outcome::Confirm,
+            "args.body.readers_must_include",
+        ),
+        (
+            "the user always reads",
+            send(
+                text_arg("to", lit(), "ME@example.com"),
+                private_for_alice.clone(),
+            ),
+            Outcome::Allow,
+            "allow",
+        ),
+        (
+            "public body to anyone",
+            send(text_arg("to", lit(), "eve@evil.test"), from(1)),
+            Outcome::Allow,
+            "allow",
+        ),
+        (
+            "list of recipients, one not a reader",
+            send(
+                list_arg(
+                    "to",
+                    lit(),
+                    vec![lit(), lit()],
+                    &["alice@x.test", "bob@x.test"],
+                ),
+                private_for_alice.clone(),
+            ),
+            Outcome::Confirm,
+            "args.body.readers_must_include",
+        ),
+        (
+            "list of recipients, all readers",
+            send(
+                list_arg(
+                    "to",
+                    lit(),
+                    vec![lit(), lit()],
+                    &["alice@x.test", "me@example.com"],
+                ),
+                private_for_alice.clone(),
+            ),
+            Outcome::Allow,
+            "allow",
+        ),
         // --- the control context
-        ("untrusted pc", under(from(1), send(text_arg("to", lit(), "me@example.com"), lit())), Outcome::Confirm, "control.require"),
-        ("untrusted pc, control any", under(from(1), claim("read_local", vec![arg("path", lit())])), Outcome::Allow, "allow"),
-        ("pc with a forbidden tag", under(secret.clone(), send(text_arg("to", lit(), "me@example.com"), lit())), Outcome::Confirm, "control.forbid_tags"),
-        ("pc with any tag under forbid *", under(trusted(with_tags(&w, lit(), &["PRIVATE"])), claim("fetch_url", vec![arg("url", lit())])), Outcome::Deny, "control.forbid_tags"),
-        ("pc not readable by the recipient", under(readers(&w, lit(), &["alice@x.test"]), send(text_arg("to", lit(), "bob@x.test"), lit())), Outcome::Confirm, "control.readers_must_include"),
-        ("pc readable by the recipient", under(readers(&w, lit(), &["alice@x.test"]), send(text_arg("to", lit(), "alice@x.test"), lit())), Outcome::Allow, "allow"),
-        ("pc must be public for a public argument", under(readers(&w, lit(), &["alice@x.test"]), claim("publish", vec![arg("text", lit())])), Outcome::Deny, "control.public"),
+        (
+            "untrusted pc",
+            under(
+                from(1),
+                send(text_arg("to", lit(), "me@example.com"), lit()),
+            ),
+            Outcome::Confirm,
+            "control.require",
+        ),
+        (
+            "untrusted pc, control any",
+            under(from(1), claim("read_local", vec![arg("path", lit())])),
+            Outcome::Allow,
+            "allow",
+        ),
+        (
+            "pc with a forbidden tag",
+            under(
+                secret.clone(),
+                send(text_arg("to", lit(), "me@example.com"), lit()),
+            ),
+            Outcome::Confirm,
+            "control.forbid_tags",
+        ),
+        (
+            "pc with any tag under forbid *",
+            under(
+                trusted(with_tags(&w, lit(), &["PRIVATE"])),
+                claim("fetch_url", vec![arg("url", lit())]),
+            ),
+            Outcome::Deny,
+            "control.forbid_tags",
+        ),
+        (
+            "pc not readable by the recipient",
+            under(
+                readers(&w, lit(), &["alice@x.test"]),
+                send(text_arg("to", lit(), "bob@x.test"), lit()),
+            ),
+            Outcome::Confirm,
+            "control.readers_must_include",
+        ),
+        (
+            "pc readable by the recipient",
+            under(
+                readers(&w, lit(), &["alice@x.test"]),
+                send(text_arg("to", lit(), "alice@x.test"), lit()),
+            ),
+            Outcome::Allow,
+            "allow",
+        ),
+        (
+            "pc must be public for a public argument",
+            under(
+                readers(&w, lit(), &["alice@x.test"]),
+                claim("publish", vec![arg("text", lit())]),
+            ),
+            Outcome::Deny,
+            "control.public",
+        ),
         // --- first violation in declaration order on ties
-        ("several violations: first declared wins",
-            under(from(1), send(text_arg("to", from(1), "bob@x.test"), secret.clone())), Outcome::Confirm, "args.to.require"),
+        (
+            "several violations: first declared wins",
+            under(
+                from(1),
+                send(text_arg("to", from(1), "bob@x.test"), secret.clone()),
+            ),
+            Outcome::Confirm,
+            "args.to.require",
+        ),
         // --- pure tools
-        ("pure tool ignores labels", under(from(1), claim("add", vec![arg("a", from(1)), arg("b", secret.clone())])), Outcome::Allow, "allow"),
-        ("pure tool: unknown label still denied", claim("add", vec![arg("a", Label::unknown()), arg("b", lit())]), Outcome::Deny, "fixed.unknown_label"),
-        ("pure tool: missing argument still denied", claim("add", vec![arg("a", lit())]), Outcome::Deny, "fixed.missing_argument"),
+        (
+            "pure tool ignores labels",
+            under(
+                from(1),
+                claim("add", vec![arg("a", from(1)), arg("b", secret.clone())]),
+            ),
+            Outcome::Allow,
+            "allow",
+        ),
+        (
+            "pure tool: unknown label still denied",
+            claim("add", vec![arg("a", Label::unknown()), arg("b", lit())]),
+            Outcome::Deny,
+            "fixed.unknown_label",
+        ),
+        (
+            "pure tool: missing argument still denied",
+            claim("add", vec![arg("a", lit())]),
+            Outcome::Deny,
+            "fixed.missing_argument",
+        ),
         // --- fixed rules
-        ("unknown tool", claim("rm_rf", vec![]), Outcome::Deny, "fixed.unknown_tool"),
-        ("a verifier is not a tool", claim("verify_url", vec![arg("x", lit())]), Outcome::Deny, "fixed.unknown_tool"),
-        ("unknown argument", claim("fetch_url", vec![arg("url", lit()), arg("headers", lit())]), Outcome::Deny, "fixed.unknown_argument"),
-        ("argument given twice", claim("fetch_url", vec![arg("url", lit()), arg("url", lit())]), Outcome::Deny, "fixed.unknown_argument"),
-        ("missing argument", claim("send_email", vec![text_arg("to", lit(), "x"), arg("body", lit())]), Outcome::Deny, "fixed.missing_argument"),
-        ("unknown argument label", send(text_arg("to", Label::unknown(), "x"), lit()), Outcome::Deny, "fixed.unknown_label"),
-        ("unknown element label", send(list_arg("to", lit(), vec![lit(), Label::unknown()], &[]), lit()), Outcome::Deny, "fixed.unknown_label"),
-        ("unknown pc", under(Label::unknown(), claim("read_local", vec![arg("path", lit())])), Outcome::Deny, "fixed.unknown_label"),
-        ("fixed rules beat on_violation", send(text_arg("to", from(1), "x"), Label::unknown()), Outcome::Deny, "fixed.unknown_label"),
+        (
+            "unknown tool",
+            claim("rm_rf", vec![]),
+            Outcome::Deny,
+            "fixed.unknown_tool",
+        ),
+        (
+            "a verifier is not a tool",
+            claim("verify_url", vec![arg("x", lit())]),
+            Outcome::Deny,
+            "fixed.unknown_tool",
+        ),
+        (
+            "unknown argument",
+            claim("fetch_url", vec![arg("url", lit()), arg("headers", lit())]),
+            Outcome::Deny,
+            "fixed.unknown_argument",
+        ),
+        (
+            "argument given twice",
+            claim("fetch_url", vec![arg("url", lit()), arg("url", lit())]),
+            Outcome::Deny,
+            "fixed.unknown_argument",
+        ),
+        (
+            "missing argument",
+            claim(
+                "send_email",
+                vec![text_arg("to", lit(), "x"), arg("body", lit())],
+            ),
+            Outcome::Deny,
+            "fixed.missing_argument",
+        ),
+        (
+            "unknown argument label",
+            send(text_arg("to", Label::unknown(), "x"), lit()),
+            Outcome::Deny,
+            "fixed.unknown_label",
+        ),
+        (
+            "unknown element label",
+            send(
+                list_arg("to", lit(), vec![lit(), Label::unknown()], &[]),
+                lit(),
+            ),
+            Outcome::Deny,
+            "fixed.unknown_label",
+        ),
+        (
+            "unknown pc",
+            under(
+                Label::unknown(),
+                claim("read_local", vec![arg("path", lit())]),
+            ),
+            Outcome::Deny,
+            "fixed.unknown_label",
+        ),
+        (
+            "fixed rules beat on_violation",
+            send(text_arg("to", from(1), "x"), Label::unknown()),
+            Outcome::Deny,
+            "fixed.unknown_label",
+        ),
     ];
     let mut failures = Vec::new();
     for (name, c, outcome, rule) in &cases {
         let d = decide(&w.policy, &w.space, c);
         if d.outcome != *outcome || d.rule != *rule {
-            failures.push(format!("{name}: expected {outcome:?} {rule}, got {:?} {} ({})", d.outcome, d.rule, d.reason));
+            failures.push(format!(
+                "{name}: expected {outcome:?} {rule}, got {:?} {} ({})",
+                d.outcome, d.rule, d.reason
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -213,10 +565,17 @@ fn the_tool_call_cap_counts_calls_already_made() {
     assert_eq!(decide(&w.policy, &w.space, &c).outcome, Outcome::Allow);
     c.calls_so_far = 10;
     let d = decide(&w.policy, &w.space, &c);
-    assert_eq!((d.outcome, d.rule.as_str()), (Outcome::Deny, "limits.max_tool_calls"));
+    assert_eq!(
+        (d.outcome, d.rule.as_str()),
+        (Outcome::Deny, "limits.max_tool_calls")
+    );
     c.tool = "add".into();
     c.args = vec![arg("a", lit()), arg("b", lit())];
-    assert_eq!(decide(&w.policy, &w.space, &c).rule, "limits.max_tool_calls", "pure calls count too");
+    assert_eq!(
+        decide(&w.policy, &w.space, &c).rule,
+        "limits.max_tool_calls",
+        "pure calls count too"
+    );
 }
 
 #[test]
@@ -227,19 +586,47 @@ fn reasons_name_labels_and_sources_never_values() {
     c.args[2].digest = "sha256:feedface".into();
     let d = decide(&w.policy, &w.space, &c);
     assert_eq!(d.rule, "args.body.readers_must_include");
-    assert!(d.reason.contains("PRIVATE") && d.reason.contains("read_file#2") && d.reason.contains("alice@x.test"), "{}", d.reason);
-    assert!(!d.reason.contains("eve@evil.test") && !d.reason.contains("feedface"), "{}", d.reason);
+    assert!(
+        d.reason.contains("PRIVATE")
+            && d.reason.contains("read_file#2")
+            && d.reason.contains("alice@x.test"),
+        "{}",
+        d.reason
+    );
+    assert!(
+        !d.reason.contains("eve@evil.test") && !d.reason.contains("feedface"),
+        "{}",
+        d.reason
+    );
 
-    let d = decide(&w.policy, &w.space, &send(text_arg("to", from(1), "eve@evil.test"), lit()));
-    assert!(d.reason.contains("trusted or verified(Recipient)") && d.reason.contains("get_email#1"), "{}", d.reason);
+    let d = decide(
+        &w.policy,
+        &w.space,
+        &send(text_arg("to", from(1), "eve@evil.test"), lit()),
+    );
+    assert!(
+        d.reason.contains("trusted or verified(Recipient)") && d.reason.contains("get_email#1"),
+        "{}",
+        d.reason
+    );
     assert!(!d.reason.contains("eve@evil.test"), "{}", d.reason);
 }
 
 #[test]
 fn outcomes_order_by_restrictiveness_and_serialise_lowercase() {
-    assert!(Outcome::Allow < Outcome::Draft && Outcome::Draft < Outcome::Confirm && Outcome::Confirm < Outcome::Deny);
-    assert_eq!(serde_json::to_string(&Outcome::Confirm).unwrap(), "\"confirm\"");
-    assert_eq!(serde_json::from_str::<Outcome>("\"draft\"").unwrap(), Outcome::Draft);
+    assert!(
+        Outcome::Allow < Outcome::Draft
+            && Outcome::Draft < Outcome::Confirm
+            && Outcome::Confirm < Outcome::Deny
+    );
+    assert_eq!(
+        serde_json::to_string(&Outcome::Confirm).unwrap(),
+        "\"confirm\""
+    );
+    assert_eq!(
+        serde_json::from_str::<Outcome>("\"draft\"").unwrap(),
+        Outcome::Draft
+    );
 }
 
 #[test]

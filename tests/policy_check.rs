@@ -1,0 +1,240 @@
+//! `zamburak policy check`: the bundled policies load, and every broken policy in tests/policies/ is
+//! refused with exit code 2 and a `FILE:LINE:COL: error: ...` message at the line of the mistake.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use zamburak::policy::Policy;
+
+fn check(file: &str) -> (i32, String, String) {
+    let out = Command::cargo_bin("zamburak")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["policy", "check", file])
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const TOOLS: [&str; 8] = [
+    "read_inbox",
+    "get_email",
+    "search_email",
+    "send_email",
+    "list_files",
+    "read_file",
+    "write_file",
+    "fetch_url",
+];
+
+#[test]
+fn the_default_policy_checks_and_prints_every_tool() {
+    let (code, stdout, stderr) = check("policies/default.yaml");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    for tool in TOOLS {
+        assert!(
+            stdout.contains(&format!("\n  {tool}:\n")),
+            "{tool} missing from:\n{stdout}"
+        );
+    }
+    // Defaults are filled in and paths resolved against the policy's directory.
+    assert!(stdout.contains("on_violation: deny"), "{stdout}");
+    let inbox = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/../examples/mail/inbox");
+    assert!(stdout.contains(&*inbox.to_string_lossy()), "{stdout}");
+}
+
+#[test]
+fn the_printed_policy_reads_back_as_the_same_policy() {
+    let (code, stdout, stderr) = check("policies/default.yaml");
+    assert_eq!(code, 0, "{stderr}");
+    let reread = Policy::from_yaml_str(&stdout, "printed.yaml", Path::new("/elsewhere")).unwrap();
+    let original =
+        Policy::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/default.yaml")).unwrap();
+    assert_eq!(reread.file(), original.file());
+}
+
+#[test]
+fn the_strict_policy_denies_instead_of_asking_and_has_no_web() {
+    let (code, stdout, stderr) = check("policies/strict.yaml");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        !stdout.contains("confirm") && !stdout.contains("fetch_url"),
+        "{stdout}"
+    );
+    let strict =
+        Policy::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/strict.yaml")).unwrap();
+    assert!(strict.builtins().web.is_none());
+    assert!(
+        strict
+            .tools()
+            .all(|(_, t)| t.source != Some(zamburak::policy::Source::WebGet))
+    );
+    for (name, tool) in strict.tools() {
+        assert_eq!(
+            tool.on_violation(),
+            zamburak::policy::OnViolation::Deny,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_bundled_default_is_the_file_in_policies() {
+    let bundled = Policy::bundled_default().unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/default.yaml"),
+    )
+    .unwrap();
+    assert_eq!(zamburak::policy::BUNDLED_DEFAULT, text);
+    assert_eq!(bundled.tools().map(|(n, _)| n).collect::<Vec<_>>(), TOOLS);
+}
+
+/// Each broken fixture, the line and column of its mistake, and words the message must contain.
+const BROKEN: &[(&str, u64, u64, &str)] = &[
+    ("syntax_error", 3, 6, "':'"),
+    ("not_a_mapping", 1, 1, "must be a mapping"),
+    ("unknown_key", 10, 5, "unknown field `on_violaton`"),
+    ("wrong_type", 5, 19, "invalid value"),
+    ("bad_version", 2, 10, "unsupported policy version 2"),
+    ("duplicate_tool", 6, 3, "duplicate key `get_email`"),
+    ("undeclared_tag", 10, 42, "tag `PASSWORD` is not declared"),
+    ("undeclared_field_tag", 11, 33, "tag `PII` is not declared"),
+    (
+        "readers_unknown_arg",
+        10,
+        31,
+        "`recipients`, which is not an argument of `send_email`",
+    ),
+    ("unknown_verifier_kind", 5, 11, "unknown variant `regex`"),
+    ("verifier_unknown_field", 6, 5, "unknown field `maximum`"),
+    ("unminted_kind", 9, 33, "no verifier mints kind `SafeURL`"),
+    ("bad_requirement", 7, 32, "\"verified Recipient\""),
+    ("bad_forbid_tags", 7, 14, "\"all\""),
+    ("empty_from_fields", 10, 31, "`from_fields` is empty"),
+    ("too_many_tags", 2, 79, "too many tags: 17"),
+    ("too_many_kinds", 12, 44, "too many verified kinds"),
+    ("tool_named_like_verifier", 5, 3, "same name as a verifier"),
+    ("underscore_name", 6, 3, "`_raw_send` starts with `_`"),
+    (
+        "unknown_source",
+        4,
+        13,
+        "unknown variant `builtin.mail.delete`",
+    ),
+    (
+        "wrong_builtin_args",
+        8,
+        7,
+        "whose arguments are (to, subject, body), but declares (recipient, subject, body)",
+    ),
+    ("pure_builtin", 5, 13, "is not pure"),
+];
+
+#[test]
+fn broken_policies_are_refused_at_the_line_of_the_mistake() {
+    let mut fixtures: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/policies"))
+            .unwrap()
+            .map(|e| {
+                e.unwrap()
+                    .path()
+                    .file_stem()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+    fixtures.sort();
+    let mut listed: Vec<String> = BROKEN.iter().map(|(f, ..)| f.to_string()).collect();
+    listed.sort();
+    assert_eq!(
+        fixtures, listed,
+        "every fixture has an expectation and every expectation a fixture"
+    );
+
+    for (name, line, column, words) in BROKEN {
+        let file = format!("tests/policies/{name}.yaml");
+        let (code, stdout, stderr) = check(&file);
+        assert_eq!(code, 2, "{file}: {stderr}");
+        assert!(stdout.is_empty(), "{file} printed {stdout}");
+        let prefix = format!("{file}:{line}:{column}: error: ");
+        assert!(
+            stderr.starts_with(&prefix),
+            "{file}: expected `{prefix}...`, got:\n{stderr}"
+        );
+        assert!(
+            stderr.contains(words),
+            "{file}: expected `{words}` in:\n{stderr}"
+        );
+        insta::assert_snapshot!(format!("broken_{name}"), stderr);
+    }
+}
+
+#[test]
+fn an_unreadable_file_is_a_usage_error() {
+    let (code, _, stderr) = check("tests/policies/does_not_exist.yaml");
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("tests/policies/does_not_exist.yaml: error: cannot read"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_committed_json_schema_is_current() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/policy.schema.json");
+    let fresh = serde_json::to_string_pretty(&Policy::json_schema()).unwrap() + "\n";
+    if std::env::var_os("ZAMBURAK_BLESS").is_some() {
+        std::fs::write(&path, &fresh).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == fresh,
+        "docs/policy.schema.json is stale; regenerate with ZAMBURAK_BLESS=1 cargo test --test policy_check"
+    );
+}
+
+#[test]
+fn the_json_schema_describes_the_format() {
+    let schema = Policy::json_schema();
+    let props = &schema["properties"];
+    for key in [
+        "version",
+        "mode",
+        "user",
+        "tags",
+        "verifiers",
+        "tools",
+        "limits",
+        "builtins",
+    ] {
+        assert!(props.get(key).is_some(), "schema lacks `{key}`");
+    }
+    assert_eq!(schema["additionalProperties"], serde_json::json!(false));
+    assert!(
+        schema["required"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("version"))
+    );
+}
+
+#[test]
+fn the_example_in_the_user_docs_is_a_valid_policy() {
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/policy.md"))
+            .unwrap();
+    let start = docs
+        .find("```yaml\n")
+        .expect("docs/policy.md has a yaml example")
+        + "```yaml\n".len();
+    let end = start + docs[start..].find("```").unwrap();
+    let policy =
+        Policy::from_yaml_str(&docs[start..end], "docs/policy.md", Path::new("docs")).unwrap();
+    assert!(policy.tool("send_email").is_some());
+}
