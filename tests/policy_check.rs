@@ -20,11 +20,12 @@ fn check(file: &str) -> (i32, String, String) {
     )
 }
 
-const TOOLS: [&str; 8] = [
+const TOOLS: [&str; 9] = [
     "read_inbox",
     "get_email",
     "search_email",
     "send_email",
+    "draft_reply",
     "list_files",
     "read_file",
     "write_file",
