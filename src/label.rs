@@ -9,6 +9,7 @@
 //! ```
 //! use zamburak::label::{Label, LabelSpace};
 //! let mut space = LabelSpace::new(&["Recipient"], &["PRIVATE"]).unwrap();
+//! space.record_call(7, "get_email");
 //! let from_mail = space.tool_result(7, true, &["PRIVATE"], None).unwrap();
 //! let lit = Label::literal();
 //! let joined = lit.join(&from_mail);
