@@ -1,1 +1,49 @@
-//! (in progress)
+//! The label-lowering compiler: a plan's AST in, one Monty program out, in which every value travels with its
+//! label and the control context lives in plain variables.
+//!
+//! The representation and the rules are in `docs/lowering.md`; the helpers the output calls are in
+//! `prelude.py` (embedded). Whitelist only: a construct the compiler does not know is a diagnostic, never
+//! passed through. Plan identifiers are renamed to end in `_`, so plan code cannot name, shadow or reach
+//! anything in the prelude (whose names start with `_` or are Python builtins).
+//!
+//! ```
+//! use zamburak::lower::{compile, Mode};
+//! use zamburak::plan::Signatures;
+//! let src = "x = 1 + 2\n";
+//! let module = ruff_python_parser::parse_module(src).unwrap().into_syntax();
+//! let lowered = compile(&module, src, &Signatures::default(), Mode::Strict).unwrap();
+//! assert!(lowered.code.contains("x_ = _as(_bin('+', (1, _LIT), (2, _LIT)), _pc)"));
+//! ```
+
+mod compiler;
+mod scope;
+
+pub use compiler::compile;
+
+/// Which propagation rules the lowered program follows (SEMANTICS.md §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Values assigned, stored, returned or mutated under a control context join it; not-taken branches.
+    Strict,
+    /// The control context is computed and checked at tool calls, but never joined into values.
+    Normal,
+}
+
+/// A compiled plan: one Monty program (prelude + lowered plan) and the map back to plan lines.
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    pub code: String,
+    /// `line_map[i]` is the plan line (1-based) of lowered line `i + 1`; 0 for prelude and glue lines.
+    pub line_map: Vec<u32>,
+}
+
+impl Lowered {
+    /// The plan line of a lowered line (1-based), if it belongs to the plan.
+    pub fn plan_line(&self, lowered_line: u32) -> Option<u32> {
+        let idx = usize::try_from(lowered_line).ok()?.checked_sub(1)?;
+        self.line_map.get(idx).copied().filter(|l| *l != 0)
+    }
+}
+
+/// The prelude text every lowered program starts with.
+pub const PRELUDE: &str = include_str!("prelude.py");

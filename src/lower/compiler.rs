@@ -1,0 +1,1598 @@
+//! AST → lowered Python text. Each plan statement becomes one or more lines that call prelude helpers;
+//! expressions become nested helper calls on boxed values.
+
+use std::collections::BTreeSet;
+
+use ruff_python_ast::{
+    BoolOp, CmpOp, ConversionFlag, Expr, FStringPart, InterpolatedStringElement, ModModule, Number,
+    Operator, Parameters, Stmt, UnaryOp,
+};
+use ruff_text_size::Ranged;
+
+use super::scope::{
+    Escapes, MUTATING_METHODS, assigned_names, each_child, escapes, mutation_receivers,
+};
+use super::{Lowered, Mode, PRELUDE};
+use crate::label::{LITERAL, READERS_MASK, UNVERIFIED_MASK};
+use crate::plan::{Diagnostic, Severity, Signatures};
+
+const BUILTINS: &[&str] = &[
+    "len",
+    "str",
+    "int",
+    "float",
+    "bool",
+    "range",
+    "sorted",
+    "reversed",
+    "min",
+    "max",
+    "sum",
+    "any",
+    "all",
+    "enumerate",
+    "zip",
+    "map",
+    "filter",
+    "list",
+    "dict",
+    "set",
+    "tuple",
+    "abs",
+    "round",
+    "print",
+];
+/// Builtins that may be passed as function values (e.g. `key=len`).
+const BUILTIN_VALUES: &[&str] = &["len", "str", "int", "float", "abs", "bool"];
+/// Keyword arguments each builtin accepts.
+fn builtin_keywords(name: &str) -> &'static [&'static str] {
+    match name {
+        "sorted" => &["key", "reverse"],
+        "min" | "max" => &["key", "default"],
+        "sum" | "enumerate" => &["start"],
+        "print" => &["sep", "end"],
+        "int" => &["base"],
+        _ => &[],
+    }
+}
+const METHODS: &[&str] = &[
+    "lower",
+    "upper",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "split",
+    "rsplit",
+    "splitlines",
+    "join",
+    "replace",
+    "startswith",
+    "endswith",
+    "find",
+    "count",
+    "format",
+    "title",
+    "partition",
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "index",
+    "sort",
+    "reverse",
+    "copy",
+    "get",
+    "keys",
+    "values",
+    "items",
+    "update",
+    "setdefault",
+    "add",
+    "discard",
+    "union",
+    "intersection",
+    "difference",
+    "group",
+];
+const JSON_FNS: &[&str] = &["dumps", "loads"];
+const RE_FNS: &[&str] = &["search", "match", "fullmatch", "findall", "sub", "split"];
+
+type Line = (usize, String, u32);
+
+struct Frame {
+    /// Loop exit accumulators of the enclosing loops in this function, innermost last.
+    loops: Vec<String>,
+    /// The function's return accumulator, `None` at module level.
+    xf: Option<String>,
+    /// Names bound in this scope (all loads of them go through `_ld`).
+    locals: BTreeSet<String>,
+}
+
+struct Compiler<'a> {
+    source: &'a str,
+    sigs: &'a Signatures,
+    strict: bool,
+    out: Vec<Line>,
+    /// Hoisted definitions (lambdas, comprehensions) waiting to be emitted before the current statement.
+    pre: Vec<Line>,
+    line: u32,
+    tmp: usize,
+    diags: Vec<Diagnostic>,
+    imports: BTreeSet<String>,
+    frames: Vec<Frame>,
+    /// Line starts, for offset → line.
+    line_starts: Vec<usize>,
+}
+
+/// Compiles a parsed plan. `source` is the text the module was parsed from (for line numbers).
+pub fn compile(
+    module: &ModModule,
+    source: &str,
+    sigs: &Signatures,
+    mode: Mode,
+) -> Result<Lowered, Vec<Diagnostic>> {
+    let mut line_starts = vec![0];
+    line_starts.extend(source.match_indices('\n').map(|(i, _)| i + 1));
+    let mut c = Compiler {
+        source,
+        sigs,
+        strict: mode == Mode::Strict,
+        out: Vec::new(),
+        pre: Vec::new(),
+        line: 0,
+        tmp: 0,
+        diags: Vec::new(),
+        imports: BTreeSet::new(),
+        frames: Vec::new(),
+        line_starts,
+    };
+    let mut names = BTreeSet::new();
+    assigned_names(&module.body, &mut names);
+    c.frames.push(Frame {
+        loops: Vec::new(),
+        xf: None,
+        locals: names.clone(),
+    });
+    c.emit(0, "_pc = _NEUTRAL".into());
+    for n in &names {
+        c.emit(0, format!("{} = _UNDEF", mangle(n)));
+    }
+    c.block(&module.body, 0);
+    if !c.diags.is_empty() {
+        return Err(c.diags);
+    }
+
+    let header = format!(
+        "_STRICT = {}\n_LIT = {}\n_RM = {}\n_UV = {}\n",
+        if c.strict { "True" } else { "False" },
+        LITERAL,
+        READERS_MASK,
+        UNVERIFIED_MASK
+    );
+    let mut code = String::with_capacity(PRELUDE.len() + c.out.len() * 40);
+    code.push_str(&header);
+    code.push_str(PRELUDE);
+    if !code.ends_with('\n') {
+        code.push('\n');
+    }
+    let mut line_map = vec![0u32; code.lines().count()];
+    for (indent, text, line) in &c.out {
+        for _ in 0..*indent {
+            code.push_str("    ");
+        }
+        code.push_str(text);
+        code.push('\n');
+        line_map.push(*line);
+    }
+    Ok(Lowered { code, line_map })
+}
+
+fn mangle(name: &str) -> String {
+    format!("{name}_")
+}
+
+fn py_str(s: &str) -> String {
+    // A JSON string literal is a valid Python string literal with the same value.
+    serde_json::to_string(s).unwrap_or_else(|_| "''".into())
+}
+
+fn op_name(op: Operator) -> Option<&'static str> {
+    Some(match op {
+        Operator::Add => "+",
+        Operator::Sub => "-",
+        Operator::Mult => "*",
+        Operator::Div => "/",
+        Operator::FloorDiv => "//",
+        Operator::Mod => "%",
+        Operator::Pow => "**",
+        Operator::LShift => "<<",
+        Operator::RShift => ">>",
+        Operator::BitOr => "|",
+        Operator::BitXor => "^",
+        Operator::BitAnd => "&",
+        Operator::MatMult => return None,
+    })
+}
+
+fn cmp_name(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Eq => "==",
+        CmpOp::NotEq => "!=",
+        CmpOp::Lt => "<",
+        CmpOp::LtE => "<=",
+        CmpOp::Gt => ">",
+        CmpOp::GtE => ">=",
+        CmpOp::Is => "is",
+        CmpOp::IsNot => "is not",
+        CmpOp::In => "in",
+        CmpOp::NotIn => "not in",
+    }
+}
+
+impl Compiler<'_> {
+    fn line_of(&self, offset: usize) -> u32 {
+        let idx = self.line_starts.partition_point(|s| *s <= offset);
+        u32::try_from(idx).unwrap_or(u32::MAX)
+    }
+
+    fn emit(&mut self, indent: usize, text: String) {
+        self.out.push((indent, text, self.line));
+    }
+
+    fn flush_pre(&mut self, indent: usize) {
+        let pre = std::mem::take(&mut self.pre);
+        for (i, text, line) in pre {
+            self.out.push((indent + i, text, line));
+        }
+    }
+
+    fn fresh(&mut self, stem: &str) -> String {
+        self.tmp += 1;
+        format!("_{stem}{}", self.tmp)
+    }
+
+    fn reject(&mut self, node: &impl Ranged, code: &'static str, message: String, hint: &str) {
+        let r = node.range();
+        self.diags.push(Diagnostic {
+            code,
+            severity: Severity::Error,
+            start: r.start().to_usize(),
+            end: r.end().to_usize(),
+            message,
+            hint: Some(hint.to_string()),
+        });
+    }
+
+    fn frame(&self) -> &Frame {
+        // The module frame is pushed first and never popped, so there is always one.
+        self.frames
+            .last()
+            .expect("compile() pushes the module frame before compiling")
+    }
+
+    fn is_local(&self, name: &str) -> bool {
+        self.frames.iter().any(|f| f.locals.contains(name))
+    }
+
+    // ---- statements -----------------------------------------------------------------------------------
+
+    fn block(&mut self, body: &[Stmt], indent: usize) {
+        if body.is_empty() {
+            self.emit(indent, "pass".into());
+        }
+        for stmt in body {
+            self.stmt(stmt, indent);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt, indent: usize) {
+        self.line = self.line_of(stmt.range().start().to_usize());
+        match stmt {
+            Stmt::Pass(_) => self.emit(indent, "pass".into()),
+            Stmt::Break(_) => self.emit(indent, "break".into()),
+            Stmt::Continue(_) => self.emit(indent, "continue".into()),
+            Stmt::Expr(s) => {
+                let e = self.expr(&s.value, "_pc");
+                self.flush_pre(indent);
+                self.emit(indent, e);
+            }
+            Stmt::Assign(s) => {
+                let v = self.expr(&s.value, "_pc");
+                self.flush_pre(indent);
+                if s.targets.len() == 1 {
+                    self.assign(&s.targets[0], v, indent);
+                } else {
+                    let t = self.fresh("v");
+                    self.emit(indent, format!("{t} = {v}"));
+                    for target in &s.targets {
+                        self.assign(target, t.clone(), indent);
+                    }
+                }
+            }
+            Stmt::AugAssign(s) => self.aug_assign(s, indent),
+            Stmt::If(s) => {
+                let clauses: Vec<(Option<&Expr>, &[Stmt])> = s
+                    .elif_else_clauses
+                    .iter()
+                    .map(|c| (c.test.as_ref(), c.body.as_slice()))
+                    .collect();
+                self.if_chain(&s.test, &s.body, &clauses, indent);
+            }
+            Stmt::For(s) => {
+                if !s.orelse.is_empty() || s.is_async {
+                    self.reject(
+                        stmt,
+                        "Z090",
+                        "`for ... else` is not supported".into(),
+                        "move the else block after the loop",
+                    );
+                    return;
+                }
+                self.for_loop(&s.target, &s.iter, &s.body, indent);
+            }
+            Stmt::While(s) => {
+                if !s.orelse.is_empty() {
+                    self.reject(
+                        stmt,
+                        "Z090",
+                        "`while ... else` is not supported".into(),
+                        "move the else block after the loop",
+                    );
+                    return;
+                }
+                self.while_loop(&s.test, &s.body, indent);
+            }
+            Stmt::FunctionDef(f) => self.function_def(f, indent),
+            Stmt::Return(r) => {
+                let Some(xf) = self.frame().xf.clone() else {
+                    self.reject(
+                        stmt,
+                        "Z090",
+                        "`return` outside a function".into(),
+                        "remove it",
+                    );
+                    return;
+                };
+                let v = match &r.value {
+                    Some(v) => self.expr(v, "_pc"),
+                    None => "(None, _LIT)".into(),
+                };
+                self.flush_pre(indent);
+                self.emit(indent, format!("return _ret({v}, _pc, {xf})"));
+            }
+            Stmt::Import(imp) => {
+                for alias in &imp.names {
+                    let name = alias.name.id.as_str();
+                    if alias.asname.is_some() || !(name == "json" || name == "re") || indent != 0 {
+                        self.reject(
+                            stmt,
+                            "Z090",
+                            format!("`import {name}` is not supported"),
+                            "only `import json` and `import re` at the top level are available",
+                        );
+                    } else {
+                        self.imports.insert(name.to_string());
+                    }
+                }
+                self.emit(indent, "pass".into());
+            }
+            other => {
+                let kind = stmt_kind(other);
+                self.reject(
+                    other,
+                    "Z090",
+                    format!("`{kind}` statements are not supported in plans"),
+                    "rewrite the plan without it",
+                );
+            }
+        }
+    }
+
+    fn assign(&mut self, target: &Expr, value: String, indent: usize) {
+        match target {
+            Expr::Name(n) => {
+                let name = mangle(n.id.as_str());
+                self.emit(indent, format!("{name} = _as({value}, _pc)"));
+            }
+            Expr::Tuple(t) => self.unpack(&t.elts, value, indent),
+            Expr::List(t) => self.unpack(&t.elts, value, indent),
+            Expr::Subscript(s) => {
+                if matches!(s.slice.as_ref(), Expr::Slice(_)) {
+                    self.reject(
+                        target,
+                        "Z091",
+                        "assigning to a slice is not supported".into(),
+                        "build a new list instead",
+                    );
+                    return;
+                }
+                let v = self.fresh("v");
+                self.emit(indent, format!("{v} = {value}"));
+                let obj = self.expr(&s.value, "_pc");
+                let idx = self.expr(&s.slice, "_pc");
+                self.flush_pre(indent);
+                let line = self.line;
+                self.emit(indent, format!("_si({obj}, {idx}, {v}, _pc, {line})"));
+            }
+            other => self.reject(
+                other,
+                "Z091",
+                "this assignment target is not supported".into(),
+                "assign to a name, a subscript or a tuple of names",
+            ),
+        }
+    }
+
+    fn unpack(&mut self, elts: &[Expr], value: String, indent: usize) {
+        if elts.iter().any(|e| matches!(e, Expr::Starred(_))) {
+            self.reject(
+                &elts[0],
+                "Z091",
+                "starred unpacking is not supported".into(),
+                "index the elements instead",
+            );
+            return;
+        }
+        let t = self.fresh("u");
+        self.emit(indent, format!("{t} = _unpack({value}, {})", elts.len()));
+        for (i, e) in elts.iter().enumerate() {
+            self.assign(e, format!("{t}[{i}]"), indent);
+        }
+    }
+
+    fn aug_assign(&mut self, s: &ruff_python_ast::StmtAugAssign, indent: usize) {
+        let Some(op) = op_name(s.op) else {
+            self.reject(
+                s,
+                "Z092",
+                "the `@` operator is not supported".into(),
+                "use an explicit computation",
+            );
+            return;
+        };
+        let line = self.line;
+        match s.target.as_ref() {
+            Expr::Name(n) => {
+                let cur = self.load_name(n.id.as_str());
+                let v = self.expr(&s.value, "_pc");
+                self.flush_pre(indent);
+                let name = mangle(n.id.as_str());
+                self.emit(
+                    indent,
+                    format!("{name} = _as(_iop('{op}', {cur}, {v}, _pc, {line}), _pc)"),
+                );
+            }
+            Expr::Subscript(sub) if !matches!(sub.slice.as_ref(), Expr::Slice(_)) => {
+                let o = self.fresh("o");
+                let k = self.fresh("k");
+                let obj = self.expr(&sub.value, "_pc");
+                let idx = self.expr(&sub.slice, "_pc");
+                let v = self.expr(&s.value, "_pc");
+                self.flush_pre(indent);
+                self.emit(indent, format!("{o} = {obj}"));
+                self.emit(indent, format!("{k} = {idx}"));
+                self.emit(
+                    indent,
+                    format!(
+                        "_si({o}, {k}, _iop('{op}', _gi({o}, {k}), {v}, _pc, {line}), _pc, {line})"
+                    ),
+                );
+            }
+            other => self.reject(
+                other,
+                "Z091",
+                "this augmented assignment target is not supported".into(),
+                "assign to a name or a subscript",
+            ),
+        }
+    }
+
+    /// Pre-raises (STRICT) every container the block may mutate, with the current `_pc`.
+    fn preraise(&mut self, bodies: &[&[Stmt]], indent: usize) {
+        if !self.strict {
+            return;
+        }
+        let mut receivers = Vec::new();
+        for b in bodies {
+            mutation_receivers(b, &mut receivers);
+        }
+        let mut seen = BTreeSet::new();
+        for r in receivers {
+            let Some(code) = self.receiver_code(r) else {
+                continue;
+            };
+            if !seen.insert(code.clone()) {
+                continue;
+            }
+            match r {
+                Expr::Name(_) => self.emit(indent, format!("_pr({code}, _pc)")),
+                _ => self.emit(indent, format!("_prp(lambda: {code}, _pc)")),
+            }
+        }
+    }
+
+    /// Side-effect-free code for a receiver made of names and constant or name subscripts.
+    fn receiver_code(&self, e: &Expr) -> Option<String> {
+        match e {
+            Expr::Name(n) => {
+                let name = n.id.as_str();
+                if !self.is_local(name) {
+                    return None;
+                }
+                Some(mangle(name))
+            }
+            Expr::Subscript(s) => {
+                let base = self.receiver_code(&s.value)?;
+                let idx = match s.slice.as_ref() {
+                    Expr::StringLiteral(l) => format!("({}, _LIT)", py_str(l.value.to_str())),
+                    Expr::NumberLiteral(n) => match &n.value {
+                        Number::Int(i) => format!("({i}, _LIT)"),
+                        _ => return None,
+                    },
+                    Expr::Name(n) if self.is_local(n.id.as_str()) => mangle(n.id.as_str()),
+                    _ => return None,
+                };
+                Some(format!("_gi({base}, {idx})"))
+            }
+            _ => None,
+        }
+    }
+
+    /// Variables the block may assign are raised by `_pc` afterwards (STRICT; not-taken branches).
+    fn raise_assigned(&mut self, bodies: &[&[Stmt]], label: &str, indent: usize) {
+        if !self.strict {
+            return;
+        }
+        let mut names = BTreeSet::new();
+        for b in bodies {
+            assigned_names(b, &mut names);
+        }
+        for n in names {
+            let m = mangle(&n);
+            self.emit(indent, format!("{m} = _rz({m}, {label})"));
+        }
+    }
+
+    /// Accumulators an early exit raises: the innermost loop's for break/continue, the function's and
+    /// every enclosing loop's for return.
+    fn exit_accumulators(&self, esc: Escapes) -> Vec<String> {
+        let f = self.frame();
+        let mut acc = Vec::new();
+        if esc.loop_exit
+            && let Some(l) = f.loops.last()
+        {
+            acc.push(l.clone());
+        }
+        if esc.ret {
+            acc.extend(f.loops.iter().cloned());
+            if let Some(xf) = &f.xf {
+                acc.push(xf.clone());
+            }
+        }
+        acc.sort();
+        acc.dedup();
+        acc
+    }
+
+    fn if_chain(
+        &mut self,
+        test: &Expr,
+        body: &[Stmt],
+        rest: &[(Option<&Expr>, &[Stmt])],
+        indent: usize,
+    ) {
+        let c = self.fresh("c");
+        let ps = self.fresh("ps");
+        let t = self.expr(test, "_pc");
+        self.flush_pre(indent);
+        self.emit(indent, format!("{c} = {t}"));
+        self.emit(indent, format!("{ps} = _pc"));
+        self.emit(indent, format!("_pc = _j(_pc, _inf({c}[1]))"));
+        let mut bodies: Vec<&[Stmt]> = vec![body];
+        bodies.extend(rest.iter().map(|(_, b)| *b));
+        let mut esc = escapes(body);
+        for (t, b) in rest {
+            let e = escapes(b);
+            esc.loop_exit |= e.loop_exit;
+            esc.ret |= e.ret;
+            if t.is_some() {
+                // A later test only runs when this one failed: it is part of the same decision.
+            }
+        }
+        for acc in self.exit_accumulators(esc) {
+            self.emit(indent, format!("{acc} = _j({acc}, _inf({c}[1]))"));
+        }
+        self.preraise(&bodies, indent);
+        self.emit(indent, format!("if _tr({c}):"));
+        self.block(body, indent + 1);
+        if let Some(((next_test, next_body), tail)) = rest.split_first() {
+            self.emit(indent, "else:".into());
+            match next_test {
+                Some(t) => self.if_chain(t, next_body, tail, indent + 1),
+                None => self.block(next_body, indent + 1),
+            }
+        }
+        let escaping = esc.loop_exit || esc.ret;
+        if escaping {
+            // What follows runs only if no branch left early: it depends on the condition.
+            self.emit(indent, format!("_pc = _j({ps}, _inf({c}[1]))"));
+        } else {
+            self.emit(indent, format!("_pc = {ps}"));
+        }
+        self.raise_assigned(&bodies, &format!("_j({ps}, _inf({c}[1]))"), indent);
+    }
+
+    fn for_loop(&mut self, target: &Expr, iter: &Expr, body: &[Stmt], indent: usize) {
+        let it = self.fresh("it");
+        let ps = self.fresh("ps");
+        let x = self.fresh("x");
+        let lp = self.fresh("lp");
+        let e = self.fresh("e");
+        let v = self.expr(iter, "_pc");
+        self.flush_pre(indent);
+        self.emit(indent, format!("{it} = {v}"));
+        self.emit(indent, format!("{ps} = _pc"));
+        self.emit(indent, format!("{x} = _NEUTRAL"));
+        self.emit(indent, format!("_pc = _j(_pc, _inf(_struct({it})))"));
+        let esc = escapes(body);
+        if esc.loop_exit || esc.ret {
+            // Whether the loop is left early also depends on how many elements there are.
+            self.emit(indent, format!("{x} = _j({x}, _inf(_struct({it})))"));
+        }
+        if esc.ret {
+            for acc in self.exit_accumulators(Escapes {
+                loop_exit: false,
+                ret: true,
+            }) {
+                self.emit(indent, format!("{acc} = _j({acc}, _inf(_struct({it})))"));
+            }
+        }
+        self.emit(indent, format!("{lp} = _pc"));
+        let mut with_target: Vec<Stmt> = Vec::new();
+        let _ = &mut with_target;
+        self.preraise(&[body], indent);
+        self.emit(indent, format!("for {e} in _elems({it}):"));
+        self.emit(indent + 1, format!("_pc = _j({lp}, {x})"));
+        self.assign(target, e.clone(), indent + 1);
+        if let Some(f) = self.frames.last_mut() {
+            f.loops.push(x.clone());
+        }
+        self.block(body, indent + 1);
+        if let Some(f) = self.frames.last_mut() {
+            f.loops.pop();
+        }
+        self.emit(indent, format!("_pc = _j({ps}, {x})"));
+        if self.strict {
+            let mut names = BTreeSet::new();
+            assigned_names(body, &mut names);
+            let mut tn = BTreeSet::new();
+            collect_target_names(target, &mut tn);
+            names.extend(tn);
+            for n in names {
+                let m = mangle(&n);
+                self.emit(indent, format!("{m} = _rz({m}, _j({lp}, {x}))"));
+            }
+        }
+    }
+
+    fn while_loop(&mut self, test: &Expr, body: &[Stmt], indent: usize) {
+        let ps = self.fresh("ps");
+        let x = self.fresh("x");
+        let w = self.fresh("w");
+        let c = self.fresh("c");
+        self.emit(indent, format!("{ps} = _pc"));
+        self.emit(indent, format!("{x} = _NEUTRAL"));
+        self.emit(indent, format!("{w} = _NEUTRAL"));
+        self.emit(indent, "while True:".into());
+        let i1 = indent + 1;
+        self.emit(i1, format!("_pc = _j(_j({ps}, {x}), {w})"));
+        let t = self.expr(test, "_pc");
+        self.flush_pre(i1);
+        self.emit(i1, format!("{c} = {t}"));
+        self.emit(i1, format!("{w} = _j({w}, _inf({c}[1]))"));
+        self.emit(i1, format!("_pc = _j(_pc, _inf({c}[1]))"));
+        let esc = escapes(body);
+        if esc.loop_exit || esc.ret {
+            self.emit(i1, format!("{x} = _j({x}, {w})"));
+        }
+        if esc.ret {
+            for acc in self.exit_accumulators(Escapes {
+                loop_exit: false,
+                ret: true,
+            }) {
+                self.emit(i1, format!("{acc} = _j({acc}, {w})"));
+            }
+        }
+        self.preraise(&[body], i1);
+        self.emit(i1, format!("if not _tr({c}):"));
+        self.emit(i1 + 1, "break".into());
+        if let Some(f) = self.frames.last_mut() {
+            f.loops.push(x.clone());
+        }
+        self.block(body, i1);
+        if let Some(f) = self.frames.last_mut() {
+            f.loops.pop();
+        }
+        self.emit(indent, format!("_pc = _j({ps}, {x})"));
+        self.raise_assigned(&[body], &format!("_j(_j({ps}, {x}), {w})"), indent);
+    }
+
+    fn params(&mut self, params: &Parameters, node: &impl Ranged) -> Option<Vec<String>> {
+        if !params.posonlyargs.is_empty()
+            || params.vararg.is_some()
+            || params.kwarg.is_some()
+            || !params.kwonlyargs.is_empty()
+        {
+            self.reject(
+                node,
+                "Z093",
+                "only plain parameters (with optional defaults) are supported".into(),
+                "remove `*args`, `**kwargs`, `/` and `*`",
+            );
+            return None;
+        }
+        let mut out = Vec::new();
+        for p in &params.args {
+            let name = mangle(p.parameter.name.id.as_str());
+            match &p.default {
+                Some(d) => {
+                    let v = self.expr(d, "_pc");
+                    out.push(format!("{name}={v}"));
+                }
+                None => out.push(name),
+            }
+        }
+        Some(out)
+    }
+
+    fn function_def(&mut self, f: &ruff_python_ast::StmtFunctionDef, indent: usize) {
+        if !f.decorator_list.is_empty() || f.is_async || f.type_params.is_some() {
+            self.reject(
+                f,
+                "Z093",
+                "decorators, `async def` and type parameters are not supported".into(),
+                "write a plain `def`",
+            );
+            return;
+        }
+        let Some(mut params) = self.params(&f.parameters, f) else {
+            return;
+        };
+        self.flush_pre(indent);
+        params.push("_zp=_NEUTRAL".into());
+        let name = mangle(f.name.id.as_str());
+        self.emit(indent, format!("def {name}({}):", params.join(", ")));
+        let xf = self.fresh("xf");
+        let mut locals = BTreeSet::new();
+        assigned_names(&f.body, &mut locals);
+        let param_names: BTreeSet<String> = f
+            .parameters
+            .args
+            .iter()
+            .map(|p| p.parameter.name.id.to_string())
+            .collect();
+        let i1 = indent + 1;
+        self.emit(i1, "_pc = _zp".into());
+        self.emit(i1, format!("{xf} = _NEUTRAL"));
+        for n in locals.difference(&param_names) {
+            self.emit(i1, format!("{} = _UNDEF", mangle(n)));
+        }
+        let mut all = locals;
+        all.extend(param_names);
+        self.frames.push(Frame {
+            loops: Vec::new(),
+            xf: Some(xf.clone()),
+            locals: all,
+        });
+        self.block(&f.body, i1);
+        self.emit(i1, format!("return _ret((None, _LIT), _pc, {xf})"));
+        self.frames.pop();
+        self.emit(indent, format!("{name} = _as(({name}, _LIT), _pc)"));
+    }
+
+    // ---- expressions ------------------------------------------------------------------------------------
+
+    fn load_name(&mut self, name: &str) -> String {
+        if self.is_local(name) {
+            format!("_ld({}, {})", mangle(name), py_str(name))
+        } else {
+            // Not bound anywhere in the plan: Monty raises NameError on the mangled name.
+            mangle(name)
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, pc: &str) -> String {
+        match e {
+            Expr::NumberLiteral(n) => match &n.value {
+                Number::Int(i) => format!("({i}, _LIT)"),
+                Number::Float(f) if f.is_finite() => format!("({f:?}, _LIT)"),
+                _ => {
+                    self.reject(
+                        e,
+                        "Z092",
+                        "this number literal is not supported".into(),
+                        "use an int or a finite float",
+                    );
+                    "None".into()
+                }
+            },
+            Expr::StringLiteral(s) => format!("({}, _LIT)", py_str(s.value.to_str())),
+            Expr::BooleanLiteral(b) => {
+                format!("({}, _LIT)", if b.value { "True" } else { "False" })
+            }
+            Expr::NoneLiteral(_) => "(None, _LIT)".into(),
+            Expr::Name(n) => {
+                let name = n.id.as_str();
+                if self.is_local(name) {
+                    self.load_name(name)
+                } else if BUILTIN_VALUES.contains(&name) {
+                    format!("(_fn_{name}, _LIT)")
+                } else if self.sigs.is_callable(name) {
+                    self.reject(
+                        e,
+                        "Z094",
+                        format!("`{name}` can only be called directly"),
+                        "call it where you need its result",
+                    );
+                    "None".into()
+                } else {
+                    self.reject(
+                        e,
+                        "Z094",
+                        format!("`{name}` is not defined in the plan"),
+                        "assign it before use",
+                    );
+                    "None".into()
+                }
+            }
+            Expr::BinOp(b) => {
+                let Some(op) = op_name(b.op) else {
+                    self.reject(
+                        e,
+                        "Z092",
+                        "the `@` operator is not supported".into(),
+                        "use an explicit computation",
+                    );
+                    return "None".into();
+                };
+                let l = self.expr(&b.left, pc);
+                let r = self.expr(&b.right, pc);
+                format!("_bin('{op}', {l}, {r})")
+            }
+            Expr::UnaryOp(u) => {
+                let op = match u.op {
+                    UnaryOp::Not => "not",
+                    UnaryOp::USub => "-",
+                    UnaryOp::UAdd => "+",
+                    UnaryOp::Invert => "~",
+                };
+                let v = self.expr(&u.operand, pc);
+                format!("_un('{op}', {v})")
+            }
+            Expr::BoolOp(b) => {
+                let mut acc = self.expr(&b.values[0], pc);
+                for next in &b.values[1..] {
+                    let t = self.fresh("t");
+                    let inner_pc = format!("_j({pc}, _inf({t}[1]))");
+                    let rhs = self.expr(next, &inner_pc);
+                    acc = match b.op {
+                        BoolOp::And => {
+                            format!("({t} if not _tr({t} := {acc}) else _jv({rhs}, _inf({t}[1])))")
+                        }
+                        BoolOp::Or => {
+                            format!("({t} if _tr({t} := {acc}) else _jv({rhs}, _inf({t}[1])))")
+                        }
+                    };
+                }
+                acc
+            }
+            Expr::If(x) => {
+                let t = self.fresh("t");
+                let test = self.expr(&x.test, pc);
+                let inner_pc = format!("_j({pc}, _inf({t}[1]))");
+                let body = self.expr(&x.body, &inner_pc);
+                let orelse = self.expr(&x.orelse, &inner_pc);
+                format!(
+                    "(_jv({body}, _inf({t}[1])) if _tr({t} := {test}) else _jv({orelse}, _inf({t}[1])))"
+                )
+            }
+            Expr::Compare(c) => {
+                let mut left = self.expr(&c.left, pc);
+                let mut acc: Option<String> = None;
+                for (i, (op, right)) in c.ops.iter().zip(c.comparators.iter()).enumerate() {
+                    let last = i + 1 == c.ops.len();
+                    let r = self.expr(right, pc);
+                    let (r_use, r_next) = if last {
+                        (r, String::new())
+                    } else {
+                        let rt = self.fresh("r");
+                        (format!("({rt} := {r})"), rt)
+                    };
+                    let this = format!("_cmp('{}', {left}, {r_use})", cmp_name(*op));
+                    acc = Some(match acc {
+                        None => this,
+                        Some(prev) => {
+                            let t = self.fresh("t");
+                            format!(
+                                "({t} if not _tr({t} := {prev}) else _jv({this}, _inf({t}[1])))"
+                            )
+                        }
+                    });
+                    left = r_next;
+                }
+                acc.unwrap_or_else(|| "None".into())
+            }
+            Expr::List(l) => {
+                let items = self.exprs(&l.elts, pc);
+                format!("_mk('l', [{items}], {pc})")
+            }
+            Expr::Tuple(t) => {
+                let items = self.exprs(&t.elts, pc);
+                format!("_mk('t', [{items}], {pc})")
+            }
+            Expr::Set(s) => {
+                let items = self.exprs(&s.elts, pc);
+                format!("_mks([{items}], {pc})")
+            }
+            Expr::Dict(d) => {
+                let mut keys = Vec::new();
+                let mut vals = Vec::new();
+                for item in &d.items {
+                    let Some(k) = &item.key else {
+                        self.reject(
+                            e,
+                            "Z092",
+                            "`**` in a dict literal is not supported".into(),
+                            "use `update`",
+                        );
+                        return "None".into();
+                    };
+                    keys.push(self.expr(k, pc));
+                    vals.push(self.expr(&item.value, pc));
+                }
+                format!("_mkd([{}], [{}], {pc})", keys.join(", "), vals.join(", "))
+            }
+            Expr::Subscript(s) => {
+                let v = self.expr(&s.value, pc);
+                match s.slice.as_ref() {
+                    Expr::Slice(sl) => {
+                        let mut parts = Vec::new();
+                        for p in [&sl.lower, &sl.upper, &sl.step] {
+                            parts.push(match p {
+                                Some(x) => self.expr(x, pc),
+                                None => "(None, _LIT)".into(),
+                            });
+                        }
+                        format!("_gs({v}, {})", parts.join(", "))
+                    }
+                    idx => {
+                        let i = self.expr(idx, pc);
+                        format!("_gi({v}, {i})")
+                    }
+                }
+            }
+            Expr::FString(f) => self.fstring(f, pc),
+            Expr::Call(c) => self.call(c, pc),
+            Expr::Named(n) => {
+                let Expr::Name(target) = n.target.as_ref() else {
+                    self.reject(
+                        e,
+                        "Z092",
+                        "`:=` needs a plain name".into(),
+                        "assign to a name",
+                    );
+                    return "None".into();
+                };
+                if self.frame().xf.is_none() && self.frames.len() > 1 {
+                    // unreachable in practice: frames other than the module always have xf
+                }
+                let v = self.expr(&n.value, pc);
+                format!("({} := _as({v}, {pc}))", mangle(target.id.as_str()))
+            }
+            Expr::Lambda(l) => self.lambda(l, pc),
+            Expr::ListComp(c) => self.comprehension(e, "l", &c.generators, Some(&c.elt), None, pc),
+            Expr::Generator(c) => self.comprehension(e, "l", &c.generators, Some(&c.elt), None, pc),
+            Expr::SetComp(c) => self.comprehension(e, "s", &c.generators, Some(&c.elt), None, pc),
+            Expr::DictComp(c) => match &c.key {
+                Some(k) => self.comprehension(e, "d", &c.generators, Some(k), Some(&c.value), pc),
+                None => {
+                    self.reject(
+                        e,
+                        "Z092",
+                        "`**` in a dict comprehension is not supported".into(),
+                        "use `update`",
+                    );
+                    "None".into()
+                }
+            },
+            Expr::Attribute(_) => {
+                self.reject(
+                    e,
+                    "Z095",
+                    "attribute access is only allowed as a method call".into(),
+                    "call a listed method, e.g. `s.lower()`",
+                );
+                "None".into()
+            }
+            other => {
+                let kind = expr_kind(other);
+                self.reject(
+                    other,
+                    "Z092",
+                    format!("{kind} is not supported in plans"),
+                    "rewrite the plan without it",
+                );
+                "None".into()
+            }
+        }
+    }
+
+    fn exprs(&mut self, es: &[Expr], pc: &str) -> String {
+        let mut out = Vec::new();
+        for e in es {
+            if let Expr::Starred(_) = e {
+                self.reject(
+                    e,
+                    "Z092",
+                    "`*` unpacking is not supported here".into(),
+                    "concatenate lists with `+`",
+                );
+                continue;
+            }
+            out.push(self.expr(e, pc));
+        }
+        out.join(", ")
+    }
+
+    fn fstring(&mut self, f: &ruff_python_ast::ExprFString, pc: &str) -> String {
+        let mut parts = Vec::new();
+        for part in f.value.iter() {
+            match part {
+                FStringPart::Literal(l) => parts.push(format!("({}, _LIT)", py_str(&l.value))),
+                FStringPart::FString(fs) => {
+                    for el in fs.elements.iter() {
+                        match self.fstring_element(el, pc) {
+                            Some(p) => parts.push(p),
+                            None => return "None".into(),
+                        }
+                    }
+                }
+            }
+        }
+        format!("_fcat([{}])", parts.join(", "))
+    }
+
+    fn fstring_element(&mut self, el: &InterpolatedStringElement, pc: &str) -> Option<String> {
+        match el {
+            InterpolatedStringElement::Literal(l) => Some(format!("({}, _LIT)", py_str(&l.value))),
+            InterpolatedStringElement::Interpolation(i) => {
+                if i.debug_text.is_some() {
+                    self.reject(
+                        i,
+                        "Z092",
+                        "`=` in f-strings is not supported".into(),
+                        "write the name out",
+                    );
+                    return None;
+                }
+                let conv = match i.conversion {
+                    ConversionFlag::None => "None",
+                    ConversionFlag::Str => "'s'",
+                    ConversionFlag::Repr => "'r'",
+                    ConversionFlag::Ascii => {
+                        self.reject(i, "Z092", "`!a` is not supported".into(), "use `!r`");
+                        return None;
+                    }
+                };
+                let v = self.expr(&i.expression, pc);
+                let spec = match &i.format_spec {
+                    None => "None".into(),
+                    Some(spec) => {
+                        let mut ps = Vec::new();
+                        for el in spec.elements.iter() {
+                            ps.push(self.fstring_element(el, pc)?);
+                        }
+                        format!("_fcat([{}])", ps.join(", "))
+                    }
+                };
+                Some(format!("_fv({v}, {conv}, {spec})"))
+            }
+        }
+    }
+
+    fn keywords(
+        &mut self,
+        kws: &[ruff_python_ast::Keyword],
+        pc: &str,
+        mangle_names: bool,
+    ) -> Option<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        for k in kws {
+            let Some(arg) = &k.arg else {
+                self.reject(
+                    k,
+                    "Z092",
+                    "`**` arguments are not supported".into(),
+                    "pass arguments by name",
+                );
+                return None;
+            };
+            let name = if mangle_names {
+                mangle(arg.id.as_str())
+            } else {
+                arg.id.to_string()
+            };
+            out.push((name, self.expr(&k.value, pc)));
+        }
+        Some(out)
+    }
+
+    fn call(&mut self, c: &ruff_python_ast::ExprCall, pc: &str) -> String {
+        let line = self.line_of(c.range().start().to_usize());
+        if c.arguments
+            .args
+            .iter()
+            .any(|a| matches!(a, Expr::Starred(_)))
+        {
+            self.reject(
+                c,
+                "Z092",
+                "`*` arguments are not supported".into(),
+                "pass the arguments one by one",
+            );
+            return "None".into();
+        }
+        match c.func.as_ref() {
+            Expr::Name(n) if !self.is_local(n.id.as_str()) => {
+                let name = n.id.as_str();
+                if let Some(params) = self.sigs.tools.get(name).cloned() {
+                    return self.tool_call(c, name, &params, pc, line);
+                }
+                if self.sigs.verifiers.contains(name) {
+                    if c.arguments.args.len() != 1 || !c.arguments.keywords.is_empty() {
+                        self.reject(
+                            c,
+                            "Z096",
+                            format!("verifier `{name}` takes exactly one positional argument"),
+                            "pass the value to check",
+                        );
+                        return "None".into();
+                    }
+                    let v = self.expr(&c.arguments.args[0], pc);
+                    return format!("{name}({v}, _zpc={pc}, _zline={line})");
+                }
+                if BUILTINS.contains(&name) {
+                    let args = self.exprs(&c.arguments.args, pc);
+                    let allowed = builtin_keywords(name);
+                    let Some(kws) = self.keywords(&c.arguments.keywords, pc, false) else {
+                        return "None".into();
+                    };
+                    for (k, _) in &kws {
+                        if !allowed.contains(&k.as_str()) {
+                            self.reject(
+                                c,
+                                "Z096",
+                                format!("`{name}` does not take `{k}=` here"),
+                                "remove the keyword argument",
+                            );
+                            return "None".into();
+                        }
+                    }
+                    let mut all: Vec<String> = if args.is_empty() { vec![] } else { vec![args] };
+                    all.extend(kws.into_iter().map(|(k, v)| format!("{k}={v}")));
+                    all.push(format!("_zp={pc}"));
+                    return format!("_bi_{name}({})", all.join(", "));
+                }
+                self.reject(
+                    c,
+                    "Z094",
+                    format!("`{name}` is not a tool, verifier, builtin or plan function"),
+                    "call a tool the policy declares",
+                );
+                "None".into()
+            }
+            Expr::Attribute(a) => {
+                let method = a.attr.id.as_str();
+                if let Expr::Name(m) = a.value.as_ref()
+                    && self.imports.contains(m.id.as_str())
+                    && !self.is_local(m.id.as_str())
+                {
+                    let module = m.id.as_str();
+                    let ok = (module == "json" && JSON_FNS.contains(&method))
+                        || (module == "re" && RE_FNS.contains(&method));
+                    if !ok {
+                        self.reject(
+                            c,
+                            "Z097",
+                            format!("`{module}.{method}` is not available"),
+                            "see the list of json and re functions in docs/diagnostics.md",
+                        );
+                        return "None".into();
+                    }
+                    let args = self.exprs(&c.arguments.args, pc);
+                    let Some(kws) = self.keywords(&c.arguments.keywords, pc, false) else {
+                        return "None".into();
+                    };
+                    let allowed: &[&str] = if module == "json" && method == "dumps" {
+                        &["indent", "sort_keys"]
+                    } else {
+                        &[]
+                    };
+                    if let Some((k, _)) = kws.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
+                        self.reject(
+                            c,
+                            "Z096",
+                            format!("`{module}.{method}` does not take `{k}=` here"),
+                            "remove the keyword argument",
+                        );
+                        return "None".into();
+                    }
+                    let mut all: Vec<String> = if args.is_empty() { vec![] } else { vec![args] };
+                    all.extend(kws.into_iter().map(|(k, v)| format!("{k}={v}")));
+                    all.push(format!("_zp={pc}"));
+                    return format!("_{module}_{method}({})", all.join(", "));
+                }
+                if !METHODS.contains(&method) {
+                    self.reject(
+                        c,
+                        "Z097",
+                        format!("method `{method}` is not available"),
+                        "use a listed str, list, dict or set method",
+                    );
+                    return "None".into();
+                }
+                let recv = self.expr(&a.value, pc);
+                let args = self.exprs(&c.arguments.args, pc);
+                let Some(kws) = self.keywords(&c.arguments.keywords, pc, false) else {
+                    return "None".into();
+                };
+                let allowed: &[&str] = match method {
+                    "sort" => &["key", "reverse"],
+                    "format" => &[],
+                    _ => &[],
+                };
+                if method != "format"
+                    && let Some((k, _)) = kws.iter().find(|(k, _)| !allowed.contains(&k.as_str()))
+                {
+                    self.reject(
+                        c,
+                        "Z096",
+                        format!("`.{method}()` does not take `{k}=` here"),
+                        "remove the keyword argument",
+                    );
+                    return "None".into();
+                }
+                let kw = kws
+                    .iter()
+                    .map(|(k, v)| format!("{}: {v}", py_str(k)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let _ = MUTATING_METHODS;
+                format!("_m({recv}, '{method}', [{args}], {{{kw}}}, {pc}, {line})")
+            }
+            callee => {
+                // A plan function or a function value.
+                let f = self.expr(callee, pc);
+                let args = self.exprs(&c.arguments.args, pc);
+                let Some(kws) = self.keywords(&c.arguments.keywords, pc, true) else {
+                    return "None".into();
+                };
+                let mut all = vec![f, pc.to_string()];
+                if !args.is_empty() {
+                    all.push(args);
+                }
+                all.extend(kws.into_iter().map(|(k, v)| format!("{k}={v}")));
+                format!("_call({})", all.join(", "))
+            }
+        }
+    }
+
+    fn tool_call(
+        &mut self,
+        c: &ruff_python_ast::ExprCall,
+        name: &str,
+        params: &[String],
+        pc: &str,
+        line: u32,
+    ) -> String {
+        let mut bound: Vec<(String, String)> = Vec::new();
+        if c.arguments.args.len() > params.len() {
+            self.reject(
+                c,
+                "Z096",
+                format!("`{name}` takes {} arguments", params.len()),
+                "remove the extra arguments",
+            );
+            return "None".into();
+        }
+        for (i, a) in c.arguments.args.iter().enumerate() {
+            let v = self.expr(a, pc);
+            bound.push((params[i].clone(), v));
+        }
+        for k in c.arguments.keywords.iter() {
+            let Some(arg) = &k.arg else {
+                self.reject(
+                    k,
+                    "Z092",
+                    "`**` arguments are not supported".into(),
+                    "pass arguments by name",
+                );
+                return "None".into();
+            };
+            let an = arg.id.as_str();
+            if !params.iter().any(|p| p == an) || bound.iter().any(|(b, _)| b == an) {
+                self.reject(
+                    k,
+                    "Z096",
+                    format!("`{name}` has no argument `{an}` (or it is given twice)"),
+                    "use the argument names the policy declares",
+                );
+                return "None".into();
+            }
+            let v = self.expr(&k.value, pc);
+            bound.push((an.to_string(), v));
+        }
+        if bound.len() != params.len() {
+            self.reject(
+                c,
+                "Z096",
+                format!("`{name}` needs every argument: {}", params.join(", ")),
+                "pass every argument",
+            );
+            return "None".into();
+        }
+        let mut args: Vec<String> = bound.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+        args.push(format!("_zpc={pc}"));
+        args.push(format!("_zline={line}"));
+        format!("{name}({})", args.join(", "))
+    }
+
+    /// Compiles `body` into a hoisted helper `def` emitted before the current statement.
+    fn hoist(
+        &mut self,
+        header: String,
+        predeclare: BTreeSet<String>,
+        mut locals: BTreeSet<String>,
+        build: &mut dyn FnMut(&mut Self, usize),
+    ) {
+        let saved_out = std::mem::take(&mut self.out);
+        let saved_pre = std::mem::take(&mut self.pre);
+        self.emit(0, header);
+        self.emit(1, "_pc = _zp".into());
+        for n in &predeclare {
+            self.emit(1, format!("{} = _UNDEF", mangle(n)));
+        }
+        locals.extend(predeclare);
+        self.frames.push(Frame {
+            loops: Vec::new(),
+            xf: None,
+            locals,
+        });
+        build(self, 1);
+        self.frames.pop();
+        let def = std::mem::replace(&mut self.out, saved_out);
+        self.pre = saved_pre;
+        self.pre.extend(def);
+    }
+
+    fn lambda(&mut self, l: &ruff_python_ast::ExprLambda, pc: &str) -> String {
+        let params = match &l.parameters {
+            Some(p) => {
+                if p.args.iter().any(|a| a.default.is_some()) {
+                    self.reject(
+                        l,
+                        "Z093",
+                        "lambda defaults are not supported".into(),
+                        "use a def",
+                    );
+                    return "None".into();
+                }
+                match self.params(p, l) {
+                    Some(ps) => ps,
+                    None => return "None".into(),
+                }
+            }
+            None => Vec::new(),
+        };
+        if contains_walrus(&l.body) {
+            self.reject(
+                l,
+                "Z092",
+                "`:=` inside a lambda is not supported".into(),
+                "use a def",
+            );
+            return "None".into();
+        }
+        let name = self.fresh("lam");
+        let mut header_params = params.clone();
+        header_params.push("_zp=_NEUTRAL".into());
+        let header = format!("def {name}({}):", header_params.join(", "));
+        let locals: BTreeSet<String> = l
+            .parameters
+            .as_ref()
+            .map(|p| {
+                p.args
+                    .iter()
+                    .map(|a| a.parameter.name.id.to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let body = &l.body;
+        let mut build = |this: &mut Self, indent: usize| {
+            let v = this.expr(body, "_pc");
+            this.flush_pre(indent);
+            this.emit(indent, format!("return _ret({v}, _pc, _NEUTRAL)"));
+        };
+        // Parameters are always bound: no `_UNDEF` pre-declaration.
+        self.hoist(header, BTreeSet::new(), locals, &mut build);
+        format!("_as(({name}, _LIT), {pc})")
+    }
+
+    fn comprehension(
+        &mut self,
+        node: &Expr,
+        kind: &str,
+        generators: &[ruff_python_ast::Comprehension],
+        elt: Option<&Expr>,
+        value: Option<&Expr>,
+        pc: &str,
+    ) -> String {
+        if generators.iter().any(|g| g.is_async) {
+            self.reject(
+                node,
+                "Z092",
+                "async comprehensions are not supported".into(),
+                "use a plain comprehension",
+            );
+            return "None".into();
+        }
+        let mut walrus = elt.is_some_and(contains_walrus) || value.is_some_and(contains_walrus);
+        for g in generators {
+            walrus |= contains_walrus(&g.iter) || g.ifs.iter().any(contains_walrus);
+        }
+        if walrus {
+            self.reject(
+                node,
+                "Z092",
+                "`:=` inside a comprehension is not supported".into(),
+                "use a for loop",
+            );
+            return "None".into();
+        }
+        let name = self.fresh("comp");
+        let mut locals = BTreeSet::new();
+        for g in generators {
+            collect_target_names(&g.target, &mut locals);
+        }
+        let header = format!("def {name}(_zp):");
+        let empty = match kind {
+            "l" => "[]",
+            _ => "{}",
+        };
+        let strict = self.strict;
+        let mut build = |this: &mut Self, indent: usize| {
+            let res = this.fresh("res");
+            let s0 = if strict { "_j(_LIT, _zp)" } else { "_LIT" };
+            this.emit(indent, format!("{res} = _new('{kind}', {empty}, {s0})"));
+            let mut depth = indent;
+            for g in generators {
+                let it = this.fresh("it");
+                let lp = this.fresh("lp");
+                let e = this.fresh("e");
+                let v = this.expr(&g.iter, "_pc");
+                this.flush_pre(depth);
+                this.emit(depth, format!("{it} = {v}"));
+                this.emit(
+                    depth,
+                    format!("{res}[0][2] = _j({res}[0][2], _struct({it}))"),
+                );
+                this.emit(depth, format!("_pc = _j(_pc, _inf(_struct({it})))"));
+                this.emit(depth, format!("{lp} = _pc"));
+                this.emit(depth, format!("for {e} in _elems({it}):"));
+                depth += 1;
+                this.emit(depth, format!("_pc = {lp}"));
+                this.assign(&g.target, e, depth);
+                for cond in &g.ifs {
+                    let c = this.fresh("c");
+                    let t = this.expr(cond, "_pc");
+                    this.flush_pre(depth);
+                    this.emit(depth, format!("{c} = {t}"));
+                    this.emit(
+                        depth,
+                        format!("{res}[0][2] = _j({res}[0][2], _inf({c}[1]))"),
+                    );
+                    this.emit(depth, format!("_pc = _j(_pc, _inf({c}[1]))"));
+                    this.emit(depth, format!("if not _tr({c}):"));
+                    this.emit(depth + 1, "continue".into());
+                }
+            }
+            match (kind, elt, value) {
+                ("d", Some(k), Some(v)) => {
+                    let kk = this.expr(k, "_pc");
+                    let vv = this.expr(v, "_pc");
+                    this.flush_pre(depth);
+                    let kt = this.fresh("k");
+                    this.emit(depth, format!("{kt} = {kk}"));
+                    this.emit(
+                        depth,
+                        format!("{res}[0][1][_key({kt})] = ({kt}, _as({vv}, _pc))"),
+                    );
+                    this.emit(depth, format!("{res}[0][2] = _j({res}[0][2], _deep({kt}))"));
+                }
+                ("s", Some(x), _) => {
+                    let xx = this.expr(x, "_pc");
+                    this.flush_pre(depth);
+                    let xt = this.fresh("k");
+                    this.emit(depth, format!("{xt} = _as({xx}, _pc)"));
+                    this.emit(depth, format!("{res}[0][1][_key({xt})] = {xt}"));
+                    this.emit(depth, format!("{res}[0][2] = _j({res}[0][2], _deep({xt}))"));
+                }
+                (_, Some(x), _) => {
+                    let xx = this.expr(x, "_pc");
+                    this.flush_pre(depth);
+                    this.emit(depth, format!("{res}[0][1].append(_as({xx}, _pc))"));
+                }
+                _ => {}
+            }
+            this.emit(indent, format!("return {res}"));
+        };
+        self.hoist(header, locals, BTreeSet::new(), &mut build);
+        format!("{name}({pc})")
+    }
+}
+
+fn collect_target_names(t: &Expr, out: &mut BTreeSet<String>) {
+    match t {
+        Expr::Name(n) => {
+            out.insert(n.id.to_string());
+        }
+        Expr::Tuple(t) => t.elts.iter().for_each(|e| collect_target_names(e, out)),
+        Expr::List(t) => t.elts.iter().for_each(|e| collect_target_names(e, out)),
+        _ => {}
+    }
+}
+
+fn contains_walrus(e: &Expr) -> bool {
+    let mut found = false;
+    each_child(e, &mut |c| {
+        if matches!(c, Expr::Named(_)) {
+            found = true;
+        }
+        true
+    });
+    found
+}
+
+fn stmt_kind(s: &Stmt) -> &'static str {
+    match s {
+        Stmt::ClassDef(_) => "class",
+        Stmt::Delete(_) => "del",
+        Stmt::TypeAlias(_) => "type",
+        Stmt::AnnAssign(_) => "annotated assignment",
+        Stmt::With(_) => "with",
+        Stmt::Match(_) => "match",
+        Stmt::Raise(_) => "raise",
+        Stmt::Try(_) => "try",
+        Stmt::Assert(_) => "assert",
+        Stmt::ImportFrom(_) => "from ... import",
+        Stmt::Global(_) => "global",
+        Stmt::Nonlocal(_) => "nonlocal",
+        Stmt::IpyEscapeCommand(_) => "IPython escape",
+        _ => "this",
+    }
+}
+
+fn expr_kind(e: &Expr) -> &'static str {
+    match e {
+        Expr::Await(_) => "`await`",
+        Expr::Yield(_) | Expr::YieldFrom(_) => "`yield`",
+        Expr::TString(_) => "a t-string",
+        Expr::BytesLiteral(_) => "a bytes literal",
+        Expr::EllipsisLiteral(_) => "`...`",
+        Expr::Starred(_) => "`*` unpacking",
+        Expr::Slice(_) => "a slice outside `[]`",
+        Expr::IpyEscapeCommand(_) => "an IPython escape",
+        _ => "this expression",
+    }
+}

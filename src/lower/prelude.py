@@ -1,0 +1,1136 @@
+# Zamburak prelude: the trusted helpers every lowered plan runs on. Plan code never names anything here:
+# plan identifiers are renamed to end in "_", and every name below starts with "_" or is a Python builtin.
+#
+# Representation. A scalar is a tuple (raw, label). A container is a tuple (box, label) where box is a list
+# [kind, items, structure]: kind 'l' list, 't' tuple, 'd' dict, 's' set. items: a list of boxed values for
+# 'l'/'t'; for 'd' a dict raw_key -> (boxed_key, boxed_value); for 's' a dict raw_element -> boxed_element.
+# A label is an int (see src/label.rs). The label of a reference joins into the structure on every read.
+# _STRICT, _LIT, _RM and _UV are defined by the compiler above this text.
+
+import json
+import re
+
+_NEUTRAL = _RM
+_UNDEF = ['undefined']
+
+
+def _j(a, b):
+    return (a | b) ^ ((a ^ b) & _RM)
+
+
+def _inf(l):
+    if l & 1:
+        return l | _UV
+    return l & ~_UV
+
+
+def _isfn(x):
+    return type(x).__name__ == 'function'
+
+
+def _violation(line):
+    _zb_violation(_zline=line)
+
+
+def _ld(v, name):
+    if v is _UNDEF:
+        raise NameError("name '" + name + "' is not defined")
+    return v
+
+
+def _rz(v, l):
+    # Raise a variable's label after a branch or loop that may have assigned it (not-taken branches).
+    if v is _UNDEF:
+        return v
+    return (v[0], _j(v[1], l))
+
+
+def _as(v, pc):
+    if _STRICT:
+        return (v[0], _j(v[1], pc))
+    return v
+
+
+def _jv(v, l):
+    return (v[0], _j(v[1], l))
+
+
+def _isc(v):
+    return type(v[0]) is list
+
+
+def _sl(v):
+    # Structure label of a container reference: what its length, keys and order reveal.
+    return _j(v[1], v[0][2])
+
+
+def _deep(v):
+    x = v[0]
+    if type(x) is list:
+        l = _j(v[1], x[2])
+        k = x[0]
+        if k == 'l' or k == 't':
+            for e in x[1]:
+                l = _j(l, _deep(e))
+        elif k == 'd':
+            for kv in x[1].values():
+                l = _j(_j(l, _deep(kv[0])), _deep(kv[1]))
+        else:
+            for e in x[1].values():
+                l = _j(l, _deep(e))
+        return l
+    return v[1]
+
+
+def _raw(v):
+    x = v[0]
+    if type(x) is list:
+        k = x[0]
+        if k == 'l':
+            return [_raw(e) for e in x[1]]
+        if k == 't':
+            return tuple([_raw(e) for e in x[1]])
+        if k == 'd':
+            out = {}
+            for rk, kv in x[1].items():
+                out[rk] = _raw(kv[1])
+            return out
+        return set(x[1].keys())
+    if _isfn(x):
+        raise TypeError('a function cannot be used as data here')
+    return x
+
+
+def _box(x, l):
+    t = type(x)
+    if t is list:
+        return (['l', [_box(e, l) for e in x], l], l)
+    if t is tuple:
+        return (['t', [_box(e, l) for e in x], l], l)
+    if t is dict:
+        d = {}
+        for k, e in x.items():
+            d[k] = (_box(k, l), _box(e, l))
+        return (['d', d, l], l)
+    if t is set:
+        d = {}
+        for e in x:
+            d[e] = _box(e, l)
+        return (['s', d, l], l)
+    return (x, l)
+
+
+def _key(k):
+    # The raw, hashable form of a boxed key.
+    r = _raw(k)
+    if type(r) is list or type(r) is dict or type(r) is set:
+        raise TypeError("unhashable type: '" + type(r).__name__ + "'")
+    return r
+
+
+def _mk(kind, items, pc):
+    s = _LIT
+    if _STRICT:
+        s = _j(s, pc)
+        items = [(e[0], _j(e[1], pc)) for e in items]
+    return ([kind, items, s], _LIT)
+
+
+def _mkd(keys, vals, pc):
+    s = _LIT
+    if _STRICT:
+        s = _j(s, pc)
+    d = {}
+    i = 0
+    for k in keys:
+        v = vals[i]
+        if _STRICT:
+            v = (v[0], _j(v[1], pc))
+        d[_key(k)] = (k, v)
+        s = _j(s, _deep(k))
+        i += 1
+    return (['d', d, s], _LIT)
+
+
+def _mks(items, pc):
+    s = _LIT
+    if _STRICT:
+        s = _j(s, pc)
+    d = {}
+    for e in items:
+        d[_key(e)] = e
+        s = _j(s, _deep(e))
+    return (['s', d, s], _LIT)
+
+
+def _new(kind, items, s):
+    return ([kind, items, s], _LIT)
+
+
+def _tr(v):
+    x = v[0]
+    if type(x) is list:
+        return len(x[1]) > 0
+    return bool(x)
+
+
+def _elems(v):
+    # The elements of an iterable, each joined with the influence of its structure.
+    x = v[0]
+    if type(x) is list:
+        ch = _inf(_j(v[1], x[2]))
+        k = x[0]
+        if k == 'l' or k == 't':
+            return [(e[0], _j(e[1], ch)) for e in x[1]]
+        if k == 'd':
+            return [(kv[0][0], _j(kv[0][1], ch)) for kv in x[1].values()]
+        return [(e[0], _j(e[1], ch)) for e in x[1].values()]
+    if type(x) is str:
+        l = v[1] | _UV
+        return [(c, l) for c in x]
+    raise TypeError("'" + type(x).__name__ + "' object is not iterable")
+
+
+def _struct(v):
+    # Structure label of any iterable (a string's is its own label).
+    if type(v[0]) is list:
+        return _sl(v)
+    return v[1] | _UV
+
+
+def _unpack(v, n):
+    es = _elems(v)
+    if len(es) != n:
+        raise ValueError('cannot unpack ' + str(len(es)) + ' values into ' + str(n))
+    return es
+
+
+def _nsu(c, pc, line):
+    # No-sensitive-upgrade: a container may only be mutated under a pc its structure already carries.
+    if _STRICT:
+        s = c[0][2]
+        if (_j(s, pc) | _UV) != (s | _UV):
+            _violation(line)
+
+
+def _mut(c, extra, pc, line):
+    _nsu(c, pc, line)
+    x = c[0]
+    l = _j(x[2], extra)
+    if _STRICT:
+        l = _j(l, pc)
+    x[2] = l
+
+
+def _pr(c, l):
+    # Pre-raise a container that a branch or loop may mutate.
+    if c is _UNDEF:
+        return
+    if type(c[0]) is list:
+        c[0][2] = _j(c[0][2], l)
+
+
+def _prp(f, l):
+    # Pre-raise a nested receiver; a receiver that does not exist yet cannot be mutated either.
+    try:
+        c = f()
+    except Exception:
+        return
+    _pr(c, l)
+
+
+def _gi(c, i):
+    x = c[0]
+    if type(x) is list:
+        ch = _inf(_j(_j(c[1], x[2]), i[1]))
+        k = x[0]
+        if k == 'l' or k == 't':
+            r = i[0]
+            if type(r) is not int and type(r) is not bool:
+                raise TypeError('indices must be integers')
+            e = x[1][r]
+            return (e[0], _j(e[1], ch))
+        if k == 'd':
+            kv = x[1][_key(i)]
+            e = kv[1]
+            return (e[0], _j(e[1], ch))
+        raise TypeError("'set' object is not subscriptable")
+    if _isfn(x):
+        raise TypeError("'function' object is not subscriptable")
+    return (x[_raw(i)], _j(c[1], i[1]) | _UV)
+
+
+def _gs(c, lo, hi, st):
+    bl = _j(_j(lo[1], hi[1]), st[1])
+    x = c[0]
+    if type(x) is list:
+        k = x[0]
+        if k != 'l' and k != 't':
+            raise TypeError('only lists, tuples and strings can be sliced')
+        ch = _inf(_j(_j(c[1], x[2]), bl))
+        items = [(e[0], _j(e[1], ch)) for e in x[1][lo[0]:hi[0]:st[0]]]
+        return _new(k, items, _j(_j(_j(x[2], c[1]), bl), _LIT))
+    return (x[lo[0]:hi[0]:st[0]], _j(c[1], bl) | _UV)
+
+
+def _si(c, i, v, pc, line):
+    x = c[0]
+    if type(x) is not list:
+        raise TypeError('object does not support item assignment')
+    k = x[0]
+    if k != 'l' and k != 'd':
+        raise TypeError("'" + ('tuple' if k == 't' else 'set') + "' object does not support item assignment")
+    _mut(c, _inf(i[1]), pc, line)
+    if _STRICT:
+        v = (v[0], _j(v[1], pc))
+    if k == 'l':
+        r = i[0]
+        if type(r) is not int and type(r) is not bool:
+            raise TypeError('list indices must be integers')
+        x[1][r] = v
+    else:
+        x[1][_key(i)] = (i, v)
+        x[2] = _j(x[2], _deep(i))
+
+
+def _call(f, pc, *args, **kw):
+    fn = f[0]
+    if not _isfn(fn):
+        raise TypeError("'" + type(fn).__name__ + "' object is not callable")
+    return fn(*args, _zp=_j(pc, _inf(f[1])), **kw)
+
+
+def _callv(f, args, pc):
+    return _call(f, pc, *args)
+
+
+def _ret(v, pc, xf):
+    l = _j(v[1], xf)
+    if _STRICT:
+        l = _j(l, pc)
+    return (v[0], l)
+
+
+# ---- operators ----------------------------------------------------------------------------------------
+
+def _seq_add(a, b):
+    xa = a[0]
+    xb = b[0]
+    if xa[0] != xb[0] or (xa[0] != 'l' and xa[0] != 't'):
+        raise TypeError('can only concatenate a list to a list and a tuple to a tuple')
+    ca = _inf(_sl(a))
+    cb = _inf(_sl(b))
+    items = [(e[0], _j(e[1], ca)) for e in xa[1]] + [(e[0], _j(e[1], cb)) for e in xb[1]]
+    return _new(xa[0], items, _j(_sl(a), _sl(b)))
+
+
+def _seq_mul(a, n):
+    xa = a[0]
+    if xa[0] != 'l' and xa[0] != 't':
+        raise TypeError('only lists and tuples can be repeated')
+    r = n[0]
+    if type(r) is not int:
+        raise TypeError("can't multiply sequence by non-int")
+    ch = _inf(_j(_sl(a), n[1]))
+    items = [(e[0], _j(e[1], ch)) for e in xa[1]] * r
+    return _new(xa[0], items, _j(_sl(a), n[1]))
+
+
+def _bin(op, a, b):
+    ca = type(a[0]) is list
+    cb = type(b[0]) is list
+    if ca or cb:
+        if op == '+' and ca and cb:
+            return _seq_add(a, b)
+        if op == '*' and ca and not cb:
+            return _seq_mul(a, b)
+        if op == '*' and cb and not ca:
+            return _seq_mul(b, a)
+        if op == '|' and ca and cb and a[0][0] == 's' and b[0][0] == 's':
+            return _set_op('union', a, b)
+        if op == '&' and ca and cb and a[0][0] == 's' and b[0][0] == 's':
+            return _set_op('intersection', a, b)
+        if op == '-' and ca and cb and a[0][0] == 's' and b[0][0] == 's':
+            return _set_op('difference', a, b)
+        raise TypeError('unsupported operand types for ' + op)
+    x = a[0]
+    y = b[0]
+    if _isfn(x) or _isfn(y):
+        raise TypeError('unsupported operand type: function')
+    l = _j(a[1], b[1]) | _UV
+    if op == '+':
+        return (x + y, l)
+    if op == '-':
+        return (x - y, l)
+    if op == '*':
+        return (x * y, l)
+    if op == '/':
+        return (x / y, l)
+    if op == '//':
+        return (x // y, l)
+    if op == '%':
+        if type(x) is str:
+            raise TypeError('%-formatting is not supported; use an f-string')
+        return (x % y, l)
+    if op == '**':
+        return (x ** y, l)
+    if op == '<<':
+        return (x << y, l)
+    if op == '>>':
+        return (x >> y, l)
+    if op == '&':
+        return (x & y, l)
+    if op == '|':
+        return (x | y, l)
+    if op == '^':
+        return (x ^ y, l)
+    raise TypeError('unsupported operator ' + op)
+
+
+def _iop(op, a, b, pc, line):
+    # Augmented assignment: lists extend in place (every alias sees it), everything else rebinds.
+    if op == '+' and type(a[0]) is list and a[0][0] == 'l':
+        _m_extend(a, b, pc, line)
+        return a
+    return _bin(op, a, b)
+
+
+def _un(op, a):
+    if op == 'not':
+        return (not _tr(a), _deep(a) | _UV)
+    x = a[0]
+    if type(x) is list or _isfn(x):
+        raise TypeError('bad operand type for unary ' + op)
+    l = a[1] | _UV
+    if op == '-':
+        return (-x, l)
+    if op == '+':
+        return (+x, l)
+    if op == '~':
+        return (~x, l)
+    raise TypeError('unsupported unary operator ' + op)
+
+
+def _cmp(op, a, b):
+    if op == 'is' or op == 'is not':
+        same = a[0] is b[0]
+        if op == 'is not':
+            same = not same
+        return (same, _j(a[1], b[1]) | _UV)
+    if op == 'in' or op == 'not in':
+        r = _in(a, b)
+        if op == 'not in':
+            return (not r[0], r[1])
+        return r
+    x = _raw(a)
+    y = _raw(b)
+    l = _j(_deep(a), _deep(b)) | _UV
+    if op == '==':
+        return (x == y, l)
+    if op == '!=':
+        return (x != y, l)
+    if op == '<':
+        return (x < y, l)
+    if op == '<=':
+        return (x <= y, l)
+    if op == '>':
+        return (x > y, l)
+    if op == '>=':
+        return (x >= y, l)
+    raise TypeError('unsupported comparison ' + op)
+
+
+def _in(a, b):
+    l = _j(_deep(a), _deep(b)) | _UV
+    x = b[0]
+    if type(x) is list:
+        k = x[0]
+        if k == 'd' or k == 's':
+            try:
+                r = _key(a) in x[1]
+            except TypeError:
+                r = False
+            return (r, l)
+        ra = _raw(a)
+        for e in x[1]:
+            if _raw(e) == ra:
+                return (True, l)
+        return (False, l)
+    return (_raw(a) in x, l)
+
+
+# ---- f-strings ------------------------------------------------------------------------------------------
+
+def _fv(v, conv, spec):
+    r = _raw(v)
+    l = _deep(v)
+    if conv == 'r':
+        r = repr(r)
+    elif conv == 's':
+        r = str(r)
+    sp = ''
+    if spec is not None:
+        sp = spec[0]
+        l = _j(l, spec[1])
+    return (f'{r:{sp}}', l | _UV)
+
+
+def _fcat(parts):
+    s = ''
+    l = _LIT
+    for p in parts:
+        s = s + p[0]
+        l = _j(l, p[1])
+    return (s, l | _UV)
+
+
+# ---- builtins -------------------------------------------------------------------------------------------
+
+def _lbls(vs):
+    l = _LIT
+    for v in vs:
+        l = _j(l, _deep(v))
+    return l
+
+
+def _bi_len(x, _zp=_NEUTRAL):
+    r = x[0]
+    if type(r) is list:
+        return (len(r[1]), _deep(x) | _UV)
+    if _isfn(r):
+        raise TypeError("object of type 'function' has no len()")
+    return (len(r), x[1] | _UV)
+
+
+def _bi_str(x=None, _zp=_NEUTRAL):
+    if x is None:
+        return ('', _LIT)
+    return (str(_raw(x)), _deep(x) | _UV)
+
+
+def _bi_int(x=None, base=None, _zp=_NEUTRAL):
+    if x is None:
+        return (0, _LIT)
+    if base is None:
+        return (int(_raw(x)), _deep(x) | _UV)
+    return (int(_raw(x), base[0]), _j(_deep(x), base[1]) | _UV)
+
+
+def _bi_float(x=None, _zp=_NEUTRAL):
+    if x is None:
+        return (0.0, _LIT)
+    return (float(_raw(x)), _deep(x) | _UV)
+
+
+def _bi_bool(x=None, _zp=_NEUTRAL):
+    if x is None:
+        return (False, _LIT)
+    return (_tr(x), _deep(x) | _UV)
+
+
+def _bi_abs(x, _zp=_NEUTRAL):
+    return (abs(_raw(x)), _deep(x) | _UV)
+
+
+def _bi_round(x, n=None, _zp=_NEUTRAL):
+    if n is None:
+        return (round(_raw(x)), _deep(x) | _UV)
+    return (round(_raw(x), n[0]), _j(_deep(x), n[1]) | _UV)
+
+
+def _bi_range(*args, _zp=_NEUTRAL):
+    raws = [_raw(a) for a in args]
+    l = _lbls(args) | _UV
+    return _new('l', [(i, l) for i in range(*raws)], l)
+
+
+def _arg_it(args, name):
+    if len(args) == 1:
+        return _elems(args[0]), _struct(args[0])
+    if len(args) == 0:
+        raise TypeError(name + ' expected at least 1 argument')
+    return list(args), _LIT
+
+
+def _keyed(es, key, pc):
+    # Raw sort keys of each element, and the join of every label consulted.
+    l = _LIT
+    ks = []
+    for e in es:
+        kv = e
+        if key is not None:
+            kv = _call(key, pc, e)
+        ks.append(_raw(kv))
+        l = _j(l, _deep(kv))
+        l = _j(l, _deep(e))
+    if key is not None:
+        l = _j(l, key[1])
+    return ks, l
+
+
+def _bi_sorted(it, key=None, reverse=None, _zp=_NEUTRAL):
+    es = _elems(it)
+    ks, l = _keyed(es, key, _zp)
+    rv = False
+    if reverse is not None:
+        rv = bool(_raw(reverse))
+        l = _j(l, reverse[1])
+    order = sorted(range(len(es)), key=lambda i: ks[i], reverse=rv)
+    s = _j(_struct(it), l)
+    ch = _inf(s)
+    return _new('l', [(es[i][0], _j(es[i][1], ch)) for i in order], s)
+
+
+def _minmax(args, key, default, pc, want_max, name):
+    es, s = _arg_it(args, name)
+    if len(es) == 0:
+        if default is not None:
+            return _jv(default, _inf(s))
+        raise ValueError(name + '() arg is an empty sequence')
+    ks, l = _keyed(es, key, pc)
+    best = 0
+    i = 1
+    while i < len(es):
+        if (want_max and ks[i] > ks[best]) or ((not want_max) and ks[i] < ks[best]):
+            best = i
+        i += 1
+    e = es[best]
+    return (e[0], _j(e[1], _inf(_j(s, l))))
+
+
+def _bi_min(*args, key=None, default=None, _zp=_NEUTRAL):
+    return _minmax(args, key, default, _zp, False, 'min')
+
+
+def _bi_max(*args, key=None, default=None, _zp=_NEUTRAL):
+    return _minmax(args, key, default, _zp, True, 'max')
+
+
+def _bi_sum(it, start=None, _zp=_NEUTRAL):
+    es = _elems(it)
+    total = 0
+    l = _struct(it)
+    if start is not None:
+        total = _raw(start)
+        l = _j(l, start[1])
+    for e in es:
+        total = total + _raw(e)
+        l = _j(l, _deep(e))
+    return (total, l | _UV)
+
+
+def _bi_any(it, _zp=_NEUTRAL):
+    es = _elems(it)
+    r = False
+    for e in es:
+        if _tr(e):
+            r = True
+    return (r, _j(_struct(it), _lbls(es)) | _UV)
+
+
+def _bi_all(it, _zp=_NEUTRAL):
+    es = _elems(it)
+    r = True
+    for e in es:
+        if not _tr(e):
+            r = False
+    return (r, _j(_struct(it), _lbls(es)) | _UV)
+
+
+def _bi_enumerate(it, start=None, _zp=_NEUTRAL):
+    es = _elems(it)
+    s = _struct(it)
+    n = 0
+    if start is not None:
+        n = _raw(start)
+        s = _j(s, start[1])
+    il = _j(_LIT, _inf(s))
+    out = []
+    for e in es:
+        out.append(_new('t', [(n, il), e], s))
+        n += 1
+    return _new('l', out, s)
+
+
+def _bi_zip(*its, _zp=_NEUTRAL):
+    lists = [_elems(i) for i in its]
+    s = _LIT
+    for i in its:
+        s = _j(s, _struct(i))
+    n = min([len(x) for x in lists]) if len(lists) > 0 else 0
+    out = []
+    k = 0
+    while k < n:
+        out.append(_new('t', [x[k] for x in lists], s))
+        k += 1
+    return _new('l', out, s)
+
+
+def _bi_map(f, *its, _zp=_NEUTRAL):
+    lists = [_elems(i) for i in its]
+    s = _inf(f[1])
+    for i in its:
+        s = _j(s, _struct(i))
+    n = min([len(x) for x in lists]) if len(lists) > 0 else 0
+    out = []
+    k = 0
+    pc = _j(_zp, _inf(s))
+    while k < n:
+        out.append(_callv(f, [x[k] for x in lists], pc))
+        k += 1
+    return _new('l', out, s)
+
+
+def _bi_filter(f, it, _zp=_NEUTRAL):
+    es = _elems(it)
+    s = _struct(it)
+    pc = _j(_zp, _inf(s))
+    out = []
+    for e in es:
+        if f[0] is None:
+            t = e
+        else:
+            t = _callv(f, [e], pc)
+        s = _j(s, _inf(_deep(t)))
+        if _tr(t):
+            out.append(e)
+    return _new('l', out, s)
+
+
+def _bi_reversed(x, _zp=_NEUTRAL):
+    es = _elems(x)
+    es.reverse()
+    return _new('l', es, _struct(x))
+
+
+def _bi_list(x=None, _zp=_NEUTRAL):
+    if x is None:
+        return _new('l', [], _LIT)
+    return _new('l', _elems(x), _struct(x))
+
+
+def _bi_tuple(x=None, _zp=_NEUTRAL):
+    if x is None:
+        return _new('t', [], _LIT)
+    return _new('t', _elems(x), _struct(x))
+
+
+def _bi_set(x=None, _zp=_NEUTRAL):
+    if x is None:
+        return _new('s', {}, _LIT)
+    s = _struct(x)
+    d = {}
+    for e in _elems(x):
+        d[_key(e)] = e
+        s = _j(s, _deep(e))
+    return _new('s', d, s)
+
+
+def _bi_dict(x=None, _zp=_NEUTRAL, **kw):
+    s = _LIT
+    d = {}
+    if x is not None:
+        s = _struct(x)
+        if type(x[0]) is list and x[0][0] == 'd':
+            for rk, kv in x[0][1].items():
+                d[rk] = kv
+        else:
+            for p in _elems(x):
+                pair = _unpack(p, 2)
+                d[_key(pair[0])] = (pair[0], pair[1])
+                s = _j(s, _deep(pair[0]))
+    for k, v in kw.items():
+        d[k] = ((k, _LIT), v)
+    return _new('d', d, s)
+
+
+def _bi_print(*args, sep=None, end=None, _zp=_NEUTRAL):
+    sp = ' '
+    en = '\n'
+    if sep is not None:
+        sp = _raw(sep)
+    if end is not None:
+        en = _raw(end)
+    print(*[_raw(a) for a in args], sep=sp, end=en)
+    return (None, _LIT)
+
+
+def _fn_len(x, _zp=_NEUTRAL):
+    return _bi_len(x)
+
+
+def _fn_str(x, _zp=_NEUTRAL):
+    return _bi_str(x)
+
+
+def _fn_int(x, _zp=_NEUTRAL):
+    return _bi_int(x)
+
+
+def _fn_float(x, _zp=_NEUTRAL):
+    return _bi_float(x)
+
+
+def _fn_abs(x, _zp=_NEUTRAL):
+    return _bi_abs(x)
+
+
+def _fn_bool(x, _zp=_NEUTRAL):
+    return _bi_bool(x)
+
+
+# ---- json and re ----------------------------------------------------------------------------------------
+
+def _json_dumps(x, indent=None, sort_keys=None, _zp=_NEUTRAL):
+    l = _deep(x)
+    kw = {}
+    if indent is not None:
+        kw['indent'] = _raw(indent)
+        l = _j(l, indent[1])
+    if sort_keys is not None:
+        kw['sort_keys'] = _raw(sort_keys)
+        l = _j(l, sort_keys[1])
+    return (json.dumps(_raw(x), **kw), l | _UV)
+
+
+def _json_loads(s, _zp=_NEUTRAL):
+    return _box(json.loads(_raw(s)), _deep(s) | _UV)
+
+
+def _re_args(args):
+    return [_raw(a) for a in args], _lbls(args) | _UV
+
+
+def _re_search(*args, _zp=_NEUTRAL):
+    r, l = _re_args(args)
+    return (re.search(*r), l)
+
+
+def _re_match(*args, _zp=_NEUTRAL):
+    r, l = _re_args(args)
+    return (re.match(*r), l)
+
+
+def _re_fullmatch(*args, _zp=_NEUTRAL):
+    r, l = _re_args(args)
+    return (re.fullmatch(*r), l)
+
+
+def _re_findall(*args, _zp=_NEUTRAL):
+    r, l = _re_args(args)
+    return _box(re.findall(*r), l)
+
+
+def _re_sub(*args, _zp=_NEUTRAL):
+    r, l = _re_args(args)
+    return (re.sub(*r), l)
+
+
+def _re_split(*args, _zp=_NEUTRAL):
+    r, l = _re_args(args)
+    return _box(re.split(*r), l)
+
+
+# ---- methods --------------------------------------------------------------------------------------------
+
+def _m_extend(c, it, pc, line):
+    es = _elems(it)
+    _mut(c, _struct(it), pc, line)
+    for e in es:
+        if _STRICT:
+            e = (e[0], _j(e[1], pc))
+        c[0][1].append(e)
+
+
+def _m_str(r, l, name, args, kw):
+    raws = [_raw(a) for a in args]
+    l = _j(l, _lbls(args))
+    for v in kw.values():
+        l = _j(l, _deep(v))
+    l = l | _UV
+    if name == 'lower':
+        return (r.lower(*raws), l)
+    if name == 'upper':
+        return (r.upper(*raws), l)
+    if name == 'strip':
+        return (r.strip(*raws), l)
+    if name == 'lstrip':
+        return (r.lstrip(*raws), l)
+    if name == 'rstrip':
+        return (r.rstrip(*raws), l)
+    if name == 'title':
+        return (r.title(*raws), l)
+    if name == 'replace':
+        return (r.replace(*raws), l)
+    if name == 'startswith':
+        return (r.startswith(*raws), l)
+    if name == 'endswith':
+        return (r.endswith(*raws), l)
+    if name == 'find':
+        return (r.find(*raws), l)
+    if name == 'count':
+        return (r.count(*raws), l)
+    if name == 'index':
+        return (r.index(*raws), l)
+    if name == 'split':
+        return _box(r.split(*raws), l)
+    if name == 'rsplit':
+        return _box(r.rsplit(*raws), l)
+    if name == 'splitlines':
+        return _box(r.splitlines(*raws), l)
+    if name == 'partition':
+        return _box(r.partition(*raws), l)
+    if name == 'join':
+        if len(args) != 1:
+            raise TypeError('join() takes exactly one argument')
+        parts = [_raw(e) for e in _elems(args[0])]
+        return (r.join(parts), l)
+    if name == 'format':
+        rk = {}
+        for k, v in kw.items():
+            rk[k] = _raw(v)
+        return (r.format(*raws, **rk), l)
+    raise AttributeError("'str' object has no attribute '" + name + "'")
+
+
+def _m_list(c, name, args, kw, pc, line):
+    x = c[0]
+    items = x[1]
+    if name == 'append':
+        v = args[0]
+        _mut(c, _LIT, pc, line)
+        if _STRICT:
+            v = (v[0], _j(v[1], pc))
+        items.append(v)
+        return (None, _LIT)
+    if name == 'extend':
+        _m_extend(c, args[0], pc, line)
+        return (None, _LIT)
+    if name == 'insert':
+        i = args[0]
+        v = args[1]
+        _mut(c, _inf(i[1]), pc, line)
+        if _STRICT:
+            v = (v[0], _j(v[1], pc))
+        items.insert(i[0], v)
+        return (None, _LIT)
+    if name == 'pop':
+        il = _LIT
+        if len(args) > 0:
+            il = args[0][1]
+            e = items[args[0][0]]
+        else:
+            e = items[-1]
+        ch = _inf(_j(_sl(c), il))
+        _mut(c, _inf(il), pc, line)
+        if len(args) > 0:
+            items.pop(args[0][0])
+        else:
+            items.pop()
+        return (e[0], _j(e[1], ch))
+    if name == 'remove':
+        v = args[0]
+        _mut(c, _j(_deep(c), _deep(v)), pc, line)
+        rv = _raw(v)
+        i = 0
+        while i < len(items):
+            if _raw(items[i]) == rv:
+                items.pop(i)
+                return (None, _LIT)
+            i += 1
+        raise ValueError('list.remove(x): x not in list')
+    if name == 'index':
+        rv = _raw(args[0])
+        l = _j(_deep(c), _deep(args[0])) | _UV
+        i = 0
+        while i < len(items):
+            if _raw(items[i]) == rv:
+                return (i, l)
+            i += 1
+        raise ValueError('value is not in list')
+    if name == 'count':
+        rv = _raw(args[0])
+        n = 0
+        for e in items:
+            if _raw(e) == rv:
+                n += 1
+        return (n, _j(_deep(c), _deep(args[0])) | _UV)
+    if name == 'sort':
+        key = kw.get('key')
+        rev = kw.get('reverse')
+        ks, l = _keyed(items, key, pc)
+        rv = False
+        if rev is not None:
+            rv = bool(_raw(rev))
+            l = _j(l, rev[1])
+        _mut(c, l, pc, line)
+        order = sorted(range(len(items)), key=lambda i: ks[i], reverse=rv)
+        new = [items[i] for i in order]
+        items.clear()
+        items.extend(new)
+        return (None, _LIT)
+    if name == 'reverse':
+        _mut(c, _LIT, pc, line)
+        items.reverse()
+        return (None, _LIT)
+    if name == 'copy':
+        return _new('l', list(items), _sl(c))
+    raise AttributeError("'list' object has no attribute '" + name + "'")
+
+
+def _m_dict(c, name, args, kw, pc, line):
+    x = c[0]
+    d = x[1]
+    if name == 'get':
+        k = args[0]
+        ch = _inf(_j(_sl(c), k[1]))
+        dl = (None, _LIT)
+        if len(args) > 1:
+            dl = args[1]
+        try:
+            rk = _key(k)
+        except TypeError:
+            return _jv(dl, ch)
+        if rk in d:
+            e = d[rk][1]
+            return (e[0], _j(e[1], ch))
+        return _jv(dl, ch)
+    if name == 'keys':
+        ch = _inf(_sl(c))
+        return _new('l', [(kv[0][0], _j(kv[0][1], ch)) for kv in d.values()], _sl(c))
+    if name == 'values':
+        ch = _inf(_sl(c))
+        return _new('l', [(kv[1][0], _j(kv[1][1], ch)) for kv in d.values()], _sl(c))
+    if name == 'items':
+        s = _sl(c)
+        ch = _inf(s)
+        return _new('l', [_new('t', [(kv[0][0], _j(kv[0][1], ch)), (kv[1][0], _j(kv[1][1], ch))], s) for kv in d.values()], s)
+    if name == 'update':
+        o = args[0]
+        pairs = []
+        if type(o[0]) is list and o[0][0] == 'd':
+            ch = _inf(_sl(o))
+            for kv in o[0][1].values():
+                pairs.append(((kv[0][0], _j(kv[0][1], ch)), (kv[1][0], _j(kv[1][1], ch))))
+        else:
+            for p in _elems(o):
+                pr = _unpack(p, 2)
+                pairs.append((pr[0], pr[1]))
+        extra = _struct(o)
+        for p in pairs:
+            extra = _j(extra, _deep(p[0]))
+        _mut(c, extra, pc, line)
+        for p in pairs:
+            v = p[1]
+            if _STRICT:
+                v = (v[0], _j(v[1], pc))
+            d[_key(p[0])] = (p[0], v)
+        return (None, _LIT)
+    if name == 'pop':
+        k = args[0]
+        ch = _inf(_j(_sl(c), k[1]))
+        _mut(c, _deep(k), pc, line)
+        rk = _key(k)
+        if rk in d:
+            e = d.pop(rk)[1]
+            return (e[0], _j(e[1], ch))
+        if len(args) > 1:
+            return _jv(args[1], ch)
+        raise KeyError(rk)
+    if name == 'setdefault':
+        k = args[0]
+        v = (None, _LIT)
+        if len(args) > 1:
+            v = args[1]
+        ch = _inf(_j(_sl(c), k[1]))
+        rk = _key(k)
+        if rk in d:
+            e = d[rk][1]
+            return (e[0], _j(e[1], ch))
+        _mut(c, _deep(k), pc, line)
+        if _STRICT:
+            v = (v[0], _j(v[1], pc))
+        d[rk] = (k, v)
+        return (v[0], _j(v[1], ch))
+    if name == 'copy':
+        nd = {}
+        for rk, kv in d.items():
+            nd[rk] = kv
+        return _new('d', nd, _sl(c))
+    raise AttributeError("'dict' object has no attribute '" + name + "'")
+
+
+def _set_op(name, a, b):
+    ob = _elems(b)
+    s = _j(_j(_sl(a), _struct(b)), _j(_deep(a), _lbls(ob)))
+    da = a[0][1]
+    keys_b = {}
+    for e in ob:
+        keys_b[_key(e)] = e
+    out = {}
+    if name == 'union':
+        for rk, e in da.items():
+            out[rk] = e
+        for rk, e in keys_b.items():
+            if rk not in out:
+                out[rk] = e
+    elif name == 'intersection':
+        for rk, e in da.items():
+            if rk in keys_b:
+                out[rk] = e
+    else:
+        for rk, e in da.items():
+            if rk not in keys_b:
+                out[rk] = e
+    ch = _inf(s)
+    res = {}
+    for rk, e in out.items():
+        res[rk] = (e[0], _j(e[1], ch))
+    return _new('s', res, s)
+
+
+def _m_set(c, name, args, kw, pc, line):
+    d = c[0][1]
+    if name == 'add':
+        v = args[0]
+        _mut(c, _deep(v), pc, line)
+        if _STRICT:
+            v = (v[0], _j(v[1], pc))
+        rk = _key(v)
+        if rk not in d:
+            d[rk] = v
+        return (None, _LIT)
+    if name == 'discard' or name == 'remove':
+        v = args[0]
+        _mut(c, _deep(v), pc, line)
+        rk = _key(v)
+        if rk in d:
+            d.pop(rk)
+        elif name == 'remove':
+            raise KeyError(rk)
+        return (None, _LIT)
+    if name == 'union' or name == 'intersection' or name == 'difference':
+        return _set_op(name, c, args[0])
+    raise AttributeError("'set' object has no attribute '" + name + "'")
+
+
+def _m(c, name, args, kw, pc, line):
+    x = c[0]
+    if type(x) is list:
+        k = x[0]
+        if k == 'l':
+            return _m_list(c, name, args, kw, pc, line)
+        if k == 'd':
+            return _m_dict(c, name, args, kw, pc, line)
+        if k == 's':
+            return _m_set(c, name, args, kw, pc, line)
+        if k == 't':
+            if name == 'index' or name == 'count':
+                return _m_list(c, name, args, kw, pc, line)
+        raise AttributeError("'tuple' object has no attribute '" + name + "'")
+    if type(x) is str:
+        return _m_str(x, c[1], name, args, kw)
+    if name == 'group' and x is not None and not _isfn(x) and type(x) is not int and type(x) is not float and type(x) is not bool:
+        raws = [_raw(a) for a in args]
+        return (x.group(*raws), _j(c[1], _lbls(args)) | _UV)
+    raise AttributeError("object has no attribute '" + name + "'")

@@ -1,0 +1,150 @@
+//! Strict conversion between the boxed values inside Monty (see `src/lower/prelude.py`) and [`LValue`].
+//!
+//! Everything crossing the boundary is checked: a value that is not exactly a well-formed box, or whose
+//! label is not a well-formed packed label, is refused; the caller denies the call (fail closed).
+//!
+//! ```
+//! use monty_types::MontyObject;
+//! use zamburak::label::Packed;
+//! use zamburak::runtime::boxing::{rebox, unbox};
+//! use zamburak::runtime::value::{LValue, Raw};
+//! let v = LValue::new(Raw::List(vec![LValue::new(Raw::Str("a".into()), Packed(Packed::LITERAL.0 | 1))]), Packed::LITERAL);
+//! assert_eq!(unbox(&rebox(&v)).unwrap(), v);
+//! assert!(unbox(&MontyObject::String("raw".into())).is_err());
+//! ```
+
+use monty_types::MontyObject;
+
+use crate::label::Packed;
+use crate::runtime::value::{LValue, Raw};
+
+/// Deepest nesting accepted across the boundary.
+pub const MAX_DEPTH: usize = 128;
+
+/// Why a value could not cross the boundary.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum BoxError {
+    #[error("not a labelled value")]
+    NotBoxed,
+    #[error("malformed label")]
+    BadLabel,
+    #[error("a value of this type cannot be passed to a tool")]
+    Unsupported,
+    #[error("value nested too deeply")]
+    TooDeep,
+}
+
+fn label(obj: &MontyObject) -> Result<Packed, BoxError> {
+    match obj {
+        MontyObject::Int(l) if Packed(*l).is_well_formed() => Ok(Packed(*l)),
+        _ => Err(BoxError::BadLabel),
+    }
+}
+
+/// Converts a boxed Monty value into a labelled host value.
+pub fn unbox(obj: &MontyObject) -> Result<LValue, BoxError> {
+    unbox_at(obj, 0)
+}
+
+fn unbox_at(obj: &MontyObject, depth: usize) -> Result<LValue, BoxError> {
+    if depth > MAX_DEPTH {
+        return Err(BoxError::TooDeep);
+    }
+    let MontyObject::Tuple(pair) = obj else {
+        return Err(BoxError::NotBoxed);
+    };
+    let [raw, lbl] = pair.as_slice() else {
+        return Err(BoxError::NotBoxed);
+    };
+    let reference = label(lbl)?;
+    if let MontyObject::List(b) = raw {
+        let [MontyObject::String(kind), items, s] = b.as_slice() else {
+            return Err(BoxError::NotBoxed);
+        };
+        let structure = label(s)?.join(reference);
+        let raw = match (kind.as_str(), items) {
+            ("l", MontyObject::List(xs)) => Raw::List(unbox_all(xs, depth)?),
+            ("t", MontyObject::List(xs)) => Raw::Tuple(unbox_all(xs, depth)?),
+            ("s", MontyObject::Dict(pairs)) => Raw::List(
+                pairs
+                    .iter()
+                    .map(|(_, v)| unbox_at(v, depth + 1))
+                    .collect::<Result<_, _>>()?,
+            ),
+            ("d", MontyObject::Dict(pairs)) => {
+                let mut entries = Vec::with_capacity(pairs.len());
+                for (_, kv) in pairs {
+                    let MontyObject::Tuple(kv) = kv else {
+                        return Err(BoxError::NotBoxed);
+                    };
+                    let [k, v] = kv.as_slice() else {
+                        return Err(BoxError::NotBoxed);
+                    };
+                    entries.push((unbox_at(k, depth + 1)?, unbox_at(v, depth + 1)?));
+                }
+                Raw::Dict(entries)
+            }
+            _ => return Err(BoxError::NotBoxed),
+        };
+        return Ok(LValue::new(raw, structure));
+    }
+    let raw = match raw {
+        MontyObject::None => Raw::None,
+        MontyObject::Bool(b) => Raw::Bool(*b),
+        MontyObject::Int(i) => Raw::Int(*i),
+        MontyObject::Float(f) => Raw::Float(*f),
+        MontyObject::String(s) => Raw::Str(s.clone()),
+        _ => return Err(BoxError::Unsupported),
+    };
+    Ok(LValue::new(raw, reference))
+}
+
+fn unbox_all(xs: &[MontyObject], depth: usize) -> Result<Vec<LValue>, BoxError> {
+    xs.iter().map(|x| unbox_at(x, depth + 1)).collect()
+}
+
+/// Converts a labelled host value into its boxed Monty form. Containers get `label` as both their
+/// structure and reference label.
+pub fn rebox(v: &LValue) -> MontyObject {
+    let lbl = MontyObject::Int(v.label.0);
+    let boxed = |kind: &str, items: MontyObject| {
+        MontyObject::List(vec![
+            MontyObject::String(kind.into()),
+            items,
+            MontyObject::Int(v.label.0),
+        ])
+    };
+    let raw = match &v.raw {
+        Raw::None => MontyObject::None,
+        Raw::Bool(b) => MontyObject::Bool(*b),
+        Raw::Int(i) => MontyObject::Int(*i),
+        Raw::Float(f) => MontyObject::Float(*f),
+        Raw::Str(s) => MontyObject::String(s.clone()),
+        Raw::List(xs) => boxed("l", MontyObject::List(xs.iter().map(rebox).collect())),
+        Raw::Tuple(xs) => boxed("t", MontyObject::List(xs.iter().map(rebox).collect())),
+        Raw::Dict(entries) => boxed(
+            "d",
+            MontyObject::dict(
+                entries
+                    .iter()
+                    .map(|(k, val)| (raw_key(k), MontyObject::Tuple(vec![rebox(k), rebox(val)])))
+                    .collect::<Vec<_>>(),
+            ),
+        ),
+    };
+    MontyObject::Tuple(vec![raw, lbl])
+}
+
+/// The raw hashable key of a dict entry.
+fn raw_key(k: &LValue) -> MontyObject {
+    match &k.raw {
+        Raw::None => MontyObject::None,
+        Raw::Bool(b) => MontyObject::Bool(*b),
+        Raw::Int(i) => MontyObject::Int(*i),
+        Raw::Float(f) => MontyObject::Float(*f),
+        Raw::Str(s) => MontyObject::String(s.clone()),
+        Raw::Tuple(xs) => MontyObject::Tuple(xs.iter().map(raw_key).collect()),
+        // Unhashable keys cannot come from JSON tool results; render them as text so nothing is lost.
+        Raw::List(_) | Raw::Dict(_) => MontyObject::String(k.to_json().to_string()),
+    }
+}

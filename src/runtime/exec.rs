@@ -1,0 +1,230 @@
+//! The loop over Monty's `RunProgress`: every external call is a declared tool, a declared verifier or the
+//! runtime's own violation hook; anything else is denied and the run stops.
+
+use std::time::Duration;
+
+use monty::{MontyRun, RunProgress};
+use monty_types::{
+    CompileOptions, MontyException, MontyObject, PrintWriter, ResourceLimits, ResourceTracker,
+};
+
+use crate::label::Packed;
+use crate::lower::Lowered;
+use crate::plan::Signatures;
+use crate::runtime::boxing::{rebox, unbox};
+use crate::runtime::value::LValue;
+
+/// What the host answers to a tool or verifier call.
+pub enum HostReply {
+    /// The call's value in the plan.
+    Return(LValue),
+    /// The call is refused; the run stops.
+    Deny { message: String },
+    /// The call failed (e.g. a verifier rejected its input); the run stops with an error.
+    Fail { exc_type: String, message: String },
+}
+
+/// The host side of a run: decides and performs tool and verifier calls.
+pub trait Host {
+    fn call(&mut self, name: &str, args: Vec<(String, LValue)>, pc: Packed, line: u32)
+    -> HostReply;
+}
+
+/// Resource limits of one run.
+#[derive(Clone, Debug)]
+pub struct ExecLimits {
+    pub timeout: Duration,
+    pub max_recursion: usize,
+    pub max_host_calls: usize,
+}
+
+/// How the Monty side of a run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExecOutcome {
+    Completed,
+    /// Stopped by a denial: the host's, a no-sensitive-upgrade violation, an unknown function, a malformed
+    /// argument or the call budget.
+    Denied {
+        line: u32,
+        message: String,
+    },
+    /// Stopped by an exception; `message` is raw (the caller redacts it).
+    Failed {
+        exc_type: String,
+        message: String,
+        line: Option<u32>,
+    },
+}
+
+/// Frames the lowering adds per plan-level call (a plan call goes through `_call` and helpers).
+const FRAMES_PER_CALL: usize = 3;
+/// Largest print output kept per run.
+const MAX_PRINT: usize = 1 << 20;
+
+fn plan_line(lowered: &Lowered, exc: &MontyException) -> Option<u32> {
+    exc.traceback()
+        .iter()
+        .rev()
+        .find_map(|f| lowered.plan_line(f.start.line))
+}
+
+fn failed(lowered: &Lowered, exc: &MontyException) -> ExecOutcome {
+    ExecOutcome::Failed {
+        exc_type: format!("{:?}", exc.exc_type()),
+        message: exc.message().unwrap_or_default().to_string(),
+        line: plan_line(lowered, exc),
+    }
+}
+
+fn int_kwarg(kwargs: &[(MontyObject, MontyObject)], name: &str) -> Option<i64> {
+    kwargs.iter().find_map(|(k, v)| match (k, v) {
+        (MontyObject::String(k), MontyObject::Int(i)) if k == name => Some(*i),
+        _ => None,
+    })
+}
+
+/// Runs a lowered plan to its end, a denial or an error.
+pub fn execute(
+    lowered: &Lowered,
+    sigs: &Signatures,
+    host: &mut dyn Host,
+    limits: &ExecLimits,
+    print: &mut dyn FnMut(&str),
+) -> ExecOutcome {
+    let runner = match MontyRun::new(
+        lowered.code.clone(),
+        "plan.py",
+        Vec::new(),
+        CompileOptions::default(),
+    ) {
+        Ok(r) => r,
+        Err(exc) => return failed(lowered, &exc),
+    };
+    let tracker = ResourceTracker::new(ResourceLimits {
+        max_duration: Some(limits.timeout),
+        max_recursion_depth: limits
+            .max_recursion
+            .saturating_mul(FRAMES_PER_CALL)
+            .saturating_add(64),
+        max_suspensions: limits.max_host_calls,
+        ..ResourceLimits::default()
+    });
+    let mut out = String::new();
+    let mut progress = runner.start(
+        Vec::new(),
+        tracker,
+        PrintWriter::CollectString(&mut out, Some(MAX_PRINT)),
+    );
+    let mut calls = 0usize;
+    loop {
+        if !out.is_empty() {
+            print(&out);
+            out.clear();
+        }
+        let call = match progress {
+            Err(exc) => return failed(lowered, &exc),
+            Ok(RunProgress::Complete(_)) => return ExecOutcome::Completed,
+            Ok(RunProgress::FunctionCall(call)) => call,
+            Ok(RunProgress::OsCall(_)) => {
+                return ExecOutcome::Denied {
+                    line: 0,
+                    message: "operating-system access is not available to plans".into(),
+                };
+            }
+            Ok(RunProgress::NameLookup(_)) | Ok(RunProgress::ResolveFutures(_)) => {
+                return ExecOutcome::Denied {
+                    line: 0,
+                    message: "unsupported interpreter request".into(),
+                };
+            }
+        };
+        let line = int_kwarg(&call.kwargs, "_zline")
+            .and_then(|l| u32::try_from(l).ok())
+            .unwrap_or(0);
+        let name = call.function_name.clone();
+        if name == "_zb_violation" {
+            return ExecOutcome::Denied {
+                line,
+                message: "a container was mutated under a control context it did not carry (no-sensitive-upgrade)"
+                    .into(),
+            };
+        }
+        if !sigs.is_callable(&name) {
+            return ExecOutcome::Denied {
+                line,
+                message: format!("`{name}` is not a tool or verifier of the policy"),
+            };
+        }
+        calls += 1;
+        if calls > limits.max_host_calls {
+            return ExecOutcome::Denied {
+                line,
+                message: "the run made too many calls".into(),
+            };
+        }
+        let Some(pc) = int_kwarg(&call.kwargs, "_zpc")
+            .map(Packed)
+            .filter(|p| p.is_well_formed())
+        else {
+            return ExecOutcome::Denied {
+                line,
+                message: format!("call to `{name}` without a well-formed control label"),
+            };
+        };
+        let mut args = Vec::new();
+        for (k, v) in &call.kwargs {
+            let MontyObject::String(k) = k else {
+                return ExecOutcome::Denied {
+                    line,
+                    message: "malformed argument name".into(),
+                };
+            };
+            if k == "_zpc" || k == "_zline" {
+                continue;
+            }
+            match unbox(v) {
+                Ok(v) => args.push((k.clone(), v)),
+                Err(e) => {
+                    return ExecOutcome::Denied {
+                        line,
+                        message: format!("argument `{k}` of `{name}`: {e}"),
+                    };
+                }
+            }
+        }
+        for (i, v) in call.args.iter().enumerate() {
+            match unbox(v) {
+                Ok(v) => args.push((
+                    if i == 0 {
+                        "value".to_string()
+                    } else {
+                        format!("arg{i}")
+                    },
+                    v,
+                )),
+                Err(e) => {
+                    return ExecOutcome::Denied {
+                        line,
+                        message: format!("argument of `{name}`: {e}"),
+                    };
+                }
+            }
+        }
+        match host.call(&name, args, pc, line) {
+            HostReply::Return(v) => {
+                progress = call.resume(
+                    rebox(&v),
+                    PrintWriter::CollectString(&mut out, Some(MAX_PRINT)),
+                );
+            }
+            HostReply::Deny { message } => return ExecOutcome::Denied { line, message },
+            HostReply::Fail { exc_type, message } => {
+                return ExecOutcome::Failed {
+                    exc_type,
+                    message,
+                    line: if line == 0 { None } else { Some(line) },
+                };
+            }
+        }
+    }
+}

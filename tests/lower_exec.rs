@@ -1,0 +1,315 @@
+//! The lowered program on real Monty: raw results equal plain Monty's, and labels follow SEMANTICS.md.
+
+use std::collections::BTreeMap;
+
+use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
+use zamburak::lower::{Mode, compile};
+use zamburak::plan::Signatures;
+use zamburak::runtime::exec::{ExecLimits, ExecOutcome, Host, HostReply, execute};
+use zamburak::runtime::value::{LValue, Raw};
+
+/// A tool result the attacker controls: untrusted, from call 1.
+const TAINT: i64 = LITERAL | UNTRUSTED_BIT;
+
+struct Recorder {
+    /// Each call: tool, args with labels, pc.
+    calls: Vec<(String, Vec<(String, LValue)>, Packed)>,
+    results: BTreeMap<String, LValue>,
+}
+
+impl Host for Recorder {
+    fn call(
+        &mut self,
+        name: &str,
+        args: Vec<(String, LValue)>,
+        pc: Packed,
+        _line: u32,
+    ) -> HostReply {
+        self.calls.push((name.to_string(), args.clone(), pc));
+        if name == "verify" {
+            let (_, v) = args.into_iter().next().unwrap();
+            return HostReply::Return(LValue::new(v.raw, v.label.mint(0)));
+        }
+        HostReply::Return(
+            self.results
+                .get(name)
+                .cloned()
+                .unwrap_or(LValue::new(Raw::None, Packed::LITERAL)),
+        )
+    }
+}
+
+fn sigs() -> Signatures {
+    let mut s = Signatures::default();
+    s.tools.insert("get".into(), vec![]);
+    s.tools.insert("sink".into(), vec!["x".into()]);
+    s.verifiers.insert("verify".into());
+    s
+}
+
+fn s(v: &str, l: i64) -> LValue {
+    LValue::new(Raw::Str(v.into()), Packed(l))
+}
+
+/// Runs `plan` with `get()` returning `result`; returns the outcome and every `sink` call's argument.
+fn run(plan: &str, mode: Mode, result: LValue) -> (ExecOutcome, Vec<(LValue, Packed)>, String) {
+    let module = ruff_python_parser::parse_module(plan)
+        .unwrap()
+        .into_syntax();
+    let lowered = compile(&module, plan, &sigs(), mode).unwrap_or_else(|d| panic!("{d:?}"));
+    let mut host = Recorder {
+        calls: Vec::new(),
+        results: BTreeMap::from([("get".to_string(), result)]),
+    };
+    let limits = ExecLimits {
+        timeout: std::time::Duration::from_secs(10),
+        max_recursion: 200,
+        max_host_calls: 1000,
+    };
+    let mut printed = String::new();
+    let out = execute(&lowered, &sigs(), &mut host, &limits, &mut |t| {
+        printed.push_str(t)
+    });
+    let sinks = host
+        .calls
+        .into_iter()
+        .filter(|c| c.0 == "sink")
+        .map(|(_, mut a, pc)| (a.remove(0).1, pc))
+        .collect();
+    (out, sinks, printed)
+}
+
+fn untrusted(l: Packed) -> bool {
+    l.0 & UNTRUSTED_BIT != 0
+}
+
+#[test]
+fn smoke_prints_and_completes() {
+    let (out, sinks, printed) = run(
+        "x = 1 + 2\nprint(x, 'a')\nsink(x)\n",
+        Mode::Strict,
+        s("", LITERAL),
+    );
+    assert_eq!(out, ExecOutcome::Completed, "{printed}");
+    assert_eq!(printed, "3 a\n");
+    assert_eq!(sinks[0].0.raw, Raw::Int(3));
+    assert!(!untrusted(sinks[0].0.label));
+}
+
+fn mail() -> LValue {
+    // {"from": "mallory@evil.test", "subject": "hi", "tags": ["a", "b"]}: every part attacker-controlled.
+    let t = Packed(TAINT);
+    LValue::new(
+        Raw::Dict(vec![
+            (s("from", LITERAL), s("mallory@evil.test", TAINT)),
+            (s("subject", LITERAL), s("hi", TAINT)),
+            (
+                s("tags", LITERAL),
+                LValue::new(Raw::List(vec![s("a", TAINT), s("b", TAINT)]), t),
+            ),
+        ]),
+        t,
+    )
+}
+
+fn sink_label(plan: &str, mode: Mode) -> (Packed, Packed) {
+    let (out, sinks, printed) = run(plan, mode, mail());
+    assert_eq!(out, ExecOutcome::Completed, "{printed}");
+    let (v, pc) = sinks.last().cloned().expect("sink was called");
+    (v.deep_label(), pc)
+}
+
+#[test]
+fn not_taken_branch_labels_the_variable_in_strict_only() {
+    for subject in ["hi", "other"] {
+        let plan =
+            format!("e = get()\nb = 0\nif e['subject'] == '{subject}':\n    b = 1\nsink(b)\n");
+        let (strict, pc) = sink_label(&plan, Mode::Strict);
+        assert!(untrusted(strict), "strict, subject {subject}");
+        assert!(!untrusted(pc), "the sink is after the if: pc is clean");
+        let (normal, _) = sink_label(&plan, Mode::Normal);
+        assert!(
+            !untrusted(normal),
+            "normal mode does not join pc into values"
+        );
+    }
+}
+
+#[test]
+fn tool_inside_untrusted_if_sees_pc_in_both_modes() {
+    let plan = "e = get()\nif e['subject'] == 'hi':\n    sink('x')\n";
+    for mode in [Mode::Strict, Mode::Normal] {
+        let (_, pc) = sink_label(plan, mode);
+        assert!(untrusted(pc));
+    }
+}
+
+#[test]
+fn break_under_untrusted_condition_raises_code_after_the_loop() {
+    let plan = "e = get()\nfor i in [1, 2, 3]:\n    if e['subject'] == 'zzz':\n        break\nsink('after')\n";
+    for mode in [Mode::Strict, Mode::Normal] {
+        let (_, pc) = sink_label(plan, mode);
+        assert!(
+            untrusted(pc),
+            "{mode:?}: whether we got here depends on the mail"
+        );
+    }
+}
+
+#[test]
+fn return_under_untrusted_condition_raises_the_return_value() {
+    let plan = "def f(e):\n    if e['subject'] == 'hi':\n        return 1\n    return 2\ne = get()\nsink(f(e))\n";
+    for mode in [Mode::Strict, Mode::Normal] {
+        let (v, _) = sink_label(plan, mode);
+        assert!(untrusted(v), "{mode:?}");
+    }
+}
+
+#[test]
+fn literal_list_keeps_trusted_element_trusted() {
+    let (v, _) = sink_label(
+        "e = get()\nxs = ['me@example.com', e['from']]\nsink(xs[0])\n",
+        Mode::Strict,
+    );
+    assert!(!untrusted(v));
+    let (v, _) = sink_label(
+        "e = get()\nxs = ['me@example.com', e['from']]\nsink(xs[1])\n",
+        Mode::Strict,
+    );
+    assert!(untrusted(v));
+}
+
+#[test]
+fn container_summaries_carry_element_labels() {
+    for expr in [
+        "len(xs)",
+        "str(xs)",
+        "','.join(xs)",
+        "sorted(xs)[0]",
+        "max(xs)",
+        "'me' in xs",
+        "xs.count('me')",
+    ] {
+        let plan = format!("e = get()\nxs = ['me', e['from']]\nsink({expr})\n");
+        let (v, _) = sink_label(&plan, Mode::Normal);
+        assert!(untrusted(v), "{expr}");
+    }
+}
+
+#[test]
+fn iteration_and_unpacking_keep_the_container_label() {
+    let (v, _) = sink_label(
+        "e = get()\nfor t in e['tags']:\n    x = t\nsink(x)\n",
+        Mode::Normal,
+    );
+    assert!(untrusted(v));
+    let (v, _) = sink_label("e = get()\na, b = e['tags']\nsink(a)\n", Mode::Normal);
+    assert!(untrusted(v));
+}
+
+#[test]
+fn comprehension_filter_is_a_dependency_of_the_result() {
+    let plan = "e = get()\nys = [1 for t in [1, 2] if e['subject'] == 'hi']\nsink(len(ys))\n";
+    for mode in [Mode::Strict, Mode::Normal] {
+        let (v, _) = sink_label(plan, mode);
+        assert!(untrusted(v), "{mode:?}");
+    }
+}
+
+#[test]
+fn verified_kind_survives_movement_but_not_computation() {
+    let verified = |plan: &str| {
+        let (out, sinks, printed) = run(plan, Mode::Strict, mail());
+        assert_eq!(out, ExecOutcome::Completed, "{printed}");
+        let l = sinks.last().unwrap().0.label;
+        l.0 & (1 << 2) == 0 // kind 0 verified
+    };
+    assert!(verified(
+        "e = get()\nv = verify(e['from'])\nd = {'to': v}\nsink(d['to'])\n"
+    ));
+    assert!(verified(
+        "e = get()\nv = verify(e['from'])\nxs = [v]\nfor x in xs:\n    y = x\nsink(y)\n"
+    ));
+    assert!(!verified(
+        "e = get()\nv = verify(e['from'])\nsink(v.lower())\n"
+    ));
+    assert!(!verified(
+        "e = get()\nv = verify(e['from'])\nsink(v + '')\n"
+    ));
+    assert!(!verified(
+        "e = get()\nv = verify(e['from'])\nsink(f'{v}')\n"
+    ));
+    assert!(!verified(
+        "e = get()\nv = verify(e['from'])\nsink(sorted([v])[0])\n"
+    ));
+    assert!(!verified(
+        "e = get()\nv = verify(e['from'])\nsink(v if e['subject'] == 'hi' else v)\n"
+    ));
+}
+
+#[test]
+fn aliased_container_mutated_under_untrusted_pc_is_raised_for_every_alias() {
+    for subject in ["hi", "nope"] {
+        let plan = format!(
+            "e = get()\na = []\nb = a\nif e['subject'] == '{subject}':\n    b.append(1)\nsink(len(a))\n"
+        );
+        let (v, _) = sink_label(&plan, Mode::Strict);
+        assert!(untrusted(v), "subject {subject}");
+    }
+    for subject in ["hi", "nope"] {
+        let plan = format!(
+            "e = get()\nd = {{'k': []}}\nif e['subject'] == '{subject}':\n    d['k'].append(1)\nsink(len(d['k']))\n"
+        );
+        let (v, _) = sink_label(&plan, Mode::Strict);
+        assert!(untrusted(v), "nested receiver, subject {subject}");
+    }
+}
+
+#[test]
+fn mutation_through_a_function_under_untrusted_pc_is_a_violation() {
+    let plan = "def add(xs):\n    xs.append(1)\ne = get()\na = []\nif e['subject'] == 'hi':\n    add(a)\nsink(len(a))\n";
+    let (out, sinks, _) = run(plan, Mode::Strict, mail());
+    assert!(matches!(out, ExecOutcome::Denied { .. }), "{out:?}");
+    assert!(sinks.is_empty());
+}
+
+#[test]
+fn function_value_chosen_by_untrusted_data_raises_the_callee_pc() {
+    let plan = "def f():\n    sink('a')\ndef g():\n    sink('b')\ne = get()\nh = f if e['subject'] == 'hi' else g\nh()\n";
+    for mode in [Mode::Strict, Mode::Normal] {
+        let (_, pc) = sink_label(plan, mode);
+        assert!(untrusted(pc), "{mode:?}");
+    }
+}
+
+#[test]
+fn plan_code_cannot_reach_labels() {
+    let reject = |plan: &str| {
+        let module = ruff_python_parser::parse_module(plan)
+            .unwrap()
+            .into_syntax();
+        compile(&module, plan, &sigs(), Mode::Strict).is_err()
+    };
+    assert!(reject("x = 'a'\ny = x.__class__\n"));
+    assert!(reject("x = type('a')\n"));
+    assert!(reject("sink(x=1, _zpc=0)\n") || reject("sink(1, _zpc=0)\n"));
+    assert!(reject("import os\n"));
+    assert!(reject("x = getattr('a', 'upper')\n"));
+    // Indexing a string gives characters, never the label slot.
+    let (v, _) = sink_label("e = get()\ns = e['subject']\nsink(s[1])\n", Mode::Strict);
+    assert!(untrusted(v));
+    let (out, sinks, _) = run("x = 'ab'\nsink(len(x))\n", Mode::Strict, mail());
+    assert_eq!(out, ExecOutcome::Completed);
+    assert_eq!(
+        sinks[0].0.raw,
+        Raw::Int(2),
+        "len sees the value, not the box"
+    );
+    let (out, _, printed) = run(
+        "print(str([1, 'a']))\nprint(1 == 1, 'a' < 'b')\n",
+        Mode::Strict,
+        mail(),
+    );
+    assert_eq!(out, ExecOutcome::Completed);
+    assert_eq!(printed, "[1, 'a']\nTrue True\n");
+}
