@@ -1169,7 +1169,7 @@ impl Compiler<'_> {
                         return "None".into();
                     };
                     for (k, _) in &kws {
-                        if !allowed.contains(&k.as_str()) {
+                        if name != "dict" && !allowed.contains(&k.as_str()) {
                             self.reject(
                                 c,
                                 "Z096",

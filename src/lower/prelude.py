@@ -726,16 +726,16 @@ def _bi_set(x=None, _zp=_NEUTRAL):
     return _new('s', d, s)
 
 
-def _bi_dict(x=None, _zp=_NEUTRAL, **kw):
+def _bi_dict(_src=None, _zp=_NEUTRAL, **kw):
     s = _LIT
     d = {}
-    if x is not None:
-        s = _struct(x)
-        if type(x[0]) is list and x[0][0] == 'd':
-            for rk, kv in x[0][1].items():
+    if _src is not None:
+        s = _struct(_src)
+        if type(_src[0]) is list and _src[0][0] == 'd':
+            for rk, kv in _src[0][1].items():
                 d[rk] = kv
         else:
-            for p in _elems(x):
+            for p in _elems(_src):
                 pair = _unpack(p, 2)
                 d[_key(pair[0])] = (pair[0], pair[1])
                 s = _j(s, _deep(pair[0]))

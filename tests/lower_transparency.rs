@@ -1,0 +1,135 @@
+//! Transparency: a plan prints the same thing run plainly on Monty and run lowered (only labels differ).
+
+use monty::MontyRun;
+use monty_types::{CompileOptions, PrintWriter, ResourceTracker};
+use zamburak::lower::{Mode, compile};
+use zamburak::plan::Signatures;
+use zamburak::runtime::exec::{ExecLimits, ExecOutcome, Host, HostReply, execute};
+use zamburak::runtime::value::LValue;
+
+struct NoTools;
+impl Host for NoTools {
+    fn call(
+        &mut self,
+        name: &str,
+        _: Vec<(String, LValue)>,
+        _: zamburak::label::Packed,
+        _: u32,
+    ) -> HostReply {
+        HostReply::Deny {
+            message: format!("no tool {name} in this test"),
+        }
+    }
+}
+
+fn plain(plan: &str) -> String {
+    let run = MontyRun::new(plan.to_string(), "p.py", vec![], CompileOptions::default()).unwrap();
+    let mut out = String::new();
+    let r = run.run(
+        vec![],
+        ResourceTracker::default(),
+        PrintWriter::CollectString(&mut out, None),
+    );
+    if let Err(e) = r {
+        out.push_str(&format!("ERROR {:?}", e.exc_type()));
+    }
+    out
+}
+
+fn lowered(plan: &str, mode: Mode) -> String {
+    let module = ruff_python_parser::parse_module(plan)
+        .unwrap()
+        .into_syntax();
+    let sigs = Signatures::default();
+    let low = compile(&module, plan, &sigs, mode).unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
+    let limits = ExecLimits {
+        timeout: std::time::Duration::from_secs(10),
+        max_recursion: 200,
+        max_host_calls: 100,
+    };
+    let mut out = String::new();
+    let r = execute(&low, &sigs, &mut NoTools, &limits, &mut |t| out.push_str(t));
+    match r {
+        ExecOutcome::Completed => {}
+        ExecOutcome::Failed { exc_type, .. } => out.push_str(&format!("ERROR {exc_type}")),
+        ExecOutcome::Denied { message, .. } => out.push_str(&format!("DENIED {message}")),
+    }
+    out
+}
+
+const PLANS: &[&str] = &[
+    "print(1 + 2 * 3 - 4 // 3 % 2, 7 / 2, 2 ** 10, -5 // 2, 1 << 3, 12 >> 1, 6 & 3, 6 | 1, 6 ^ 3)",
+    "x = 5\nx += 2\nx -= 1\nx *= 3\nprint(x)",
+    "print(not True, -3, +3, ~3)",
+    "print(1 < 2 < 3, 3 < 2 < 4, 1 == 1.0, 'a' != 'b', 2 >= 2, None is None, 1 is not None)",
+    "print(1 and 2, 0 and 2, 0 or 3, '' or 'x', None or 0)",
+    "print('yes' if 3 > 2 else 'no', 'yes' if [] else 'no')",
+    "xs = [3, 1, 2]\nxs.append(5)\nxs.insert(0, 9)\nxs.extend([7, 8])\nprint(xs, xs.pop(), xs.pop(0), xs)",
+    "xs = [3, 1, 2, 1]\nxs.remove(1)\nprint(xs, xs.index(2), xs.count(1))\nxs.sort()\nprint(xs)\nxs.reverse()\nprint(xs, xs.copy())",
+    "xs = ['bb', 'a', 'ccc']\nxs.sort(key=len, reverse=True)\nprint(xs)",
+    "d = {'a': 1, 'b': 2}\nd['c'] = 3\nprint(d, d['a'], d.get('z'), d.get('z', 0), list(d.keys()), list(d.values()), list(d.items()))",
+    "d = {'a': 1}\nd.update({'b': 2})\nprint(d.pop('a'), d, d.setdefault('c', 5), d.setdefault('b', 9), d, d.copy())",
+    "s = {1, 2}\ns.add(3)\ns.discard(1)\ns.remove(2)\nprint(sorted(s), sorted(s.union({9})), sorted(s.intersection({3})), sorted({1, 2}.difference({1})))",
+    "s = '  Hello, World  '\nprint(s.lower(), s.upper(), s.strip(), s.lstrip(), s.rstrip(), s.title())",
+    "s = 'a,b,,c'\nprint(s.split(','), s.rsplit(',', 1), 'x\\ny'.splitlines(), '-'.join(['a', 'b']), s.replace(',', ';'))",
+    "s = 'hello'\nprint(s.startswith('he'), s.endswith('x'), s.find('l'), s.count('l'), s.partition('l'), '{} {}'.format(1, 'a'), '{x}'.format(x=2))",
+    "print(len([1, 2]), len('abc'), len({'a': 1}), str(12), int('7'), float('1.5'), bool(0), abs(-3), round(2.567, 2), round(2.5))",
+    "print(list(range(5)), list(range(2, 8, 3)), sorted([3, 1, 2]), list(reversed([1, 2, 3])))",
+    "print(min([3, 1, 2]), max(4, 9, 2), min(['bb', 'a'], key=len), max([], default=0), sum([1, 2, 3]), sum([1, 2], 10))",
+    "print(any([0, 1]), all([1, 0]), any([]), all([]))",
+    "print(list(enumerate(['a', 'b'])), list(enumerate(['a'], 1)), list(zip([1, 2], ['a', 'b', 'c'])))",
+    "print(list(map(lambda x: x * 2, [1, 2])), list(filter(lambda x: x > 1, [1, 2, 3])), list(map(str, [1, 2])))",
+    "print(list('ab'), tuple([1, 2]), sorted(set([2, 1, 2])), dict([('a', 1)]), dict(a=1))",
+    "xs = [1, 2, 3, 4, 5]\nprint(xs[1:3], xs[::2], xs[-1], xs[:-2], 'hello'[1:4], 'hello'[-1], (1, 2, 3)[1:])",
+    "a, b = 1, 2\n(c, d), e = (3, 4), 5\nprint(a, b, c, d, e)\na, b = b, a\nprint(a, b)",
+    "x = 3\nprint(f'{x} and {x + 1:>4} and {x!r} and {\"s\"!r} and {3.14159:.2f} and {x:{\"03\"}}')",
+    "print([x * x for x in range(5) if x % 2 == 0], {x: x + 1 for x in [1, 2]}, sorted({x % 3 for x in range(7)}))",
+    "print([(x, y) for x in [1, 2] for y in 'ab' if x > 1])",
+    "print(sum(x for x in range(4)), list(x + 1 for x in [1, 2]))",
+    "def f(a, b=2):\n    return a + b\nprint(f(1), f(1, 5), f(a=3, b=4))",
+    "def fact(n):\n    if n <= 1:\n        return 1\n    return n * fact(n - 1)\nprint(fact(10))",
+    "def make(n):\n    def add(x):\n        return x + n\n    return add\nadd3 = make(3)\nprint(add3(4))",
+    "total = 0\nfor i in range(10):\n    if i == 7:\n        break\n    if i % 2:\n        continue\n    total += i\nprint(total)",
+    "n = 0\nwhile n < 5:\n    n += 1\nprint(n)",
+    "i = 0\nwhile True:\n    i += 1\n    if i > 3:\n        break\nprint(i)",
+    "if 1 > 2:\n    x = 'a'\nelif 2 > 1:\n    x = 'b'\nelse:\n    x = 'c'\nprint(x)",
+    "import json\nd = json.loads('{\"a\": [1, 2, {\"b\": null}]}')\nprint(d['a'][2], json.dumps(d), json.dumps({'k': 1}, sort_keys=True))",
+    "import re\nm = re.search('(\\\\w+)@(\\\\w+)', 'mail bob@example now')\nprint(m.group(1), m.group(2), re.findall('[0-9]+', 'a1b22'), re.sub('a', 'b', 'aa'), re.split(',', 'a,b'))",
+    "import re\nprint(re.match('a', 'ba') is None, re.fullmatch('a+', 'aaa') is not None)",
+    "xs = [[1], [2]]\nxs[0].append(3)\nys = xs\nys[1] = 9\nprint(xs)",
+    "d = {'k': []}\nd['k'].append(1)\nd['n'] = d.get('n', 0) + 1\nd['n'] += 1\nprint(d)",
+    "print(1 in [1, 2], 3 not in [1, 2], 'a' in 'cat', 'k' in {'k': 1}, 2 in {2})",
+    "print([1, 2] + [3], [0] * 3, (1,) + (2,), 'ab' * 2)",
+    "xs = []\nfor k, v in {'a': 1, 'b': 2}.items():\n    xs.append(k * v)\nprint(xs)",
+    "print(str([1, 'a', None]), str({'a': (1, 2)}), str(1.5), str(True))",
+    "x = [1]\ny = x\ny += [2]\nprint(x, y)",
+    "print(int('zz'))",
+    "print([1][3])",
+    "print({'a': 1}['b'])",
+    "def f(x):\n    return x\nf = lambda x: x + 1\nprint(f(1))",
+    "print(sorted(['b', 'a', 'c'], reverse=True), sorted([('a', 2), ('a', 1)]))",
+    "if (n := 3) > 2:\n    print(n)",
+];
+
+#[test]
+fn lowered_plans_print_what_plain_plans_print() {
+    assert!(PLANS.len() >= 40);
+    let mut failures = Vec::new();
+    for plan in PLANS {
+        let expected = plain(plan);
+        for mode in [Mode::Strict, Mode::Normal] {
+            let actual = lowered(plan, mode);
+            if actual != expected {
+                failures.push(format!(
+                    "{plan}\n  plain:   {expected:?}\n  lowered: {actual:?} ({mode:?})"
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
