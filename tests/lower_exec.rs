@@ -267,7 +267,8 @@ fn aliased_container_mutated_under_untrusted_pc_is_raised_for_every_alias() {
 
 #[test]
 fn mutation_through_a_function_under_untrusted_pc_is_a_violation() {
-    let plan = "def add(xs):\n    xs.append(1)\ne = get()\na = []\nif e['subject'] == 'hi':\n    add(a)\nsink(len(a))\n";
+    // Through a function value the static mutation set is unknown: the no-sensitive-upgrade check stops it.
+    let plan = "def add(xs):\n    xs.append(1)\ne = get()\na = []\nf = add\nif e['subject'] == 'hi':\n    f(a)\nsink(len(a))\n";
     let (out, sinks, _) = run(plan, Mode::Strict, mail());
     assert!(matches!(out, ExecOutcome::Denied { .. }), "{out:?}");
     assert!(sinks.is_empty());
@@ -312,4 +313,16 @@ fn plan_code_cannot_reach_labels() {
     );
     assert_eq!(out, ExecOutcome::Completed);
     assert_eq!(printed, "[1, 'a']\nTrue True\n");
+}
+
+#[test]
+fn containers_a_called_function_may_mutate_are_raised_even_when_it_is_not_called() {
+    // Not taken: without the callee's mutation set pre-raised, `a` would stay clean (SEMANTICS §4).
+    let plan = "def add(xs):\n    xs.append(1)\ne = get()\na = []\nif e['subject'] == 'nope':\n    add(a)\nsink(len(a))\n";
+    let (v, _) = sink_label(plan, Mode::Strict);
+    assert!(untrusted(v));
+    // Taken: the pre-raise makes the mutation legal, and the length is labelled.
+    let plan = "def add(xs):\n    xs.append(1)\ne = get()\na = []\nif e['subject'] == 'hi':\n    add(a)\nsink(len(a))\n";
+    let (v, _) = sink_label(plan, Mode::Strict);
+    assert!(untrusted(v));
 }

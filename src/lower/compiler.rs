@@ -123,6 +123,8 @@ struct Compiler<'a> {
     frames: Vec<Frame>,
     /// Line starts, for offset → line.
     line_starts: Vec<usize>,
+    /// Plan functions defined at module level, by name: a direct call's mutation set is pre-raised.
+    functions: std::collections::BTreeMap<String, &'a [Stmt]>,
 }
 
 /// Compiles a parsed plan. `source` is the text the module was parsed from (for line numbers).
@@ -146,6 +148,14 @@ pub fn compile(
         imports: BTreeSet::new(),
         frames: Vec::new(),
         line_starts,
+        functions: module
+            .body
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::FunctionDef(f) => Some((f.name.id.to_string(), f.body.as_slice())),
+                _ => None,
+            })
+            .collect(),
     };
     let mut names = BTreeSet::new();
     assigned_names(&module.body, &mut names);
@@ -496,6 +506,34 @@ impl Compiler<'_> {
         let mut receivers = Vec::new();
         for b in bodies {
             mutation_receivers(b, &mut receivers);
+            // A plan function called directly in the block may mutate what it is given and the module
+            // containers it names: pre-raise those too (SEMANTICS §4, static mutation set).
+            let mut calls = Vec::new();
+            direct_calls(b, &mut calls);
+            for call in calls {
+                let Expr::Name(f) = call.func.as_ref() else {
+                    continue;
+                };
+                let Some(body) = self.functions.get(f.id.as_str()).copied() else {
+                    continue;
+                };
+                receivers.extend(
+                    call.arguments
+                        .args
+                        .iter()
+                        .filter(|a| matches!(a, Expr::Name(_))),
+                );
+                receivers.extend(
+                    call.arguments
+                        .keywords
+                        .iter()
+                        .map(|k| &k.value)
+                        .filter(|a| matches!(a, Expr::Name(_))),
+                );
+                let mut inner = Vec::new();
+                mutation_receivers(body, &mut inner);
+                receivers.extend(inner.into_iter().filter(|r| matches!(r, Expr::Name(_))));
+            }
         }
         let mut seen = BTreeSet::new();
         for r in receivers {
@@ -1539,6 +1577,66 @@ impl Compiler<'_> {
         };
         self.hoist(header, locals, BTreeSet::new(), &mut build);
         format!("{name}({pc})")
+    }
+}
+
+/// Calls in a block's statements (not in nested defs), for the callee mutation sets.
+fn direct_calls<'b>(body: &'b [Stmt], out: &mut Vec<&'b ruff_python_ast::ExprCall>) {
+    fn in_expr<'b>(e: &'b Expr, out: &mut Vec<&'b ruff_python_ast::ExprCall>) {
+        if let Expr::Call(c) = e {
+            out.push(c);
+            c.arguments.args.iter().for_each(|a| in_expr(a, out));
+            c.arguments
+                .keywords
+                .iter()
+                .for_each(|k| in_expr(&k.value, out));
+        }
+        match e {
+            Expr::BinOp(b) => {
+                in_expr(&b.left, out);
+                in_expr(&b.right, out);
+            }
+            Expr::BoolOp(b) => b.values.iter().for_each(|v| in_expr(v, out)),
+            Expr::If(x) => {
+                in_expr(&x.body, out);
+                in_expr(&x.orelse, out);
+            }
+            Expr::List(l) => l.elts.iter().for_each(|v| in_expr(v, out)),
+            Expr::Tuple(l) => l.elts.iter().for_each(|v| in_expr(v, out)),
+            Expr::Compare(c) => {
+                in_expr(&c.left, out);
+                c.comparators.iter().for_each(|v| in_expr(v, out));
+            }
+            _ => {}
+        }
+    }
+    for stmt in body {
+        match stmt {
+            Stmt::Expr(e) => in_expr(&e.value, out),
+            Stmt::Assign(a) => in_expr(&a.value, out),
+            Stmt::AugAssign(a) => in_expr(&a.value, out),
+            Stmt::Return(r) => {
+                if let Some(v) = &r.value {
+                    in_expr(v, out);
+                }
+            }
+            Stmt::If(s) => {
+                in_expr(&s.test, out);
+                direct_calls(&s.body, out);
+                for c in &s.elif_else_clauses {
+                    direct_calls(&c.body, out);
+                }
+            }
+            Stmt::For(s) => {
+                in_expr(&s.iter, out);
+                direct_calls(&s.body, out);
+            }
+            Stmt::While(s) => {
+                in_expr(&s.test, out);
+                direct_calls(&s.body, out);
+            }
+            _ => {}
+        }
     }
 }
 
