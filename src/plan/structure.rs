@@ -1,0 +1,353 @@
+//! Name resolution against the policy: every call goes to a builtin, a tool, a verifier or something the
+//! plan defined, with arguments that match the tool's declaration.
+
+use std::collections::BTreeSet;
+
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{Expr, ExprCall, ExprContext, ModModule, Parameters, Stmt};
+use ruff_text_size::{Ranged, TextRange};
+
+use super::diagnostic::{Diagnostic, Severity};
+use super::signatures::Signatures;
+use super::subset::{BUILTINS, is_builtin, is_forbidden_builtin, is_module};
+
+/// Checks calls and names of a module (already through the subset check) against the signatures.
+///
+/// ```
+/// use zamburak::plan::{parse::parse, structure::check_structure, Signatures};
+/// let mut sigs = Signatures::default();
+/// sigs.tools.insert("send_email".into(), vec!["to".into(), "body".into()]);
+/// let p = parse("send_emial(to='a', body='b')\n").unwrap();
+/// let d = check_structure(&p.module, &sigs);
+/// assert_eq!(d[0].code, "Z101");
+/// assert!(d[0].hint.as_deref().unwrap().contains("send_email"));
+/// ```
+pub fn check_structure(module: &ModModule, sigs: &Signatures) -> Vec<Diagnostic> {
+    let mut defs = Definitions::default();
+    defs.visit_body(&module.body);
+    let mut c = Checker {
+        sigs,
+        defined: defs.names.iter().map(|(n, _)| n.clone()).collect(),
+        diags: Vec::new(),
+    };
+    for (name, range) in &defs.names {
+        if sigs.is_callable(name)
+            || is_builtin(name)
+            || is_forbidden_builtin(name)
+            || is_module(name)
+        {
+            c.diags.push(err(
+                "Z108",
+                *range,
+                format!("`{name}` shadows a tool, verifier, builtin or module of the same name"),
+                Some("pick a different name for this variable or function".into()),
+            ));
+        }
+    }
+    c.visit_body(&module.body);
+    c.diags.sort_by_key(|d| (d.start, d.end));
+    c.diags
+}
+
+fn err(code: &'static str, range: TextRange, message: String, hint: Option<String>) -> Diagnostic {
+    Diagnostic {
+        code,
+        severity: Severity::Error,
+        start: range.start().into(),
+        end: range.end().into(),
+        message,
+        hint,
+    }
+}
+
+/// Every name the plan binds, anywhere: a flat set is enough because the subset has no classes or
+/// globals, and the runtime catches a name read before it is bound.
+#[derive(Default)]
+struct Definitions {
+    names: Vec<(String, TextRange)>,
+}
+
+impl Definitions {
+    fn params(&mut self, p: &Parameters) {
+        for pa in p.posonlyargs.iter().chain(&p.args).chain(&p.kwonlyargs) {
+            let id = &pa.parameter.name;
+            self.names.push((id.as_str().to_owned(), id.range));
+        }
+    }
+}
+
+impl<'a> Visitor<'a> for Definitions {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let Stmt::FunctionDef(f) = stmt {
+            self.names.push((f.name.as_str().to_owned(), f.name.range));
+            self.params(&f.parameters);
+        }
+        visitor::walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Name(n) if n.ctx == ExprContext::Store => {
+                self.names.push((n.id.as_str().to_owned(), n.range));
+            }
+            Expr::Lambda(l) => {
+                if let Some(p) = &l.parameters {
+                    self.params(p);
+                }
+            }
+            _ => {}
+        }
+        visitor::walk_expr(self, expr);
+    }
+}
+
+struct Checker<'s> {
+    sigs: &'s Signatures,
+    defined: BTreeSet<String>,
+    diags: Vec<Diagnostic>,
+}
+
+impl Checker<'_> {
+    fn nearest<'c>(&self, name: &str, candidates: impl Iterator<Item = &'c str>) -> Option<String> {
+        candidates
+            .map(|c| (edit_distance(name, c), c))
+            .filter(|(d, c)| *d <= 2 + c.len() / 4)
+            .min()
+            .map(|(_, c)| c.to_owned())
+    }
+
+    fn call(&mut self, call: &ExprCall) {
+        let Expr::Name(func) = &*call.func else {
+            return;
+        };
+        let name = func.id.as_str();
+        if let Some(params) = self.sigs.tools.get(name) {
+            self.tool_call(name, params, call);
+        } else if self.sigs.verifiers.contains(name) {
+            let args = &call.arguments;
+            if args.args.len() != 1 || !args.keywords.is_empty() {
+                self.diags.push(err(
+                    "Z106",
+                    call.range(),
+                    format!(
+                        "verifier `{name}` takes exactly one positional argument, got {} positional and {} keyword",
+                        args.args.len(),
+                        args.keywords.len()
+                    ),
+                    Some(format!("call it as `{name}(value)`")),
+                ));
+            }
+        } else if is_builtin(name) || self.defined.contains(name) || is_forbidden_builtin(name) {
+            // Forbidden builtins were already reported by the subset check.
+        } else {
+            let suggestion = self.nearest(
+                name,
+                self.sigs
+                    .tools
+                    .keys()
+                    .map(String::as_str)
+                    .chain(self.sigs.verifiers.iter().map(String::as_str))
+                    .chain(BUILTINS.iter().copied())
+                    .chain(self.defined.iter().map(String::as_str)),
+            );
+            self.diags.push(err(
+                "Z101",
+                func.range,
+                format!(
+                    "unknown function `{name}`: not a tool, verifier, builtin or plan function"
+                ),
+                Some(match suggestion {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "call a tool the policy declares, or define the function first".into(),
+                }),
+            ));
+        }
+    }
+
+    fn tool_call(&mut self, name: &str, params: &[String], call: &ExprCall) {
+        let args = &call.arguments;
+        let mut bound = vec![false; params.len()];
+        for (i, a) in args.args.iter().enumerate() {
+            match bound.get_mut(i) {
+                Some(b) => *b = true,
+                None => self.diags.push(err(
+                    "Z104",
+                    a.range(),
+                    format!(
+                        "tool `{name}` takes {} argument(s) but more were given positionally",
+                        params.len()
+                    ),
+                    Some(format!("its arguments are: {}", params.join(", "))),
+                )),
+            }
+        }
+        for k in &args.keywords {
+            let Some(id) = &k.arg else {
+                // `**kwargs` was already refused by the subset check.
+                continue;
+            };
+            let kw = id.as_str();
+            match params.iter().position(|p| p == kw) {
+                Some(i) if bound[i] => self.diags.push(err(
+                    "Z105",
+                    k.range,
+                    format!("argument `{kw}` of tool `{name}` is given twice"),
+                    Some("pass each argument once".into()),
+                )),
+                Some(i) => bound[i] = true,
+                None => {
+                    let hint = match self.nearest(kw, params.iter().map(String::as_str)) {
+                        Some(s) => format!("did you mean `{s}`? arguments: {}", params.join(", ")),
+                        None => format!("its arguments are: {}", params.join(", ")),
+                    };
+                    self.diags.push(err(
+                        "Z102",
+                        id.range,
+                        format!("tool `{name}` has no argument `{kw}`"),
+                        Some(hint),
+                    ));
+                }
+            }
+        }
+        let missing: Vec<&str> = params
+            .iter()
+            .zip(&bound)
+            .filter(|(_, b)| !**b)
+            .map(|(p, _)| p.as_str())
+            .collect();
+        if !missing.is_empty() {
+            self.diags.push(err(
+                "Z103",
+                call.range(),
+                format!(
+                    "call to tool `{name}` is missing argument(s): {}",
+                    missing.join(", ")
+                ),
+                Some("every argument the policy declares must be passed".into()),
+            ));
+        }
+    }
+
+    /// A name read outside callee position.
+    fn value_name(&mut self, name: &str, range: TextRange) {
+        if self.sigs.is_callable(name) {
+            self.diags.push(err(
+                "Z107",
+                range,
+                format!("tool or verifier `{name}` is used as a value"),
+                Some(format!("call it directly: `{name}(…)`")),
+            ));
+        } else if !(is_builtin(name)
+            || self.defined.contains(name)
+            || is_forbidden_builtin(name)
+            || is_module(name)
+            || name.starts_with('_'))
+        {
+            self.diags.push(err(
+                "Z101",
+                range,
+                format!("unknown name `{name}`: it is never assigned in the plan"),
+                Some("assign it before use".into()),
+            ));
+        }
+    }
+}
+
+impl<'a> Visitor<'a> for Checker<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Call(call) => {
+                self.call(call);
+                match &*call.func {
+                    // The callee name is resolved by `call`; only its arguments remain.
+                    Expr::Name(_) => {}
+                    // A module receiver (`json.loads`) is not a value either; the subset check vetted it.
+                    Expr::Attribute(a) if matches!(&*a.value, Expr::Name(m) if is_module(m.id.as_str())) =>
+                        {}
+                    func => self.visit_expr(func),
+                }
+                for a in &call.arguments.args {
+                    self.visit_expr(a);
+                }
+                for k in &call.arguments.keywords {
+                    self.visit_expr(&k.value);
+                }
+            }
+            Expr::Name(n) if n.ctx == ExprContext::Load => self.value_name(n.id.as_str(), n.range),
+            _ => visitor::walk_expr(self, expr),
+        }
+    }
+}
+
+/// Levenshtein distance over characters, for "did you mean" hints.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let subst = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = subst.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::parse::parse;
+
+    fn sigs() -> Signatures {
+        let mut s = Signatures::default();
+        s.tools.insert(
+            "send_email".into(),
+            vec!["to".into(), "subject".into(), "body".into()],
+        );
+        s.verifiers.insert("verify_recipient".into());
+        s
+    }
+
+    fn codes(src: &str) -> Vec<&'static str> {
+        let p = parse(src).expect("test plan parses");
+        check_structure(&p.module, &sigs())
+            .iter()
+            .map(|d| d.code)
+            .collect()
+    }
+
+    #[test]
+    fn edit_distance_basics() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn tool_arguments() {
+        assert!(codes("send_email('a', 'b', body='c')\n").is_empty());
+        assert_eq!(codes("send_email('a', 'b', bdy='c')\n"), ["Z103", "Z102"]);
+        assert_eq!(codes("send_email('a', 'b')\n"), ["Z103"]);
+        assert_eq!(codes("send_email('a', 'b', 'c', 'd')\n"), ["Z104"]);
+        assert_eq!(codes("send_email('a', 'b', 'c', to='d')\n"), ["Z105"]);
+    }
+
+    #[test]
+    fn verifiers_and_values() {
+        assert!(codes("x = verify_recipient('a')\n").is_empty());
+        assert_eq!(codes("x = verify_recipient('a', 'b')\n"), ["Z106"]);
+        assert_eq!(codes("x = verify_recipient(v='a')\n"), ["Z106"]);
+        assert_eq!(codes("f = send_email\n"), ["Z107"]);
+        assert_eq!(codes("send_email = 1\n"), ["Z108"]);
+        assert_eq!(codes("def len(x):\n    return 1\n"), ["Z108"]);
+    }
+
+    #[test]
+    fn unknown_names() {
+        assert_eq!(codes("frobnicate(1)\n"), ["Z101"]);
+        assert_eq!(codes("x = y\n"), ["Z101"]);
+        assert!(codes("def f(a):\n    return a\nf(1)\n").is_empty());
+        assert!(codes("g = lambda a: a\ng(1)\n").is_empty());
+    }
+}

@@ -1,0 +1,758 @@
+//! The whitelist of SEMANTICS.md §6: which statements, expressions, builtins, methods and modules a plan
+//! may use. Every AST variant is matched explicitly, so a new ruff variant fails to compile here instead
+//! of slipping through.
+
+use ruff_python_ast::{
+    Comprehension, Expr, ExprCall, FStringPart, Identifier, InterpolatedStringElement,
+    InterpolatedStringElements, ModModule, Number, Operator, Parameters, Stmt,
+};
+use ruff_text_size::{Ranged, TextRange};
+
+use super::diagnostic::{Diagnostic, Severity};
+
+/// Builtin functions a plan may call.
+pub const BUILTINS: &[&str] = &[
+    "len",
+    "str",
+    "int",
+    "float",
+    "bool",
+    "range",
+    "sorted",
+    "reversed",
+    "min",
+    "max",
+    "sum",
+    "any",
+    "all",
+    "enumerate",
+    "zip",
+    "map",
+    "filter",
+    "list",
+    "dict",
+    "set",
+    "tuple",
+    "abs",
+    "round",
+    "print",
+];
+
+/// Builtins that are refused by name wherever they appear (called or not), because they reach into
+/// the interpreter rather than compute on values.
+pub const FORBIDDEN_BUILTINS: &[&str] = &[
+    "getattr",
+    "setattr",
+    "hasattr",
+    "delattr",
+    "type",
+    "id",
+    "hash",
+    "eval",
+    "exec",
+    "globals",
+    "locals",
+    "vars",
+    "dir",
+    "__import__",
+    "open",
+    "compile",
+    "isinstance",
+    "issubclass",
+    "input",
+    "breakpoint",
+    "help",
+    "memoryview",
+    "object",
+    "super",
+    "classmethod",
+    "staticmethod",
+    "property",
+];
+
+/// Method names callable on any receiver (its type is unknown before the run), grouped by the type that
+/// defines them.
+pub const METHODS: &[(&str, &[&str])] = &[
+    (
+        "str",
+        &[
+            "lower",
+            "upper",
+            "strip",
+            "lstrip",
+            "rstrip",
+            "split",
+            "rsplit",
+            "splitlines",
+            "join",
+            "replace",
+            "startswith",
+            "endswith",
+            "find",
+            "count",
+            "format",
+            "title",
+            "partition",
+        ],
+    ),
+    (
+        "list",
+        &[
+            "append", "extend", "insert", "pop", "remove", "index", "count", "sort", "reverse",
+            "copy",
+        ],
+    ),
+    (
+        "dict",
+        &[
+            "get",
+            "keys",
+            "values",
+            "items",
+            "update",
+            "pop",
+            "setdefault",
+            "copy",
+        ],
+    ),
+    (
+        "set",
+        &[
+            "add",
+            "discard",
+            "remove",
+            "union",
+            "intersection",
+            "difference",
+        ],
+    ),
+    ("re.Match", &["group"]),
+];
+
+/// Importable modules and the functions of each a plan may call.
+pub const MODULES: &[(&str, &[&str])] = &[
+    ("json", &["dumps", "loads"]),
+    (
+        "re",
+        &["search", "match", "fullmatch", "findall", "sub", "split"],
+    ),
+];
+
+/// Is `name` an allowed builtin?
+///
+/// ```
+/// use zamburak::plan::subset::{is_builtin, is_method};
+/// assert!(is_builtin("sorted") && !is_builtin("eval"));
+/// assert!(is_method("group") && !is_method("__class__"));
+/// ```
+pub fn is_builtin(name: &str) -> bool {
+    BUILTINS.contains(&name)
+}
+
+pub fn is_forbidden_builtin(name: &str) -> bool {
+    FORBIDDEN_BUILTINS.contains(&name)
+}
+
+pub fn is_method(name: &str) -> bool {
+    METHODS.iter().any(|(_, ms)| ms.contains(&name))
+}
+
+pub fn is_module(name: &str) -> bool {
+    MODULES.iter().any(|(m, _)| *m == name)
+}
+
+fn module_functions(module: &str) -> Option<&'static [&'static str]> {
+    MODULES.iter().find(|(m, _)| *m == module).map(|(_, f)| *f)
+}
+
+/// Checks a module against the whitelist, returning every violation found (empty when it conforms).
+///
+/// ```
+/// use zamburak::plan::{parse::parse, subset::check_subset};
+/// let p = parse("import re\nm = re.search('a', 'abc')\nprint(m.group(0))\n").unwrap();
+/// assert!(check_subset(&p.module).is_empty());
+/// let p = parse("x = eval('1')\n").unwrap();
+/// assert_eq!(check_subset(&p.module)[0].code, "Z012");
+/// ```
+pub fn check_subset(module: &ModModule) -> Vec<Diagnostic> {
+    let mut imported = Vec::new();
+    for stmt in &module.body {
+        if let Stmt::Import(imp) = stmt {
+            for alias in &imp.names {
+                if alias.asname.is_none() && is_module(alias.name.as_str()) {
+                    imported.push(alias.name.as_str().to_owned());
+                }
+            }
+        }
+    }
+    let mut w = Walker {
+        diags: Vec::new(),
+        imported,
+        comprehension_depth: 0,
+    };
+    w.stmts(&module.body, true);
+    w.diags
+}
+
+struct Walker {
+    diags: Vec<Diagnostic>,
+    imported: Vec<String>,
+    comprehension_depth: usize,
+}
+
+fn err(code: &'static str, range: TextRange, message: String, hint: Option<&str>) -> Diagnostic {
+    Diagnostic {
+        code,
+        severity: Severity::Error,
+        start: range.start().into(),
+        end: range.end().into(),
+        message,
+        hint: hint.map(str::to_owned),
+    }
+}
+
+impl Walker {
+    fn push(&mut self, code: &'static str, range: TextRange, message: String, hint: Option<&str>) {
+        self.diags.push(err(code, range, message, hint));
+    }
+
+    fn unsupported_stmt(&mut self, range: TextRange, what: &str) {
+        self.push(
+            "Z010",
+            range,
+            format!("`{what}` is not supported in plans"),
+            Some("see docs/diagnostics.md for the statements a plan may use"),
+        );
+    }
+
+    fn unsupported_expr(&mut self, range: TextRange, what: &str) {
+        self.push(
+            "Z011",
+            range,
+            format!("{what} is not supported in plans"),
+            Some("see docs/diagnostics.md for the expressions a plan may use"),
+        );
+    }
+
+    fn reserved(&mut self, name: &str, range: TextRange) -> bool {
+        if name.starts_with('_') {
+            self.push(
+                "Z016",
+                range,
+                format!(
+                    "`{name}` is a reserved name: names starting with `_` belong to the runtime"
+                ),
+                Some("rename it without the leading underscore"),
+            );
+            true
+        } else {
+            false
+        }
+    }
+
+    fn ident(&mut self, id: &Identifier) {
+        self.reserved(id.as_str(), id.range);
+    }
+
+    fn stmts(&mut self, body: &[Stmt], top_level: bool) {
+        for s in body {
+            self.stmt(s, top_level);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt, top_level: bool) {
+        match stmt {
+            Stmt::FunctionDef(f) => {
+                if f.is_async {
+                    self.unsupported_stmt(f.range, "async def");
+                }
+                for d in &f.decorator_list {
+                    self.push(
+                        "Z018",
+                        d.range,
+                        "decorators are not supported in plans".into(),
+                        Some("call the function explicitly instead of decorating it"),
+                    );
+                }
+                if let Some(tp) = &f.type_params {
+                    self.unsupported_expr(tp.range, "a type parameter list");
+                }
+                if let Some(r) = &f.returns {
+                    self.unsupported_expr(r.range(), "a return annotation");
+                }
+                self.ident(&f.name);
+                self.parameters(&f.parameters, false);
+                self.stmts(&f.body, false);
+            }
+            Stmt::ClassDef(s) => self.unsupported_stmt(s.range, "class"),
+            Stmt::Return(r) => {
+                if let Some(v) = &r.value {
+                    self.expr(v);
+                }
+            }
+            Stmt::Delete(s) => self.unsupported_stmt(s.range, "del"),
+            Stmt::TypeAlias(s) => self.unsupported_stmt(s.range, "type"),
+            Stmt::Assign(a) => {
+                for t in &a.targets {
+                    self.target(t);
+                }
+                self.expr(&a.value);
+            }
+            Stmt::AugAssign(a) => {
+                self.target(&a.target);
+                if a.op == Operator::MatMult {
+                    self.unsupported_expr(a.range, "the `@` operator");
+                }
+                self.expr(&a.value);
+            }
+            Stmt::AnnAssign(s) => self.unsupported_stmt(s.range, "annotated assignment"),
+            Stmt::For(f) => {
+                if f.is_async {
+                    self.unsupported_stmt(f.range, "async for");
+                }
+                if let Some(first) = f.orelse.first() {
+                    self.unsupported_stmt(first.range(), "for … else");
+                }
+                self.target(&f.target);
+                self.expr(&f.iter);
+                self.stmts(&f.body, false);
+                self.stmts(&f.orelse, false);
+            }
+            Stmt::While(w) => {
+                if let Some(first) = w.orelse.first() {
+                    self.unsupported_stmt(first.range(), "while … else");
+                }
+                self.expr(&w.test);
+                self.stmts(&w.body, false);
+                self.stmts(&w.orelse, false);
+            }
+            Stmt::If(i) => {
+                self.expr(&i.test);
+                self.stmts(&i.body, false);
+                for clause in &i.elif_else_clauses {
+                    if let Some(t) = &clause.test {
+                        self.expr(t);
+                    }
+                    self.stmts(&clause.body, false);
+                }
+            }
+            Stmt::With(s) => self.unsupported_stmt(s.range, "with"),
+            Stmt::Match(s) => self.unsupported_stmt(s.range, "match"),
+            Stmt::Raise(s) => self.unsupported_stmt(s.range, "raise"),
+            Stmt::Try(s) => self.unsupported_stmt(s.range, "try"),
+            Stmt::Assert(s) => self.unsupported_stmt(s.range, "assert"),
+            Stmt::Import(imp) => {
+                if !top_level {
+                    self.push(
+                        "Z015",
+                        imp.range,
+                        "imports are only allowed at the top level of a plan".into(),
+                        Some("move `import json` / `import re` to the top of the plan"),
+                    );
+                }
+                for alias in &imp.names {
+                    let name = alias.name.as_str();
+                    if !is_module(name) {
+                        self.push(
+                            "Z015",
+                            alias.range,
+                            format!("importing `{name}` is not allowed"),
+                            Some("only `import json` and `import re` are available"),
+                        );
+                    } else if let Some(asname) = &alias.asname {
+                        self.push(
+                            "Z015",
+                            asname.range,
+                            format!("`import {name} as …` is not allowed"),
+                            Some("write the import without `as`"),
+                        );
+                    }
+                }
+            }
+            Stmt::ImportFrom(s) => self.push(
+                "Z015",
+                s.range,
+                "`from … import …` is not allowed".into(),
+                Some("write `import json` or `import re` and use `json.loads(…)` / `re.search(…)`"),
+            ),
+            Stmt::Global(s) => self.unsupported_stmt(s.range, "global"),
+            Stmt::Nonlocal(s) => self.unsupported_stmt(s.range, "nonlocal"),
+            Stmt::Expr(e) => self.expr(&e.value),
+            Stmt::Pass(_) | Stmt::Break(_) | Stmt::Continue(_) => {}
+            Stmt::IpyEscapeCommand(s) => self.unsupported_stmt(s.range, "IPython escape command"),
+        }
+    }
+
+    fn parameters(&mut self, p: &Parameters, is_lambda: bool) {
+        for pa in p.posonlyargs.iter().chain(&p.kwonlyargs) {
+            self.unsupported_expr(pa.range, "a positional-only or keyword-only parameter");
+        }
+        for pa in [&p.vararg, &p.kwarg].into_iter().flatten() {
+            self.push(
+                "Z019",
+                pa.range,
+                "`*args` / `**kwargs` parameters are not supported".into(),
+                Some("take a list or dict parameter instead"),
+            );
+        }
+        for pa in p.posonlyargs.iter().chain(&p.args).chain(&p.kwonlyargs) {
+            self.ident(&pa.parameter.name);
+            if let Some(a) = &pa.parameter.annotation {
+                self.unsupported_expr(a.range(), "a parameter annotation");
+            }
+            if let Some(d) = &pa.default {
+                if is_lambda {
+                    self.unsupported_expr(d.range(), "a lambda parameter default");
+                }
+                self.expr(d);
+            }
+        }
+        for pa in [&p.vararg, &p.kwarg].into_iter().flatten() {
+            self.ident(&pa.name);
+        }
+    }
+
+    /// An assignment target: names, tuple/list unpacking and subscripts only.
+    fn target(&mut self, t: &Expr) {
+        match t {
+            Expr::Name(n) => {
+                self.reserved(n.id.as_str(), n.range);
+            }
+            Expr::Tuple(tu) => tu.elts.iter().for_each(|e| self.target(e)),
+            Expr::List(l) => l.elts.iter().for_each(|e| self.target(e)),
+            Expr::Subscript(s) => {
+                self.expr(&s.value);
+                self.expr(&s.slice);
+            }
+            Expr::Attribute(a) => {
+                if !self.reserved(a.attr.as_str(), a.attr.range) {
+                    self.push(
+                        "Z014",
+                        a.range,
+                        "assigning to an attribute is not allowed".into(),
+                        Some("use a dict and assign to a key: `d[\"name\"] = …`"),
+                    );
+                }
+            }
+            Expr::Starred(s) => self.starred(s.range),
+            other => self.expr(other),
+        }
+    }
+
+    fn starred(&mut self, range: TextRange) {
+        self.push(
+            "Z019",
+            range,
+            "starred expressions (`*x`, `**x`) are not supported".into(),
+            Some("pass or unpack elements explicitly, or index the list"),
+        );
+    }
+
+    fn comprehensions(&mut self, gens: &[Comprehension]) {
+        for g in gens {
+            if g.is_async {
+                self.unsupported_expr(g.range, "`async for` in a comprehension");
+            }
+            self.target(&g.target);
+            self.expr(&g.iter);
+            for cond in &g.ifs {
+                self.expr(cond);
+            }
+        }
+    }
+
+    fn interpolations(&mut self, elements: &InterpolatedStringElements) {
+        for el in elements {
+            match el {
+                InterpolatedStringElement::Literal(_) => {}
+                InterpolatedStringElement::Interpolation(i) => {
+                    self.expr(&i.expression);
+                    if let Some(spec) = &i.format_spec {
+                        self.interpolations(&spec.elements);
+                    }
+                }
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match e {
+            Expr::BoolOp(b) => b.values.iter().for_each(|v| self.expr(v)),
+            Expr::Named(n) => {
+                if self.comprehension_depth > 0 {
+                    self.unsupported_expr(n.range, "`:=` inside a comprehension");
+                }
+                self.target(&n.target);
+                self.expr(&n.value);
+            }
+            Expr::BinOp(b) => {
+                match b.op {
+                    Operator::Mod
+                        if matches!(*b.left, Expr::StringLiteral(_) | Expr::FString(_)) =>
+                    {
+                        self.push(
+                            "Z017",
+                            b.range,
+                            "`%`-formatting of strings is not supported".into(),
+                            Some("use an f-string or `str.format` instead"),
+                        );
+                    }
+                    Operator::MatMult => self.unsupported_expr(b.range, "the `@` operator"),
+                    Operator::Add
+                    | Operator::Sub
+                    | Operator::Mult
+                    | Operator::Div
+                    | Operator::Mod
+                    | Operator::Pow
+                    | Operator::LShift
+                    | Operator::RShift
+                    | Operator::BitOr
+                    | Operator::BitXor
+                    | Operator::BitAnd
+                    | Operator::FloorDiv => {}
+                }
+                self.expr(&b.left);
+                self.expr(&b.right);
+            }
+            Expr::UnaryOp(u) => self.expr(&u.operand),
+            Expr::Lambda(l) => {
+                if let Some(p) = &l.parameters {
+                    self.parameters(p, true);
+                }
+                self.expr(&l.body);
+            }
+            Expr::If(i) => {
+                self.expr(&i.test);
+                self.expr(&i.body);
+                self.expr(&i.orelse);
+            }
+            Expr::Dict(d) => {
+                for item in &d.items {
+                    match &item.key {
+                        Some(k) => self.expr(k),
+                        None => self.starred(item.value.range()),
+                    }
+                    self.expr(&item.value);
+                }
+            }
+            Expr::Set(s) => s.elts.iter().for_each(|v| self.expr(v)),
+            Expr::ListComp(c) => {
+                self.comprehension_depth += 1;
+                self.expr(&c.elt);
+                self.comprehensions(&c.generators);
+                self.comprehension_depth -= 1;
+            }
+            Expr::SetComp(c) => {
+                self.comprehension_depth += 1;
+                self.expr(&c.elt);
+                self.comprehensions(&c.generators);
+                self.comprehension_depth -= 1;
+            }
+            Expr::DictComp(c) => {
+                self.comprehension_depth += 1;
+                if let Some(k) = &c.key {
+                    self.expr(k);
+                }
+                self.expr(&c.value);
+                self.comprehensions(&c.generators);
+                self.comprehension_depth -= 1;
+            }
+            Expr::Generator(c) => {
+                self.comprehension_depth += 1;
+                self.expr(&c.elt);
+                self.comprehensions(&c.generators);
+                self.comprehension_depth -= 1;
+            }
+            Expr::Await(a) => self.unsupported_expr(a.range, "`await`"),
+            Expr::Yield(y) => self.unsupported_expr(y.range, "`yield`"),
+            Expr::YieldFrom(y) => self.unsupported_expr(y.range, "`yield from`"),
+            Expr::Compare(c) => {
+                self.expr(&c.left);
+                c.comparators.iter().for_each(|v| self.expr(v));
+            }
+            Expr::Call(c) => self.call(c),
+            Expr::FString(f) => {
+                for part in f.value.iter() {
+                    match part {
+                        FStringPart::Literal(_) => {}
+                        FStringPart::FString(fs) => self.interpolations(&fs.elements),
+                    }
+                }
+            }
+            Expr::TString(t) => self.unsupported_expr(t.range, "a t-string"),
+            Expr::StringLiteral(_) | Expr::BooleanLiteral(_) | Expr::NoneLiteral(_) => {}
+            Expr::BytesLiteral(b) => self.unsupported_expr(b.range, "a bytes literal"),
+            Expr::NumberLiteral(n) => match n.value {
+                Number::Int(_) | Number::Float(_) => {}
+                Number::Complex { .. } => self.unsupported_expr(n.range, "a complex number"),
+            },
+            Expr::EllipsisLiteral(x) => self.unsupported_expr(x.range, "`...`"),
+            Expr::Attribute(a) => {
+                if !self.reserved(a.attr.as_str(), a.attr.range) {
+                    self.push(
+                        "Z014",
+                        a.range,
+                        format!(
+                            "attribute access `.{}` is only allowed as a whitelisted method call",
+                            a.attr.as_str()
+                        ),
+                        Some("call an allowed method, e.g. `x.get(\"key\")`, or index a dict"),
+                    );
+                }
+                self.expr(&a.value);
+            }
+            Expr::Subscript(s) => {
+                self.expr(&s.value);
+                self.expr(&s.slice);
+            }
+            Expr::Starred(s) => {
+                self.starred(s.range);
+                self.expr(&s.value);
+            }
+            Expr::Name(n) => self.name(n.id.as_str(), n.range),
+            Expr::List(l) => l.elts.iter().for_each(|v| self.expr(v)),
+            Expr::Tuple(t) => t.elts.iter().for_each(|v| self.expr(v)),
+            Expr::Slice(s) => {
+                for part in [&s.lower, &s.upper, &s.step].into_iter().flatten() {
+                    self.expr(part);
+                }
+            }
+            Expr::IpyEscapeCommand(x) => {
+                self.unsupported_expr(x.range, "an IPython escape command")
+            }
+        }
+    }
+
+    fn name(&mut self, name: &str, range: TextRange) {
+        if self.reserved(name, range) {
+            return;
+        }
+        if is_forbidden_builtin(name) {
+            self.push(
+                "Z012",
+                range,
+                format!("the builtin `{name}` is not allowed in plans"),
+                Some("plans may only use the builtins listed in docs/diagnostics.md"),
+            );
+        } else if is_module(name) {
+            self.push(
+                "Z014",
+                range,
+                format!(
+                    "the module `{name}` can only be used to call one of its allowed functions"
+                ),
+                Some("call it directly, e.g. `json.loads(text)`"),
+            );
+        }
+    }
+
+    fn call(&mut self, c: &ExprCall) {
+        match &*c.func {
+            Expr::Attribute(a) => {
+                let attr = a.attr.as_str();
+                if !self.reserved(attr, a.attr.range) {
+                    match &*a.value {
+                        Expr::Name(m) if is_module(m.id.as_str()) => {
+                            self.module_call(m.id.as_str(), attr, a.range)
+                        }
+                        receiver => {
+                            if !is_method(attr) {
+                                self.push(
+                                    "Z013",
+                                    a.attr.range,
+                                    format!("the method `.{attr}()` is not allowed in plans"),
+                                    Some("see docs/diagnostics.md for the allowed methods"),
+                                );
+                            }
+                            self.expr(receiver);
+                        }
+                    }
+                }
+            }
+            func => self.expr(func),
+        }
+        for a in &c.arguments.args {
+            self.expr(a);
+        }
+        for k in &c.arguments.keywords {
+            match &k.arg {
+                Some(id) => self.ident(id),
+                None => self.starred(k.range),
+            }
+            self.expr(&k.value);
+        }
+    }
+
+    fn module_call(&mut self, module: &str, func: &str, range: TextRange) {
+        let allowed = module_functions(module).unwrap_or(&[]);
+        if !allowed.contains(&func) {
+            self.push(
+                "Z013",
+                range,
+                format!("`{module}.{func}` is not allowed in plans"),
+                Some(match module {
+                    "json" => "only `json.dumps` and `json.loads` are available",
+                    _ => "only re.search, match, fullmatch, findall, sub and split are available",
+                }),
+            );
+        } else if !self.imported.iter().any(|m| m == module) {
+            self.push(
+                "Z015",
+                range,
+                format!("`{module}.{func}` is used but `{module}` is not imported"),
+                Some("add the import at the top level of the plan"),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::parse::parse;
+
+    fn codes(src: &str) -> Vec<&'static str> {
+        let p = parse(src).expect("test plan parses");
+        check_subset(&p.module).iter().map(|d| d.code).collect()
+    }
+
+    #[test]
+    fn whitelisted_calls_pass() {
+        assert!(codes("import json\nx = json.loads('{}')\ny = x.get('a')\n").is_empty());
+    }
+
+    #[test]
+    fn module_needs_import() {
+        assert_eq!(codes("x = json.loads('{}')\n"), ["Z015"]);
+        assert_eq!(codes("import json\nx = json.load(f)\n"), ["Z013"]);
+        assert_eq!(codes("import json\nx = json\n"), ["Z014"]);
+    }
+
+    #[test]
+    fn percent_only_on_literal_strings() {
+        assert_eq!(codes("x = 'a%s' % 1\n"), ["Z017"]);
+        assert_eq!(codes("x = f'a{y}%s' % 1\n"), ["Z017"]);
+        assert!(codes("x = 7 % 3\n").is_empty());
+    }
+
+    #[test]
+    fn reserved_everywhere() {
+        assert_eq!(codes("_x = 1\n"), ["Z016"]);
+        assert_eq!(codes("x.__class__\n"), ["Z016"]);
+        assert_eq!(codes("f(_k=1)\n"), ["Z016"]);
+        assert_eq!(codes("def f(_a):\n    pass\n"), ["Z016"]);
+        assert_eq!(codes("y = lambda _a: 1\n"), ["Z016"]);
+        assert_eq!(codes("x.__len__()\n"), ["Z016"]);
+    }
+
+    #[test]
+    fn walrus_in_comprehension_rejected() {
+        assert_eq!(codes("x = [(y := 1) for z in w]\n"), ["Z011"]);
+        assert!(codes("if (y := 1):\n    pass\n").is_empty());
+    }
+
+    #[test]
+    fn forbidden_builtin_as_value() {
+        assert_eq!(codes("f = getattr\n"), ["Z012"]);
+    }
+}
