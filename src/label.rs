@@ -525,7 +525,10 @@ impl fmt::Display for LabelView {
         match &self.readers {
             None => write!(f, ", public")?,
             Some(r) if r.is_empty() => write!(f, ", readers: the user only")?,
-            Some(r) => write!(f, ", readers {}", r.join(" "))?,
+            // Reader addresses can come from attacker-written fields (a mail's From): a reason shown to the
+            // planner names how many there are, never who (SEMANTICS §7).
+            Some(r) if r.len() == 1 => write!(f, ", readers: 1 person besides the user")?,
+            Some(r) => write!(f, ", readers: {} people besides the user", r.len())?,
         }
         if !self.sources.is_empty() {
             write!(f, ", from {}", self.sources.join(" "))?;

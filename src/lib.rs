@@ -11,5 +11,6 @@ pub mod lower;
 pub mod plan;
 pub mod policy;
 pub mod runtime;
+pub mod scenario;
 pub mod tools;
 pub mod trace;

@@ -124,12 +124,29 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Lint { .. } => not_built("lint"),
-        Command::Run { .. } => not_built("run"),
+        Command::Run {
+            plan,
+            policy,
+            trace,
+            mode,
+            format,
+        } => zamburak::runtime::command::run_command(&zamburak::runtime::command::RunOptions {
+            plan,
+            policy,
+            trace,
+            mode: mode.map(|m| match m {
+                Mode::Strict => zamburak::lower::Mode::Strict,
+                Mode::Normal => zamburak::lower::Mode::Normal,
+            }),
+            json: matches!(format, RunFormat::Json),
+        }),
         Command::Verify { trace } => zamburak::trace::verify_command(&trace),
         Command::View { .. } => not_built("view"),
         Command::Policy { command } => match command {
             PolicyCommand::Check { file } => zamburak::policy::check_command(&file),
-            PolicyCommand::Test { .. } => not_built("policy test"),
+            PolicyCommand::Test { scenarios, policy } => {
+                zamburak::scenario::test_command(&scenarios, policy.as_deref())
+            }
         },
     };
     ExitCode::from(code.clamp(0, 255) as u8)

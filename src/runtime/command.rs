@@ -44,7 +44,6 @@ struct JsonDiagnostic {
     hint: Option<String>,
 }
 
-
 /// Runs `zamburak run` and returns its exit code.
 pub fn run_command(opts: &RunOptions) -> i32 {
     let (policy, policy_text) = match &opts.policy {
@@ -81,7 +80,11 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         Mode::Strict => "strict",
         Mode::Normal => "normal",
     };
-    let header = Header::new(&source, crate::trace::redact::sha256_bytes(&policy_text), mode_name);
+    let header = Header::new(
+        &source,
+        crate::trace::redact::sha256_bytes(&policy_text),
+        mode_name,
+    );
     let mut writer = match TraceWriter::create(&trace_path, header) {
         Ok(w) => w,
         Err(e) => {

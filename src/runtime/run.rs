@@ -17,7 +17,9 @@ use crate::plan::{self, Diagnostic};
 use crate::policy::{self, ArgClaim, Claim, Outcome, Policy};
 use crate::runtime::exec::{self, ExecLimits, ExecOutcome, Host, HostReply};
 use crate::runtime::value::{LValue, Raw};
-use crate::trace::record::{ArgRecord, Call, CallResult, End, PlanError as ErrorRecord, VerifierUse};
+use crate::trace::record::{
+    ArgRecord, Call, CallResult, End, PlanError as ErrorRecord, VerifierUse,
+};
 use crate::trace::{self, Record, TraceWriter};
 
 /// Performs tool calls the policy allowed.
@@ -41,7 +43,10 @@ pub struct BuiltinBackend {
 impl BuiltinBackend {
     pub fn new(policy: &Policy) -> BuiltinBackend {
         BuiltinBackend {
-            builtins: crate::tools::Builtins::new(policy.builtins(), policy.user().unwrap_or_default()),
+            builtins: crate::tools::Builtins::new(
+                policy.builtins(),
+                policy.user().unwrap_or_default(),
+            ),
         }
     }
 }
@@ -170,7 +175,9 @@ pub fn execute_plan(
     let exec_limits = ExecLimits {
         timeout: std::time::Duration::from_millis(limits.timeout_ms),
         max_recursion: limits.max_recursion as usize,
-        max_host_calls: (limits.max_tool_calls as usize).saturating_mul(4).saturating_add(64),
+        max_host_calls: (limits.max_tool_calls as usize)
+            .saturating_mul(4)
+            .saturating_add(64),
     };
     let mut host = RunHost {
         policy: input.policy,
@@ -227,13 +234,13 @@ fn finish(
             line: e.line,
             exc_type: e.exc_type.clone(),
             message: e.message.clone(),
-        });
+        }));
     }
     recorder.record(Record::End(End {
         status: serde_plain(&status),
         exit_code,
         outcome: outcome.clone(),
-    });
+    }));
     RunReport {
         status,
         outcome,
@@ -354,7 +361,7 @@ impl RunHost<'_, '_> {
             line,
             ok: true,
             label: view,
-        }) {
+        })) {
             return self.trace_failed();
         }
         HostReply::Return(minted)
@@ -368,7 +375,7 @@ impl RunHost<'_, '_> {
             line,
             ok: false,
             label: view,
-        });
+        }));
         let message = format!("{name}: {why}");
         self.stop = Some(Stop::VerifierFailed {
             line,
@@ -426,7 +433,7 @@ impl RunHost<'_, '_> {
             rule: decision.rule.clone(),
             reason: decision.reason.clone(),
             before_run: false,
-        };
+        });
         let recorded = self.recorder.record(record);
         self.decisions.push(CallDecision {
             call_id,
@@ -459,7 +466,10 @@ impl RunHost<'_, '_> {
 
         let raw_args: Map<String, Value> =
             args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
-        let source = self.policy.tool(name).and_then(|t| t.source.map(|s| s.name()));
+        let source = self
+            .policy
+            .tool(name)
+            .and_then(|t| t.source.map(|s| s.name()));
         let value = match self.backend.invoke(name, source, &raw_args, draft) {
             Ok(value) => value,
             Err(message) => {
@@ -467,7 +477,7 @@ impl RunHost<'_, '_> {
                     line: Some(line),
                     exc_type: "ToolError".into(),
                     message: format!("{name}#{call_id} failed"),
-                });
+                }));
                 self.stop = Some(Stop::ToolFailed {
                     line,
                     message: format!("{name}: {message}"),
@@ -502,7 +512,7 @@ impl RunHost<'_, '_> {
             label: view,
             digest,
             preview,
-        }) {
+        })) {
             return self.trace_failed();
         }
         HostReply::Return(result)
@@ -585,7 +595,7 @@ impl RunHost<'_, '_> {
                     line: Some(line),
                     exc_type: "Denied".into(),
                     message: message.clone(),
-                });
+                }));
                 let error = PlanError {
                     line: Some(line),
                     exc_type: "Denied".into(),

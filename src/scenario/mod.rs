@@ -259,8 +259,15 @@ fn failure(
     for d in &report.decisions {
         let _ = writeln!(
             s,
-            "  line {}: {} -> {:?} ({}): {}",
-            d.line, d.tool, d.decision, d.rule, d.reason
+            "  line {}: {} -> {} ({}): {}",
+            d.line,
+            d.tool,
+            serde_json::to_value(d.decision)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            d.rule,
+            d.reason
         );
     }
     if let Some(e) = &report.error {

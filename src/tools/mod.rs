@@ -1,3 +1,132 @@
-//! Built-in tool adapters (mail, files, web) and the verifiers.
+//! Built-in tool adapters over real local formats (a Maildir, a sandboxed directory, HTTP GET of allow-listed
+//! URLs) and the verifiers. The runtime calls [`Builtins::call`] only for calls the policy allowed.
+//!
+//! ```
+//! use zamburak::tools::{Builtins, config::BuiltinsConfig};
+//! let b = Builtins::new(&BuiltinsConfig::default(), "me@example.com");
+//! let err = b.call("builtin.mail.list", &serde_json::Map::new(), false).unwrap_err();
+//! assert!(err.to_string().contains("builtins.mail"));
+//! ```
+
 pub mod config;
+pub mod files;
+pub mod mail;
 pub mod verify;
+pub mod web;
+
+use serde_json::{Map, Value};
+
+use config::BuiltinsConfig;
+
+/// Why a built-in tool failed. The message is short and never repeats file contents or argument values
+/// (plan arguments may be attacker data).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ToolError {
+    #[error("the policy has no builtins.{0} section, so this tool has no data to work on")]
+    NotConfigured(&'static str),
+    #[error("unknown built-in tool source `{0}`")]
+    UnknownSource(String),
+    #[error("argument `{0}` is missing or has the wrong type")]
+    BadArgument(&'static str),
+    #[error("{0}")]
+    Refused(&'static str),
+    #[error("not found")]
+    NotFound,
+    #[error("input/output error")]
+    Io,
+}
+
+/// The built-in adapters, configured by a policy's `builtins:` section.
+pub struct Builtins {
+    config: BuiltinsConfig,
+    user: String,
+}
+
+fn str_arg<'a>(args: &'a Map<String, Value>, name: &'static str) -> Result<&'a str, ToolError> {
+    args.get(name)
+        .and_then(Value::as_str)
+        .ok_or(ToolError::BadArgument(name))
+}
+
+impl Builtins {
+    pub fn new(config: &BuiltinsConfig, user: &str) -> Builtins {
+        Builtins {
+            config: config.clone(),
+            user: user.to_string(),
+        }
+    }
+
+    /// Runs the built-in `source` with `args`. `draft`: the decision was `draft` (mail goes to drafts).
+    pub fn call(
+        &self,
+        source: &str,
+        args: &Map<String, Value>,
+        draft: bool,
+    ) -> Result<Value, ToolError> {
+        match source {
+            "builtin.mail.list"
+            | "builtin.mail.get"
+            | "builtin.mail.search"
+            | "builtin.mail.send" => {
+                let cfg = self
+                    .config
+                    .mail
+                    .as_ref()
+                    .ok_or(ToolError::NotConfigured("mail"))?;
+                match source {
+                    "builtin.mail.list" => {
+                        let limit = args
+                            .get("limit")
+                            .and_then(Value::as_u64)
+                            .ok_or(ToolError::BadArgument("limit"))?;
+                        mail::list(&cfg.maildir, usize::try_from(limit).unwrap_or(usize::MAX))
+                    }
+                    "builtin.mail.get" => mail::get(&cfg.maildir, str_arg(args, "id")?),
+                    "builtin.mail.search" => mail::search(&cfg.maildir, str_arg(args, "query")?),
+                    _ => {
+                        let to: Vec<String> = match args.get("to") {
+                            Some(Value::String(s)) => vec![s.clone()],
+                            Some(Value::Array(xs)) => xs
+                                .iter()
+                                .map(|x| x.as_str().map(str::to_string))
+                                .collect::<Option<_>>()
+                                .ok_or(ToolError::BadArgument("to"))?,
+                            _ => return Err(ToolError::BadArgument("to")),
+                        };
+                        let folder = if draft { &cfg.drafts } else { &cfg.outbox };
+                        mail::send(
+                            folder,
+                            &self.user,
+                            &to,
+                            str_arg(args, "subject")?,
+                            str_arg(args, "body")?,
+                            draft,
+                        )
+                    }
+                }
+            }
+            "builtin.files.list" | "builtin.files.read" | "builtin.files.write" => {
+                let cfg = self
+                    .config
+                    .files
+                    .as_ref()
+                    .ok_or(ToolError::NotConfigured("files"))?;
+                let path = str_arg(args, "path")?;
+                match source {
+                    "builtin.files.list" => files::list(&cfg.root, path),
+                    "builtin.files.read" => files::read(&cfg.root, path),
+                    _ => files::write(&cfg.root, path, str_arg(args, "content")?),
+                }
+            }
+            "builtin.web.get" => {
+                let cfg = self
+                    .config
+                    .web
+                    .as_ref()
+                    .ok_or(ToolError::NotConfigured("web"))?;
+                web::get(cfg, str_arg(args, "url")?)
+            }
+            other => Err(ToolError::UnknownSource(other.to_string())),
+        }
+    }
+}

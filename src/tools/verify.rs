@@ -22,7 +22,8 @@ pub fn check(spec: &VerifierSpec, value: &Value) -> Result<(), String> {
             let Value::String(s) = value else {
                 return Err("not an e-mail address (expected a string)".into());
             };
-            let addr = parse_address(s).ok_or_else(|| "not a single well-formed e-mail address".to_string())?;
+            let addr = parse_address(s)
+                .ok_or_else(|| "not a single well-formed e-mail address".to_string())?;
             if allow.iter().any(|p| address_matches(&addr, p)) {
                 Ok(())
             } else {
@@ -36,7 +37,11 @@ pub fn check(spec: &VerifierSpec, value: &Value) -> Result<(), String> {
             let (scheme, host) = parse_url(s).ok_or_else(|| "not a well-formed URL".to_string())?;
             let scheme_ok = schemes.iter().any(|x| x.eq_ignore_ascii_case(&scheme));
             let host_ok = hosts.iter().any(|x| x.eq_ignore_ascii_case(&host));
-            if scheme_ok && host_ok { Ok(()) } else { Err("not an allowed URL".into()) }
+            if scheme_ok && host_ok {
+                Ok(())
+            } else {
+                Err("not an allowed URL".into())
+            }
         }
         VerifierSpec::NumberRange { min, max, .. } => {
             let n = match value {
@@ -59,14 +64,27 @@ pub fn check(spec: &VerifierSpec, value: &Value) -> Result<(), String> {
 /// `local@domain`, lowercased, when `s` is exactly one plain address (no display name, spaces, commas,
 /// angle brackets or control characters).
 fn parse_address(s: &str) -> Option<String> {
-    if s.is_empty() || s.len() > 254 || s.chars().any(|c| c.is_whitespace() || c.is_control() || ",;<>()\"'\\[]:".contains(c)) {
+    if s.is_empty()
+        || s.len() > 254
+        || s.chars()
+            .any(|c| c.is_whitespace() || c.is_control() || ",;<>()\"'\\[]:".contains(c))
+    {
         return None;
     }
     let (local, domain) = s.rsplit_once('@')?;
-    if local.is_empty() || local.contains('@') || domain.is_empty() || domain.starts_with('.') || domain.ends_with('.') || domain.contains("..") {
+    if local.is_empty()
+        || local.contains('@')
+        || domain.is_empty()
+        || domain.starts_with('.')
+        || domain.ends_with('.')
+        || domain.contains("..")
+    {
         return None;
     }
-    if !domain.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-') {
+    if !domain
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+    {
         return None;
     }
     Some(s.to_ascii_lowercase())
@@ -86,7 +104,11 @@ fn parse_url(s: &str) -> Option<(String, String)> {
         return None;
     }
     let (scheme, rest) = s.split_once("://")?;
-    if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) {
+    if scheme.is_empty()
+        || !scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    {
         return None;
     }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
@@ -110,7 +132,10 @@ mod tests {
     use serde_json::json;
 
     fn email() -> VerifierSpec {
-        VerifierSpec::EmailAllowlist { allow: vec!["*@example.com".into(), "partner@other.test".into()], mints: "R".into() }
+        VerifierSpec::EmailAllowlist {
+            allow: vec!["*@example.com".into(), "partner@other.test".into()],
+            mints: "R".into(),
+        }
     }
 
     #[test]
@@ -137,7 +162,11 @@ mod tests {
 
     #[test]
     fn url_allowlist() {
-        let spec = VerifierSpec::UrlAllowlist { schemes: vec!["https".into()], hosts: vec!["docs.example.com".into()], mints: "U".into() };
+        let spec = VerifierSpec::UrlAllowlist {
+            schemes: vec!["https".into()],
+            hosts: vec!["docs.example.com".into()],
+            mints: "U".into(),
+        };
         assert!(check(&spec, &json!("https://docs.example.com/a?b=c")).is_ok());
         assert!(check(&spec, &json!("https://DOCS.example.com:443/")).is_ok());
         for bad in [
@@ -154,13 +183,20 @@ mod tests {
 
     #[test]
     fn number_range_and_one_of() {
-        let spec = VerifierSpec::NumberRange { min: 0.0, max: 100.0, mints: "N".into() };
+        let spec = VerifierSpec::NumberRange {
+            min: 0.0,
+            max: 100.0,
+            mints: "N".into(),
+        };
         assert!(check(&spec, &json!(50)).is_ok());
         assert!(check(&spec, &json!(100.0)).is_ok());
         assert!(check(&spec, &json!(100.5)).is_err());
         assert!(check(&spec, &json!(-1)).is_err());
         assert!(check(&spec, &json!("50")).is_err());
-        let spec = VerifierSpec::OneOf { values: vec!["urgent".into(), "later".into()], mints: "T".into() };
+        let spec = VerifierSpec::OneOf {
+            values: vec!["urgent".into(), "later".into()],
+            mints: "T".into(),
+        };
         assert!(check(&spec, &json!("urgent")).is_ok());
         assert!(check(&spec, &json!("Urgent")).is_err());
         assert!(check(&spec, &json!(1)).is_err());

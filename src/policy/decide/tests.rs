@@ -589,7 +589,8 @@ fn reasons_name_labels_and_sources_never_values() {
     assert!(
         d.reason.contains("PRIVATE")
             && d.reason.contains("read_file#2")
-            && d.reason.contains("alice@x.test"),
+            && d.reason.contains("1 person besides the user")
+            && !d.reason.contains("alice@x.test"),
         "{}",
         d.reason
     );

@@ -1,0 +1,173 @@
+//! Mail over a real Maildir (`cur/`, `new/`, `tmp/`), parsed with `mail-parser`; sending builds an RFC 5322
+//! message with `mail-builder` and delivers it Maildir-style (write in `tmp/`, rename into `new/`).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use mail_parser::{Address, MessageParser};
+use serde_json::{Value, json};
+
+use super::ToolError;
+
+/// Messages larger than this are skipped: a mailbox is attacker-fillable.
+const MAX_MESSAGE_BYTES: u64 = 10 << 20;
+
+struct Entry {
+    id: String,
+    path: PathBuf,
+}
+
+fn entries(maildir: &Path) -> Result<Vec<Entry>, ToolError> {
+    let mut out = Vec::new();
+    let mut found_dir = false;
+    for sub in ["cur", "new"] {
+        let Ok(rd) = std::fs::read_dir(maildir.join(sub)) else {
+            continue;
+        };
+        found_dir = true;
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            if name.starts_with('.') || !e.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            let id = name.split(":2,").next().unwrap_or(&name).to_string();
+            out.push(Entry { id, path: e.path() });
+        }
+    }
+    if !found_dir {
+        return Err(ToolError::Refused(
+            "the configured Maildir has no cur/ or new/ folder",
+        ));
+    }
+    Ok(out)
+}
+
+fn addresses(a: Option<&Address<'_>>) -> Vec<String> {
+    a.map(|a| {
+        a.iter()
+            .filter_map(|x| x.address().map(str::to_string))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// Parses one message file into the e-mail record; `None` when unreadable or not a message.
+fn load(e: &Entry) -> Option<(i64, Value)> {
+    let meta = std::fs::metadata(&e.path).ok()?;
+    if meta.len() > MAX_MESSAGE_BYTES {
+        return None;
+    }
+    let bytes = std::fs::read(&e.path).ok()?;
+    let msg = MessageParser::default().parse(&bytes)?;
+    let body = msg.body_text(0).map(|b| b.to_string()).unwrap_or_default();
+    let date = msg.date();
+    let rec = json!({
+        "id": e.id,
+        "from": addresses(msg.from()).into_iter().next().unwrap_or_default(),
+        "to": addresses(msg.to()),
+        "cc": addresses(msg.cc()),
+        "subject": msg.subject().unwrap_or_default(),
+        "date": date.map(|d| d.to_rfc3339()).unwrap_or_default(),
+        "body": body,
+    });
+    Some((date.map(|d| d.to_timestamp()).unwrap_or(0), rec))
+}
+
+fn all(maildir: &Path) -> Result<Vec<Value>, ToolError> {
+    let mut msgs: Vec<(i64, String, Value)> = entries(maildir)?
+        .iter()
+        .filter_map(|e| load(e).map(|(t, v)| (t, e.id.clone(), v)))
+        .collect();
+    // Newest first; ties by id so the order never depends on the file system.
+    msgs.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    Ok(msgs.into_iter().map(|(_, _, v)| v).collect())
+}
+
+/// The newest `limit` messages.
+pub fn list(maildir: &Path, limit: usize) -> Result<Value, ToolError> {
+    Ok(Value::Array(
+        all(maildir)?.into_iter().take(limit).collect(),
+    ))
+}
+
+/// One message by id.
+pub fn get(maildir: &Path, id: &str) -> Result<Value, ToolError> {
+    let e = entries(maildir)?
+        .into_iter()
+        .find(|e| e.id == id)
+        .ok_or(ToolError::NotFound)?;
+    load(&e).map(|(_, v)| v).ok_or(ToolError::NotFound)
+}
+
+/// Messages whose sender, subject or body contains `query` (case-insensitive).
+pub fn search(maildir: &Path, query: &str) -> Result<Value, ToolError> {
+    let q = query.to_lowercase();
+    let hits = all(maildir)?
+        .into_iter()
+        .filter(|m| {
+            ["from", "subject", "body"]
+                .iter()
+                .any(|k| m[k].as_str().is_some_and(|s| s.to_lowercase().contains(&q)))
+        })
+        .collect();
+    Ok(Value::Array(hits))
+}
+
+fn well_formed_address(a: &str) -> bool {
+    let Some((local, domain)) = a.rsplit_once('@') else {
+        return false;
+    };
+    !local.is_empty()
+        && !domain.is_empty()
+        && !a
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || ",;<>()\"\\".contains(c))
+        && !local.contains('@')
+}
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes a message into `folder` (a Maildir), as sent or as a draft.
+pub fn send(
+    folder: &Path,
+    from: &str,
+    to: &[String],
+    subject: &str,
+    body: &str,
+    draft: bool,
+) -> Result<Value, ToolError> {
+    if to.is_empty() || !to.iter().all(|a| well_formed_address(a)) || !well_formed_address(from) {
+        return Err(ToolError::Refused(
+            "a recipient is not a single well-formed e-mail address",
+        ));
+    }
+    if subject.contains(['\r', '\n']) {
+        return Err(ToolError::Refused(
+            "the subject may not contain line breaks",
+        ));
+    }
+    for sub in ["tmp", "new", "cur"] {
+        std::fs::create_dir_all(folder.join(sub)).map_err(|_| ToolError::Io)?;
+    }
+    let now = jiff::Timestamp::now();
+    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+    let id = format!(
+        "{}.M{}P{}Q{n}.zamburak",
+        now.as_second(),
+        now.subsec_microsecond(),
+        std::process::id()
+    );
+    let message = mail_builder::MessageBuilder::new()
+        .from(from.to_string())
+        .to(to.to_vec())
+        .subject(subject.to_string())
+        .date(now.as_second())
+        .message_id(format!("{id}@zamburak.invalid"))
+        .text_body(body.to_string())
+        .write_to_vec()
+        .map_err(|_| ToolError::Io)?;
+    let tmp = folder.join("tmp").join(&id);
+    std::fs::write(&tmp, message).map_err(|_| ToolError::Io)?;
+    std::fs::rename(&tmp, folder.join("new").join(&id)).map_err(|_| ToolError::Io)?;
+    Ok(json!({"id": id, "status": if draft { "drafted" } else { "sent" }}))
+}
