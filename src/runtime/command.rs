@@ -152,7 +152,10 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         }
     } else {
         print_text(&report, &filename);
-        eprintln!("trace: {}", trace_path.display());
+        match &head {
+            Some(h) => eprintln!("trace: {} (head {h})", trace_path.display()),
+            None => eprintln!("trace: {} (incomplete)", trace_path.display()),
+        }
     }
     if head.is_none() && report.exit_code == exit::OK {
         // An unfinished trace is an audit failure: do not report success.
@@ -180,9 +183,13 @@ fn usage(message: &str) -> i32 {
 
 fn print_text(report: &RunReport, filename: &str) {
     for d in &report.decisions {
+        let decision = serde_json::to_value(d.decision)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
         eprintln!(
-            "{filename}:{}: {} {:?}: {} ({})",
-            d.line, d.tool, d.decision, d.reason, d.rule
+            "{filename}:{}: {decision} {}: {} ({})",
+            d.line, d.tool, d.reason, d.rule
         );
     }
     if let Some(e) = &report.error {

@@ -1,0 +1,265 @@
+//! `zamburak run` end to end: the real binary, the real Maildir and files adapters, a real HTTP server on
+//! loopback. Security cases assert the decision AND that the side effect did not happen.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use assert_cmd::Command;
+
+/// A copy of the example world in a temporary directory, with a policy pointing at it.
+struct World {
+    dir: tempfile::TempDir,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+impl World {
+    fn new(web_port: Option<u16>) -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        copy_dir(&root.join("examples/mail"), &dir.path().join("mail"));
+        copy_dir(&root.join("examples/files"), &dir.path().join("files"));
+        let policy = std::fs::read_to_string(root.join("policies/default.yaml")).unwrap();
+        let allow = match web_port {
+            Some(p) => format!("http://127.0.0.1:{p}/"),
+            None => "http://127.0.0.1:9/".to_string(),
+        };
+        let policy = policy
+            .replace("../examples/mail/inbox", "mail/inbox")
+            .replace("../examples/out/outbox", "out/outbox")
+            .replace("../examples/out/drafts", "out/drafts")
+            .replace("../examples/files", "files")
+            .replace("\"http://127.0.0.1\"", &format!("\"{allow}\""));
+        std::fs::write(dir.path().join("policy.yaml"), policy).unwrap();
+        World { dir }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn write_plan(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn run(&self, plan: &Path, extra: &[&str]) -> std::process::Output {
+        Command::cargo_bin("zamburak")
+            .unwrap()
+            .arg("run")
+            .arg(plan)
+            .arg("--policy")
+            .arg(self.path("policy.yaml"))
+            .args(extra)
+            .output()
+            .unwrap()
+    }
+
+    /// Messages delivered into a Maildir folder (new/ and cur/).
+    fn messages(&self, folder: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for sub in ["new", "cur"] {
+            let Ok(rd) = std::fs::read_dir(self.path(folder).join(sub)) else {
+                continue;
+            };
+            for e in rd {
+                let e = e.unwrap();
+                if !e.file_name().to_string_lossy().starts_with('.') {
+                    out.push(std::fs::read_to_string(e.path()).unwrap());
+                }
+            }
+        }
+        out
+    }
+}
+
+fn example_plan(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// A loopback HTTP server that counts the requests it receives.
+fn counting_server() -> (u16, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counter = hits.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            counter.fetch_add(1, Ordering::SeqCst);
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let body = "hello from loopback";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (port, hits)
+}
+
+#[test]
+fn triage_sends_the_summary_to_the_user_and_drafts_replies() {
+    let world = World::new(None);
+    let plan = world.write_plan("triage.py", &example_plan("triage.py"));
+    let out = world.run(&plan, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sent = world.messages("out/outbox");
+    assert_eq!(sent.len(), 1, "exactly the summary is sent");
+    assert!(sent[0].contains("me@example.com"));
+    // Replies to colleagues depend on the mail, so they are drafts, never sent.
+    let drafts = world.messages("out/drafts");
+    assert!(!drafts.is_empty(), "replies to colleagues are drafted");
+    assert!(
+        drafts.iter().all(|d| !d.contains("evil.test")),
+        "no draft to an attacker"
+    );
+    // The trace verifies.
+    let verify = Command::cargo_bin("zamburak")
+        .unwrap()
+        .arg("verify")
+        .arg(world.path("triage.zjson"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        verify.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+}
+
+#[test]
+fn attack_is_denied_and_no_request_leaves_the_machine() {
+    let (port, hits) = counting_server();
+    let world = World::new(Some(port));
+    let plan = world.write_plan("attack.py", &example_plan("attack.py"));
+    let out = world.run(&plan, &["--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("one JSON document on stdout");
+    assert_eq!(doc["outcome"], "deny");
+    let denied: Vec<_> = doc["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["decision"] == "deny")
+        .collect();
+    assert_eq!(denied.len(), 1);
+    assert_eq!(denied[0]["tool"], "fetch_url");
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        0,
+        "the web server was never contacted"
+    );
+    // The secret never appears in the output or the trace.
+    let secret = std::fs::read_to_string(world.path("files/secrets/api_key.txt")).unwrap();
+    let trace = std::fs::read_to_string(world.path("attack.zjson")).unwrap();
+    assert!(!trace.contains(secret.trim()));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(secret.trim()));
+}
+
+#[test]
+fn recipient_chosen_by_a_mail_is_not_sent() {
+    let world = World::new(None);
+    let plan = world.write_plan(
+        "fwd.py",
+        "mails = search_email(query=\"IGNORE\")\nm = mails[0]\nsend_email(to=m[\"from\"], subject=\"fwd\", body=\"hi\")\n",
+    );
+    let out = world.run(&plan, &[]);
+    // The default policy asks for confirmation on a violating send; either way nothing is delivered.
+    assert!(
+        matches!(out.status.code(), Some(3) | Some(4)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        world.messages("out/outbox").is_empty(),
+        "the outbox stays empty"
+    );
+}
+
+#[test]
+fn private_file_cannot_be_overwritten_by_a_path_from_mail() {
+    let world = World::new(None);
+    let before = std::fs::read_to_string(world.path("files/notes.md")).unwrap();
+    let plan = world.write_plan(
+        "overwrite.py",
+        "m = read_inbox(limit=1)[0]\nwrite_file(path=m[\"subject\"], content=\"pwned\")\n",
+    );
+    let out = world.run(&plan, &[]);
+    assert!(
+        matches!(out.status.code(), Some(3) | Some(4)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(world.path("files/notes.md")).unwrap(),
+        before
+    );
+    let names: Vec<_> = std::fs::read_dir(world.path("files"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("pwned")));
+}
+
+#[test]
+fn rejected_plan_runs_no_tool() {
+    let world = World::new(None);
+    let plan = world.write_plan(
+        "bad.py",
+        "send_email(to=\"me@example.com\", subject=\"x\", body=\"y\")\ntry:\n    pass\nexcept Exception:\n    pass\n",
+    );
+    let out = world.run(&plan, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(world.messages("out/outbox").is_empty());
+}
+
+#[test]
+fn plan_error_message_with_mail_data_is_redacted() {
+    let world = World::new(None);
+    let plan = world.write_plan(
+        "err.py",
+        "m = read_inbox(limit=1)[0]\nn = int(m[\"subject\"])\n",
+    );
+    let out = world.run(&plan, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["outcome"], "error");
+    let message = doc["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("<redacted"), "{message}");
+    assert_eq!(doc["error"]["line"], 2);
+}
