@@ -11,9 +11,12 @@ use zamburak::runtime::value::{LValue, Raw};
 /// A tool result the attacker controls: untrusted, from call 1.
 const TAINT: i64 = LITERAL | UNTRUSTED_BIT;
 
+/// A call as the host saw it: tool, arguments with labels, pc.
+type Seen = (String, Vec<(String, LValue)>, Packed);
+
 struct Recorder {
     /// Each call: tool, args with labels, pc.
-    calls: Vec<(String, Vec<(String, LValue)>, Packed)>,
+    calls: Vec<Seen>,
     results: BTreeMap<String, LValue>,
 }
 

@@ -110,7 +110,6 @@ struct Frame {
 }
 
 struct Compiler<'a> {
-    source: &'a str,
     sigs: &'a Signatures,
     strict: bool,
     out: Vec<Line>,
@@ -137,7 +136,6 @@ pub fn compile(
     let mut line_starts = vec![0];
     line_starts.extend(source.match_indices('\n').map(|(i, _)| i + 1));
     let mut c = Compiler {
-        source,
         sigs,
         strict: mode == Mode::Strict,
         out: Vec::new(),
