@@ -1,0 +1,219 @@
+//! Plain Monty against Zamburak's lowered program, side by side on the same workloads, plus the per-call
+//! costs of the decision procedure and the trace. Run with `cargo bench --bench overhead`; the ratios go
+//! into the notes, tests never time anything.
+
+use std::time::Duration;
+
+use divan::Bencher;
+use monty::{MontyRun, RunProgress};
+use monty_types::{CompileOptions, MontyObject, PrintWriter, ResourceTracker};
+use serde_json::{Value, json};
+use zamburak::label::Packed;
+use zamburak::lower::{Mode, compile};
+use zamburak::plan::Signatures;
+use zamburak::policy::{Claim, Policy, decide, label_result};
+use zamburak::runtime::exec::{ExecLimits, Host, HostReply, execute};
+use zamburak::runtime::value::LValue;
+
+fn main() {
+    divan::main();
+}
+
+/// A representative agent plan (55 lines): read mail, normalise, count, group, summarise, report.
+const AGENT_PLAN: &str = r#"
+def normalize(addr):
+    return addr.strip().lower()
+
+def summarize(e):
+    words = e["body"].split()
+    short = " ".join(words[:8])
+    if len(words) > 8:
+        short = short + "..."
+    return f"{normalize(e['from'])}: {e['subject']} ({len(words)} words) {short}"
+
+emails = get_emails(limit=20)
+by_sender = {}
+urgent = []
+total_words = 0
+for e in emails:
+    sender = normalize(e["from"])
+    ids = by_sender.get(sender, [])
+    ids.append(e["id"])
+    by_sender[sender] = ids
+    n = len(e["body"].split())
+    total_words += n
+    if "urgent" in e["subject"].lower():
+        urgent.append(summarize(e))
+
+senders = sorted(by_sender.keys())
+lines = []
+for s in senders:
+    lines.append(f"{s}: {len(by_sender[s])} messages")
+
+report = "\n".join(lines)
+if len(urgent) > 0:
+    report = report + "\n\nUrgent:\n" + "\n".join(urgent)
+else:
+    report = report + "\n\nNothing urgent."
+
+stats = {"senders": len(senders), "words": total_words, "urgent": len(urgent)}
+average = total_words // max(len(emails), 1)
+top = max(senders, key=lambda s: len(by_sender[s])) if senders else ""
+report = report + f"\n\n{stats['senders']} senders, {average} words on average, most mail from {top}"
+send_email(to="me@example.com", subject="Inbox report", body=report)
+"#;
+
+const LOOP_PLAN: &str = "total = 0\nparts = []\nfor i in range(100000):\n    total = total + i * 2\n    if i % 1000 == 0:\n        parts.append(str(i))\nout = ','.join(parts)\n";
+
+const WORDS_PLAN: &str = "doc = get_text(name=\"big\")\ncounts = {}\nfor w in doc.split():\n    k = w.strip('.,').lower()\n    counts[k] = counts.get(k, 0) + 1\ntop = sorted(counts.items(), key=lambda kv: kv[1], reverse=True)[:10]\ntotal = sum([c for k, c in top])\n";
+
+fn emails() -> Value {
+    Value::Array(
+        (0..20)
+            .map(|i| {
+                json!({"id": format!("{i}"), "from": format!(" Sender{}@Example.com ", i % 5),
+                       "to": ["me@example.com"], "cc": [], "date": "2026-11-01",
+                       "subject": if i % 4 == 0 { format!("URGENT item {i}") } else { format!("item {i}") },
+                       "body": "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor"})
+            })
+            .collect(),
+    )
+}
+
+fn big_text() -> Value {
+    let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "Iota.", "kappa,"];
+    Value::String((0..100_000).map(|i| words[(i * 7 + i / 3) % words.len()]).collect::<Vec<_>>().join(" "))
+}
+
+fn to_monty(v: &Value) -> MontyObject {
+    match v {
+        Value::Null => MontyObject::None,
+        Value::Bool(b) => MontyObject::Bool(*b),
+        Value::Number(n) => n.as_i64().map_or(MontyObject::Float(n.as_f64().unwrap_or(0.0)), MontyObject::Int),
+        Value::String(s) => MontyObject::String(s.clone()),
+        Value::Array(xs) => MontyObject::List(xs.iter().map(to_monty).collect()),
+        Value::Object(m) => MontyObject::dict(
+            m.iter().map(|(k, v)| (MontyObject::String(k.clone()), to_monty(v))).collect::<Vec<_>>(),
+        ),
+    }
+}
+
+/// Runs a plan on plain Monty, answering every external call with `result`.
+fn run_plain(code: &str, result: &MontyObject) {
+    let run = MontyRun::new(code.to_string(), "p.py", vec![], CompileOptions::default()).unwrap();
+    let mut progress = run.start(vec![], ResourceTracker::default(), PrintWriter::Disabled).unwrap();
+    loop {
+        match progress {
+            RunProgress::Complete(_) => return,
+            RunProgress::FunctionCall(call) => {
+                progress = call.resume(result.clone(), PrintWriter::Disabled).unwrap();
+            }
+            _ => panic!("unexpected progress"),
+        }
+    }
+}
+
+struct FixedHost(LValue);
+impl Host for FixedHost {
+    fn call(&mut self, _: &str, _: Vec<(String, LValue)>, _: Packed, _: u32) -> HostReply {
+        HostReply::Return(self.0.clone())
+    }
+}
+
+fn sigs() -> Signatures {
+    let mut s = Signatures::default();
+    s.tools.insert("get_emails".into(), vec!["limit".into()]);
+    s.tools.insert("get_text".into(), vec!["name".into()]);
+    s.tools.insert("send_email".into(), vec!["to".into(), "subject".into(), "body".into()]);
+    s
+}
+
+/// Compiles and runs a plan lowered, the host answering with `result` labelled as untrusted mail.
+fn run_lowered(code: &str, result: &LValue) {
+    let module = ruff_python_parser::parse_module(code).unwrap().into_syntax();
+    let lowered = compile(&module, code, &sigs(), Mode::Strict).unwrap();
+    let limits = ExecLimits { timeout: Duration::from_secs(60), max_recursion: 200, max_host_calls: 1000 };
+    let out = execute(&lowered, &sigs(), &mut FixedHost(result.clone()), &limits, &mut |_| {});
+    assert_eq!(out, zamburak::runtime::exec::ExecOutcome::Completed);
+}
+
+fn labelled(v: &Value) -> LValue {
+    let policy = Policy::bundled_default().unwrap();
+    let mut space = policy.label_space().unwrap();
+    label_result(&policy, "read_inbox", v, &mut space, 1, Packed::LITERAL)
+}
+
+#[divan::bench(sample_count = 30)]
+fn agent_plan_plain(b: Bencher) {
+    let r = to_monty(&emails());
+    b.bench(|| run_plain(AGENT_PLAN, &r));
+}
+
+#[divan::bench(sample_count = 30)]
+fn agent_plan_lowered(b: Bencher) {
+    let r = labelled(&emails());
+    b.bench(|| run_lowered(AGENT_PLAN, &r));
+}
+
+#[divan::bench(sample_count = 5)]
+fn loop_100k_plain(b: Bencher) {
+    b.bench(|| run_plain(LOOP_PLAN, &MontyObject::None));
+}
+
+#[divan::bench(sample_count = 5)]
+fn loop_100k_lowered(b: Bencher) {
+    let r = labelled(&Value::Null);
+    b.bench(|| run_lowered(LOOP_PLAN, &r));
+}
+
+#[divan::bench(sample_count = 5)]
+fn words_100k_plain(b: Bencher) {
+    let r = to_monty(&big_text());
+    b.bench(|| run_plain(WORDS_PLAN, &r));
+}
+
+#[divan::bench(sample_count = 5)]
+fn words_100k_lowered(b: Bencher) {
+    let r = labelled(&big_text());
+    b.bench(|| run_lowered(WORDS_PLAN, &r));
+}
+
+#[divan::bench]
+fn decision_per_call(b: Bencher) {
+    let policy = Policy::bundled_default().unwrap();
+    let mut space = policy.label_space().unwrap();
+    let mail = label_result(&policy, "get_email", &emails()[0], &mut space, 1, Packed::LITERAL);
+    let body = space.decode(mail.deep_label());
+    let arg = |name: &str, label| zamburak::policy::ArgClaim {
+        name: name.into(),
+        label,
+        elements: None,
+        texts: vec!["me@example.com".into()],
+        digest: "sha256:00".into(),
+    };
+    let claim = Claim {
+        tool: "send_email".into(),
+        args: vec![arg("to", zamburak::label::Label::literal()), arg("subject", body.clone()), arg("body", body)],
+        pc: zamburak::label::Label::literal(),
+        calls_so_far: 3,
+    };
+    b.bench(|| decide(&policy, &space, divan::black_box(&claim)));
+}
+
+#[divan::bench]
+fn trace_append(b: Bencher) {
+    use zamburak::trace::record::{End, Header};
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = zamburak::trace::TraceWriter::create(&dir.path().join("t.zjson"), Header::new("x = 1\n", "sha256:00".into(), "strict")).unwrap();
+    let mut n = 0u64;
+    b.bench_local(|| {
+        n += 1;
+        let rec = zamburak::trace::Record::Error(zamburak::trace::record::PlanError {
+            line: Some(1),
+            exc_type: "ValueError".into(),
+            message: format!("<redacted: depends on get_email#{n}>"),
+        });
+        w.append(rec).unwrap();
+    });
+    let _ = End { status: String::new(), exit_code: 0, outcome: String::new() };
+}
