@@ -265,3 +265,18 @@ fn unknown_tool_hint_names_the_nearest_tool() {
     assert_eq!(d[0].code, "Z101");
     assert_eq!(d[0].hint.as_deref(), Some("did you mean `send_email`?"));
 }
+
+/// The bundled examples are written against the bundled default policy; the attack example is refused by
+/// the policy at run time, not by the front end, so all three must pass the check.
+#[test]
+fn bundled_examples_pass_against_the_default_policy() {
+    let policy = zamburak::policy::Policy::bundled_default().expect("default policy loads");
+    let sigs = policy.signatures();
+    for name in ["triage.py", "summary.py", "attack.py"] {
+        let path = format!("{}/examples/{name}", env!("CARGO_MANIFEST_DIR"));
+        let src = std::fs::read_to_string(&path).expect("example exists");
+        if let Err(d) = plan::check(&src, &sigs) {
+            panic!("{}", plan::render(&d, &src, name));
+        }
+    }
+}
