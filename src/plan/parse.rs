@@ -168,6 +168,7 @@ fn expression_depth(source: &str) -> Option<Diagnostic> {
     let mut line = 0usize;
     loop {
         let kind = lexer.next_token();
+        // The stack always holds the statement level: it is only popped down to one entry.
         let top = stack.len() - 1;
         match kind {
             T::EndOfFile => return None,
@@ -175,10 +176,8 @@ fn expression_depth(source: &str) -> Option<Diagnostic> {
                 stack[top].chain += 1;
                 stack.push(Level::default());
             }
-            T::Rpar | T::Rsqb | T::Rbrace | T::FStringEnd | T::TStringEnd => {
-                if stack.len() > 1 {
-                    stack.pop();
-                }
+            T::Rpar | T::Rsqb | T::Rbrace | T::FStringEnd | T::TStringEnd if stack.len() > 1 => {
+                stack.pop();
             }
             T::Comma => stack[top].chain = 0,
             T::Newline | T::Semi => {
