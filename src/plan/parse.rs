@@ -100,38 +100,12 @@ fn too_deep(offset: usize, source: &str, what: &str, limit: usize) -> Diagnostic
     }
 }
 
-/// A deliberately crude, string-unaware scan: brackets inside string literals count too. That can only
-/// refuse a plan that would have parsed (fail closed), never let a deep one through.
+/// A deliberately crude, string-unaware bracket count that points at the exact offending bracket. Brackets
+/// inside string literals count too, which can only refuse a plan that would have parsed. Closers inside
+/// strings can hide real depth from it; [`expression_depth`] uses the real tokens and catches that.
 fn prescan(source: &str) -> Option<Diagnostic> {
-    let bytes = source.as_bytes();
     let mut depth: usize = 0;
-    let mut indents: Vec<usize> = vec![0];
-    let mut at_line_start = true;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if at_line_start {
-            at_line_start = false;
-            if depth == 0 {
-                let width = bytes[i..]
-                    .iter()
-                    .take_while(|c| **c == b' ' || **c == b'\t')
-                    .count();
-                let rest = bytes.get(i + width).copied();
-                let blank = matches!(rest, None | Some(b'\n' | b'\r' | b'#'));
-                if !blank {
-                    while indents.last().is_some_and(|w| *w > width) {
-                        indents.pop();
-                    }
-                    if indents.last().is_some_and(|w| *w < width) {
-                        indents.push(width);
-                    }
-                    if indents.len() > MAX_NESTING {
-                        return Some(too_deep(i, source, "indentation", MAX_NESTING));
-                    }
-                }
-            }
-        }
+    for (i, b) in source.bytes().enumerate() {
         match b {
             b'(' | b'[' | b'{' => {
                 depth += 1;
@@ -140,10 +114,8 @@ fn prescan(source: &str) -> Option<Diagnostic> {
                 }
             }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            b'\n' => at_line_start = true,
             _ => {}
         }
-        i += 1;
     }
     None
 }
@@ -158,14 +130,15 @@ struct Level {
 }
 
 /// Estimates, from ruff's (iterative) lexer, how deep the AST of each statement will be, counting
-/// every token that can add a level. Overestimates are fine (fail closed); the estimate must never be
-/// lower than the parser's recursion depth.
+/// every token that can add a level, and bounds bracket and block nesting. Overestimates are fine (fail
+/// closed); the estimate must never be lower than the parser's recursion depth.
 fn expression_depth(source: &str) -> Option<Diagnostic> {
     use ruff_python_ast::token::TokenKind as T;
     let mut lexer = ruff_python_parser::lexer::lex(source, ruff_python_parser::Mode::Module);
     let mut stack: Vec<Level> = vec![Level::default()];
     // The lexer does not expose token offsets; physical lines are counted to point near the culprit.
     let mut line = 0usize;
+    let mut blocks = 0usize;
     loop {
         let kind = lexer.next_token();
         // The stack always holds the statement level: it is only popped down to one entry.
@@ -180,6 +153,8 @@ fn expression_depth(source: &str) -> Option<Diagnostic> {
                 stack.pop();
             }
             T::Comma => stack[top].chain = 0,
+            T::Indent => blocks += 1,
+            T::Dedent => blocks = blocks.saturating_sub(1),
             T::Newline | T::Semi => {
                 stack.clear();
                 stack.push(Level::default());
@@ -222,7 +197,20 @@ fn expression_depth(source: &str) -> Option<Diagnostic> {
         }
         let estimate: usize =
             stack.iter().map(|l| l.chain + l.lambdas).sum::<usize>() + stack.len();
-        if estimate > MAX_EXPRESSION_DEPTH {
+        let problem = if stack.len() > MAX_NESTING + 1 {
+            Some(format!("brackets nested deeper than {MAX_NESTING} levels"))
+        } else if blocks > MAX_NESTING {
+            Some(format!(
+                "indentation nested deeper than {MAX_NESTING} levels"
+            ))
+        } else if estimate > MAX_EXPRESSION_DEPTH {
+            Some(format!(
+                "expression nested too deeply (more than {MAX_EXPRESSION_DEPTH} operators, accesses or lambdas in one chain)"
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = problem {
             let start = source
                 .split_inclusive('\n')
                 .take(line)
@@ -237,10 +225,8 @@ fn expression_depth(source: &str) -> Option<Diagnostic> {
                 severity: Severity::Error,
                 start,
                 end,
-                message: format!(
-                    "expression nested too deeply (more than {MAX_EXPRESSION_DEPTH} operators, accesses or lambdas in one chain)"
-                ),
-                hint: Some("split the expression into several assignments".into()),
+                message,
+                hint: Some("split the statement or block into smaller pieces".into()),
             });
         }
     }
@@ -349,6 +335,27 @@ mod tests {
         src.push_str(&" ".repeat(100));
         src.push_str("pass\n");
         assert_eq!(parse(&src).unwrap_err()[0].code, "Z002");
+    }
+
+    #[test]
+    fn brackets_hidden_by_string_closers_are_still_counted() {
+        let src = format!(
+            "x = {}\")))))))))))))))))))))))))))))))))))))))))))))))))))))))))))\" {}1",
+            "(".repeat(60),
+            "(".repeat(60)
+        );
+        assert_eq!(parse(&src).unwrap_err()[0].code, "Z002");
+    }
+
+    #[test]
+    fn indentation_inside_strings_is_not_nesting() {
+        let mut src = String::from("x = \"\"\"\n");
+        for i in 0..100 {
+            src.push_str(&" ".repeat(i));
+            src.push_str("text\n");
+        }
+        src.push_str("\"\"\"\n");
+        assert!(parse(&src).is_ok());
     }
 
     #[test]
