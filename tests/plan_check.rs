@@ -196,11 +196,24 @@ const REJECTED: &[(&str, &str, u32, u32)] = &[
     ("v = verify_recipient('a', 'b')\n", "Z106", 1, 5),
     ("f = send_email\n", "Z107", 1, 5),
     ("len = 3\n", "Z108", 1, 1),
+    ("for json in range(2):\n    pass\n", "Z108", 1, 5),
+    ("def f(x):\n    return await x\n", "Z011", 2, 12),
+    ("f = lambda a=1: a\n", "Z011", 1, 14),
+    ("x = 1\ny = x @ x\n", "Z011", 2, 5),
+    ("def f(a, /, b):\n    pass\n", "Z011", 1, 7),
+    ("import re\np = re.compile('a')\n", "Z013", 2, 5),
+    ("for _ in range(2):\n    pass\n", "Z016", 1, 5),
+    ("x = {}\nx.y = 1\n", "Z014", 2, 1),
+    ("x = '{0.__class__}'.format(1)\n", "Z014", 1, 5),
+    ("x = [1]\na, *b = x\n", "Z019", 2, 4),
+    ("x = f'{1}' % 2\n", "Z017", 1, 5),
+    ("x = 1\ny = x + <DEEP>1\n", "Z002", 2, 1),
 ];
 
 #[test]
 fn each_rejected_construct_has_its_code_and_position() {
     for (src, code, line, col) in REJECTED {
+        let src = &src.replace("<DEEP>", &"-".repeat(300));
         let d = diags(src);
         let hit = d.iter().find(|d| d.code == *code).unwrap_or_else(|| {
             panic!(
@@ -264,4 +277,27 @@ fn unknown_tool_hint_names_the_nearest_tool() {
     let d = diags("send_emial(to=1, subject=2, body=3)\n");
     assert_eq!(d[0].code, "Z101");
     assert_eq!(d[0].hint.as_deref(), Some("did you mean `send_email`?"));
+}
+
+/// The bundled examples are written against the bundled default policy; the attack example is refused by
+/// the policy at run time, not by the front end, so all three must pass the check.
+#[test]
+fn bundled_examples_pass_against_the_default_policy() {
+    let policy = zamburak::policy::Policy::bundled_default().expect("default policy loads");
+    let sigs = policy.signatures();
+    for name in ["triage.py", "summary.py", "attack.py"] {
+        let path = format!("{}/examples/{name}", env!("CARGO_MANIFEST_DIR"));
+        let src = std::fs::read_to_string(&path).expect("example exists");
+        if let Err(d) = plan::check(&src, &sigs) {
+            panic!("{}", plan::render(&d, &src, name));
+        }
+    }
+}
+
+#[test]
+fn diagnostics_are_capped() {
+    let src = "_x = 1\n".repeat(10_000);
+    let d = diags(&src);
+    assert_eq!(d.len(), plan::MAX_DIAGNOSTICS);
+    assert_eq!(line_col(&src, d[99].start), (100, 1));
 }

@@ -14,7 +14,12 @@ pub use parse::{ParsedPlan, parse};
 pub use render::{line_col, render};
 pub use signatures::Signatures;
 
-/// Parses and checks a plan. `Err` holds every diagnostic (sorted by position) when any is an error.
+/// Most diagnostics [`check`] returns: enough to fix a plan, and a bound on the work of rendering them for
+/// a hostile plan with one problem per line.
+pub const MAX_DIAGNOSTICS: usize = 100;
+
+/// Parses and checks a plan. `Err` holds the diagnostics (sorted by position, at most
+/// [`MAX_DIAGNOSTICS`]) when any is an error.
 ///
 /// ```
 /// use zamburak::plan::{check, Signatures};
@@ -31,6 +36,7 @@ pub fn check(source: &str, sigs: &Signatures) -> Result<ParsedPlan, Vec<Diagnost
     diags.extend(structure::check_structure(&parsed.module, sigs));
     diags.sort_by_key(|d| (d.start, d.end, d.code));
     diags.dedup();
+    diags.truncate(MAX_DIAGNOSTICS);
     if diags.iter().any(|d| d.severity == Severity::Error) {
         Err(diags)
     } else {

@@ -12,11 +12,11 @@ pub const MAX_SOURCE_BYTES: usize = 1 << 20;
 /// input could overflow the stack before any check of ours runs.
 pub const MAX_NESTING: usize = 64;
 
-/// Most operator tokens (`not and or if lambda await yield - + ~ *`) tolerated on one logical line. ruff
-/// recurses on prefix operators and right-associative chains (`**`, `a if b else c if …`) too, and telling
-/// those apart from harmless left-associative sums would need a real tokenizer; a plain count is enough
-/// for the short statements plans consist of.
-pub const MAX_OPERATORS_PER_LINE: usize = 256;
+/// Largest estimated expression depth tolerated in one statement. ruff recurses on prefix operators,
+/// right-associative chains (`**`, `a if b else c if …`) and lambdas, and the AST it builds for long
+/// left-associative chains (`a + b + …`, `x[0][0]…`, `a.b.c…`) is as deep as the chain, which recursive
+/// walks and drops then follow.
+pub const MAX_EXPRESSION_DEPTH: usize = 200;
 
 /// A plan that parsed: its source and the module AST.
 #[derive(Clone, Debug)]
@@ -49,7 +49,7 @@ pub fn parse(source: &str) -> Result<ParsedPlan, Vec<Diagnostic>> {
             hint: Some("split the work into smaller plans".into()),
         }]);
     }
-    if let Some(d) = prescan(source) {
+    if let Some(d) = prescan(source).or_else(|| expression_depth(source)) {
         return Err(vec![d]);
     }
     match ruff_python_parser::parse_module(source) {
@@ -100,39 +100,12 @@ fn too_deep(offset: usize, source: &str, what: &str, limit: usize) -> Diagnostic
     }
 }
 
-/// A deliberately crude, string-unaware scan: brackets inside string literals count too. That can only
-/// refuse a plan that would have parsed (fail closed), never let a deep one through.
+/// A deliberately crude, string-unaware bracket count that points at the exact offending bracket. Brackets
+/// inside string literals count too, which can only refuse a plan that would have parsed. Closers inside
+/// strings can hide real depth from it; [`expression_depth`] uses the real tokens and catches that.
 fn prescan(source: &str) -> Option<Diagnostic> {
-    let bytes = source.as_bytes();
     let mut depth: usize = 0;
-    let mut indents: Vec<usize> = vec![0];
-    let mut chain: usize = 0;
-    let mut at_line_start = true;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if at_line_start {
-            at_line_start = false;
-            if depth == 0 {
-                let width = bytes[i..]
-                    .iter()
-                    .take_while(|c| **c == b' ' || **c == b'\t')
-                    .count();
-                let rest = bytes.get(i + width).copied();
-                let blank = matches!(rest, None | Some(b'\n' | b'\r' | b'#'));
-                if !blank {
-                    while indents.last().is_some_and(|w| *w > width) {
-                        indents.pop();
-                    }
-                    if indents.last().is_some_and(|w| *w < width) {
-                        indents.push(width);
-                    }
-                    if indents.len() > MAX_NESTING {
-                        return Some(too_deep(i, source, "indentation", MAX_NESTING));
-                    }
-                }
-            }
-        }
+    for (i, b) in source.bytes().enumerate() {
         match b {
             b'(' | b'[' | b'{' => {
                 depth += 1;
@@ -141,46 +114,122 @@ fn prescan(source: &str) -> Option<Diagnostic> {
                 }
             }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            b'\n' => {
-                at_line_start = true;
-                // A backslash continuation keeps the logical line (and its operator chain) going.
-                let continued = i > 0 && bytes[i - 1] == b'\\'
-                    || i > 1 && bytes[i - 1] == b'\r' && bytes[i - 2] == b'\\';
-                if depth == 0 && !continued {
-                    chain = 0;
-                }
-            }
-            b'-' | b'+' | b'~' | b'*' => chain += 1,
-            _ if b.is_ascii_alphabetic() => {
-                let word_start = i == 0 || !is_ident_byte(bytes[i - 1]);
-                if word_start {
-                    let len = bytes[i..].iter().take_while(|c| is_ident_byte(**c)).count();
-                    let word = &bytes[i..i + len];
-                    if matches!(
-                        word,
-                        b"not" | b"lambda" | b"await" | b"if" | b"yield" | b"and" | b"or"
-                    ) {
-                        chain += 1;
-                    }
-                    i += len;
-                    continue;
-                }
-            }
             _ => {}
         }
-        if chain > MAX_OPERATORS_PER_LINE {
-            return Some(Diagnostic {
-                message: format!("more than {MAX_OPERATORS_PER_LINE} operators in one statement"),
-                ..too_deep(i, source, "operators", MAX_OPERATORS_PER_LINE)
-            });
-        }
-        i += 1;
     }
     None
 }
 
-fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+/// Nesting that one bracket level contributes to the expression depth estimate.
+#[derive(Default)]
+struct Level {
+    /// Operators, keywords and postfix accesses since the last comma at this level.
+    chain: usize,
+    /// Lambdas at this level: their parameter lists contain commas, yet each nests the next.
+    lambdas: usize,
+}
+
+/// Estimates, from ruff's (iterative) lexer, how deep the AST of each statement will be, counting
+/// every token that can add a level, and bounds bracket and block nesting. Overestimates are fine (fail
+/// closed); the estimate must never be lower than the parser's recursion depth.
+fn expression_depth(source: &str) -> Option<Diagnostic> {
+    use ruff_python_ast::token::TokenKind as T;
+    let mut lexer = ruff_python_parser::lexer::lex(source, ruff_python_parser::Mode::Module);
+    let mut stack: Vec<Level> = vec![Level::default()];
+    // The lexer does not expose token offsets; physical lines are counted to point near the culprit.
+    let mut line = 0usize;
+    let mut blocks = 0usize;
+    loop {
+        let kind = lexer.next_token();
+        // The stack always holds the statement level: it is only popped down to one entry.
+        let top = stack.len() - 1;
+        match kind {
+            T::EndOfFile => return None,
+            T::Lpar | T::Lsqb | T::Lbrace | T::FStringStart | T::TStringStart => {
+                stack[top].chain += 1;
+                stack.push(Level::default());
+            }
+            T::Rpar | T::Rsqb | T::Rbrace | T::FStringEnd | T::TStringEnd if stack.len() > 1 => {
+                stack.pop();
+            }
+            T::Comma => stack[top].chain = 0,
+            T::Indent => blocks += 1,
+            T::Dedent => blocks = blocks.saturating_sub(1),
+            T::Newline | T::Semi => {
+                stack.clear();
+                stack.push(Level::default());
+            }
+            T::Lambda => stack[top].lambdas += 1,
+            T::Plus
+            | T::Minus
+            | T::Star
+            | T::Slash
+            | T::Vbar
+            | T::Amper
+            | T::Less
+            | T::Greater
+            | T::Dot
+            | T::Percent
+            | T::EqEqual
+            | T::NotEqual
+            | T::LessEqual
+            | T::GreaterEqual
+            | T::Tilde
+            | T::CircumFlex
+            | T::LeftShift
+            | T::RightShift
+            | T::DoubleStar
+            | T::DoubleSlash
+            | T::ColonEqual
+            | T::At
+            | T::And
+            | T::Await
+            | T::If
+            | T::In
+            | T::Is
+            | T::Not
+            | T::Or
+            | T::Yield => stack[top].chain += 1,
+            _ => {}
+        }
+        if matches!(kind, T::Newline | T::NonLogicalNewline) {
+            line += 1;
+        }
+        let estimate: usize =
+            stack.iter().map(|l| l.chain + l.lambdas).sum::<usize>() + stack.len();
+        let problem = if stack.len() > MAX_NESTING + 1 {
+            Some(format!("brackets nested deeper than {MAX_NESTING} levels"))
+        } else if blocks > MAX_NESTING {
+            Some(format!(
+                "indentation nested deeper than {MAX_NESTING} levels"
+            ))
+        } else if estimate > MAX_EXPRESSION_DEPTH {
+            Some(format!(
+                "expression nested too deeply (more than {MAX_EXPRESSION_DEPTH} operators, accesses or lambdas in one chain)"
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = problem {
+            let start = source
+                .split_inclusive('\n')
+                .take(line)
+                .map(str::len)
+                .sum::<usize>()
+                .min(source.len());
+            let end = source[start..]
+                .find('\n')
+                .map_or(source.len(), |e| start + e);
+            return Some(Diagnostic {
+                code: "Z002",
+                severity: Severity::Error,
+                start,
+                end,
+                message,
+                hint: Some("split the statement or block into smaller pieces".into()),
+            });
+        }
+    }
 }
 
 #[cfg(test)]
@@ -215,14 +264,65 @@ mod tests {
             ("-", "x"),
             ("2**", "2"),
             ("lambda: ", "1"),
+            ("lambda a, b: ", "1"),
             ("1 if 1 else ", "1"),
             ("await ", "x"),
             ("~", "x"),
+            ("1 + ", "1"),
+            ("1 / ", "1"),
+            ("x.", "y"),
+            ("1 < ", "1"),
         ] {
             let src = format!("y = {}{}\n", p.repeat(200_000), e);
             let err = parse(&src).unwrap_err();
             assert_eq!(err[0].code, "Z002", "{p:?}");
         }
+        for postfix in ["[0]", "(0)", ".a"] {
+            let src = format!("y = x{}\n", postfix.repeat(200_000));
+            assert_eq!(parse(&src).unwrap_err()[0].code, "Z002", "{postfix}");
+        }
+    }
+
+    #[test]
+    fn depth_error_points_at_the_line() {
+        let src = format!("a = 1\nb = 2\ny = {}1\n", "-".repeat(300));
+        let d = &parse(&src).unwrap_err()[0];
+        assert_eq!((d.code, d.start), ("Z002", 12));
+    }
+
+    #[test]
+    fn wide_flat_data_is_accepted() {
+        let records = "{\"to\": \"a@b.example\", \"n\": -1}, ".repeat(2000);
+        assert!(parse(&format!("data = [\n{records}\n]\n")).is_ok());
+        let sum = (0..150)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(" + ");
+        assert!(parse(&format!("s = {sum}\n")).is_ok());
+    }
+
+    /// The deepest inputs the pre-scan lets through must parse, be checked and drop on a small stack.
+    #[test]
+    fn deepest_accepted_inputs_fit_a_small_stack() {
+        let cases = [
+            format!("y = {}1\n", "-".repeat(190)),
+            format!("y = {}1\n", "lambda: ".repeat(190)),
+            format!("y = {}1{}\n", "(".repeat(64), ")".repeat(64)),
+            format!("y = {}1{}\n", "(not ".repeat(64), ")".repeat(64)),
+            format!("y = x{}\n", "[0]".repeat(190)),
+        ];
+        let handle = std::thread::Builder::new()
+            .stack_size(512 * 1024)
+            .spawn(move || {
+                let sigs = crate::plan::Signatures::default();
+                for src in &cases {
+                    assert!(parse(src).is_ok(), "{}", &src[..20]);
+                    // The subset and structure walks recurse too; they must fit as well.
+                    let _ = crate::plan::check(src, &sigs);
+                }
+            })
+            .expect("spawn");
+        assert!(handle.join().is_ok());
     }
 
     #[test]
@@ -235,6 +335,27 @@ mod tests {
         src.push_str(&" ".repeat(100));
         src.push_str("pass\n");
         assert_eq!(parse(&src).unwrap_err()[0].code, "Z002");
+    }
+
+    #[test]
+    fn brackets_hidden_by_string_closers_are_still_counted() {
+        let src = format!(
+            "x = {}\")))))))))))))))))))))))))))))))))))))))))))))))))))))))))))\" {}1",
+            "(".repeat(60),
+            "(".repeat(60)
+        );
+        assert_eq!(parse(&src).unwrap_err()[0].code, "Z002");
+    }
+
+    #[test]
+    fn indentation_inside_strings_is_not_nesting() {
+        let mut src = String::from("x = \"\"\"\n");
+        for i in 0..100 {
+            src.push_str(&" ".repeat(i));
+            src.push_str("text\n");
+        }
+        src.push_str("\"\"\"\n");
+        assert!(parse(&src).is_ok());
     }
 
     #[test]

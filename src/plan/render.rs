@@ -4,25 +4,52 @@ use std::fmt::Write as _;
 
 use super::diagnostic::{Diagnostic, Severity};
 
-/// 1-based line and column (in characters) of a byte offset. Offsets past the end or inside a character
-/// are clamped rather than trusted, so a bad span can never panic.
+/// 1-based line and column (in characters) of a byte offset. Lines end at `\n`, `\r\n` or a lone `\r`, as
+/// in Python, so the numbers agree with the interpreter's. Offsets past the end or inside a character are
+/// clamped rather than trusted, so a bad span can never panic.
 ///
 /// ```
 /// use zamburak::plan::line_col;
 /// assert_eq!(line_col("a = 1\nbé = 2\n", 10), (2, 4));
+/// assert_eq!(line_col("a\r\nb\rc", 5), (3, 1));
 /// assert_eq!(line_col("x", 0), (1, 1));
 /// assert_eq!(line_col("x", 99), (1, 2));
 /// ```
 pub fn line_col(source: &str, byte_offset: usize) -> (u32, u32) {
     let offset = floor_boundary(source, byte_offset);
     let before = &source[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+    let line = before
+        .bytes()
+        .enumerate()
+        .filter(|(i, _)| is_line_end(source, *i))
+        .count()
+        + 1;
+    let line_start = line_start(source, offset);
     let col = before[line_start..].chars().count() + 1;
     (
         u32::try_from(line).unwrap_or(u32::MAX),
         u32::try_from(col).unwrap_or(u32::MAX),
     )
+}
+
+/// Does the line terminator that ends a line sit at byte `i`? For `\r\n` only the `\n` counts.
+fn is_line_end(source: &str, i: usize) -> bool {
+    let b = source.as_bytes();
+    match b.get(i) {
+        Some(b'\n') => true,
+        Some(b'\r') => b.get(i + 1) != Some(&b'\n'),
+        _ => false,
+    }
+}
+
+/// Byte offset where the line holding `offset` begins.
+fn line_start(source: &str, offset: usize) -> usize {
+    source.as_bytes()[..offset]
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(i, _)| is_line_end(source, *i))
+        .map_or(0, |(i, _)| i + 1)
 }
 
 fn floor_boundary(source: &str, offset: usize) -> usize {
@@ -62,9 +89,9 @@ fn render_one(out: &mut String, d: &Diagnostic, source: &str, filename: &str) {
         Severity::Error => "error",
         Severity::Warning => "warning",
     };
-    let line_start = source[..start].rfind('\n').map_or(0, |p| p + 1);
+    let line_start = line_start(source, start);
     let line_end = source[start..]
-        .find('\n')
+        .find(['\n', '\r'])
         .map_or(source.len(), |p| start + p);
     let text = source[line_start..line_end].trim_end_matches('\r');
     // Control characters (NUL, escape sequences) in a hostile plan must not reach the terminal raw.
@@ -137,6 +164,16 @@ mod tests {
             assert!(!out.contains('\0'));
         }
         assert_eq!(render(&[diag(0, 0)], "", "p.py").lines().count(), 6);
+    }
+
+    #[test]
+    fn carriage_returns_end_lines() {
+        let src = "a = 1\rb = await c\r";
+        let out = render(&[diag(10, 17)], src, "p.py");
+        assert!(
+            out.contains("p.py:2:5\n  |\n2 | b = await c\n  |     ^^^^^^^\n"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -664,6 +664,19 @@ impl Walker {
                                     Some("see docs/diagnostics.md for the allowed methods"),
                                 );
                             }
+                            if attr == "format"
+                                && let Expr::StringLiteral(lit) = receiver
+                                && let Some(field) = format_field_access(lit.value.to_str())
+                            {
+                                self.push(
+                                    "Z014",
+                                    lit.range,
+                                    format!(
+                                        "format field `{{{field}}}` reads an attribute or index; only plain fields are allowed"
+                                    ),
+                                    Some("pass the value itself: `\"{}\".format(d[\"key\"])`"),
+                                );
+                            }
                             self.expr(receiver);
                         }
                     }
@@ -704,6 +717,46 @@ impl Walker {
             );
         }
     }
+}
+
+/// The first replacement field of a `str.format` template whose name goes beyond a plain position or
+/// keyword (`{0.attr}`, `{x[k]}`), which `str.format` would resolve by attribute lookup or indexing on the
+/// argument, outside the plan's view. Nested fields in a format spec are checked too.
+fn format_field_access(template: &str) -> Option<String> {
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+            }
+            '{' => {
+                let mut field = String::new();
+                let mut depth = 1usize;
+                for c in chars.by_ref() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    field.push(c);
+                }
+                // The spec after `:` may hold nested fields: `{x:{width}}`.
+                for part in field.split(['{', '}']) {
+                    let name = part.split(['!', ':']).next().unwrap_or("");
+                    if name.contains(['.', '[']) {
+                        return Some(field);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -749,6 +802,15 @@ mod tests {
     fn walrus_in_comprehension_rejected() {
         assert_eq!(codes("x = [(y := 1) for z in w]\n"), ["Z011"]);
         assert!(codes("if (y := 1):\n    pass\n").is_empty());
+    }
+
+    #[test]
+    fn format_fields_must_be_plain() {
+        assert!(codes("x = '{} {0} {name!r:>{w}} {{.x}}'.format(1, name=2, w=3)\n").is_empty());
+        assert_eq!(codes("x = '{0.__class__}'.format(1)\n"), ["Z014"]);
+        assert_eq!(codes("x = '{a[k]}'.format(a=1)\n"), ["Z014"]);
+        assert_eq!(codes("x = '{a:{b.c}}'.format(a=1, b=2)\n"), ["Z014"]);
+        assert_eq!(format_field_access("{"), None);
     }
 
     #[test]
