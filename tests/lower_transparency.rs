@@ -133,3 +133,52 @@ fn lowered_plans_print_what_plain_plans_print() {
         failures.join("\n")
     );
 }
+
+mod random_plans {
+    use super::{Mode, lowered, plain};
+    use proptest::prelude::*;
+
+    fn expr() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            (0i64..20).prop_map(|n| n.to_string()),
+            Just("a".to_string()),
+            Just("b".to_string()),
+            Just("s".to_string()),
+            Just("xs".to_string()),
+        ];
+        leaf.prop_recursive(4, 24, 3, |inner| {
+            prop_oneof![
+                (inner.clone(), prop::sample::select(vec!["+", "-", "*", "//", "%", "==", "<", "and", "or"]), inner.clone())
+                    .prop_map(|(l, op, r)| format!("({l} {op} {r})")),
+                (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, t, e)| format!("({t} if {c} else {e})")),
+                inner.clone().prop_map(|e| format!("len(str({e}))")),
+                inner.clone().prop_map(|e| format!("f'<{{{e}}}>'")),
+                inner.clone().prop_map(|e| format!("[{e}, 1][0]")),
+                inner.clone().prop_map(|e| format!("(not {e})")),
+                (inner.clone(), inner).prop_map(|(x, y)| format!("sorted([str({x}), str({y})])")),
+            ]
+        })
+    }
+
+    fn stmt() -> impl Strategy<Value = String> {
+        prop_oneof![
+            (prop::sample::select(vec!["a", "b"]), expr()).prop_map(|(v, e)| format!("{v} = {e}\n")),
+            expr().prop_map(|e| format!("print({e})\n")),
+            expr().prop_map(|e| format!("xs.append({e})\n")),
+            (expr(), expr()).prop_map(|(c, e)| format!("if {c}:\n    a = {e}\nelse:\n    xs.append(a)\n")),
+            expr().prop_map(|e| format!("for i in range(3):\n    b = b + len(str({e}))\n    if b > 40:\n        break\n")),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+        #[test]
+        fn random_subset_plans_are_transparent(body in prop::collection::vec(stmt(), 1..6)) {
+            let plan = format!("a = 3\nb = 5\ns = 'hey'\nxs = []\n{}print(a, b, s, xs)\n", body.concat());
+            let expected = plain(&plan);
+            for mode in [Mode::Strict, Mode::Normal] {
+                prop_assert_eq!(&lowered(&plan, mode), &expected, "{}", plan);
+            }
+        }
+    }
+}
