@@ -81,19 +81,31 @@ fn emails() -> Value {
 }
 
 fn big_text() -> Value {
-    let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "Iota.", "kappa,"];
-    Value::String((0..100_000).map(|i| words[(i * 7 + i / 3) % words.len()]).collect::<Vec<_>>().join(" "))
+    let words = [
+        "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "Iota.", "kappa,",
+    ];
+    Value::String(
+        (0..100_000)
+            .map(|i| words[(i * 7 + i / 3) % words.len()])
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
 }
 
 fn to_monty(v: &Value) -> MontyObject {
     match v {
         Value::Null => MontyObject::None,
         Value::Bool(b) => MontyObject::Bool(*b),
-        Value::Number(n) => n.as_i64().map_or(MontyObject::Float(n.as_f64().unwrap_or(0.0)), MontyObject::Int),
+        Value::Number(n) => n.as_i64().map_or(
+            MontyObject::Float(n.as_f64().unwrap_or(0.0)),
+            MontyObject::Int,
+        ),
         Value::String(s) => MontyObject::String(s.clone()),
         Value::Array(xs) => MontyObject::List(xs.iter().map(to_monty).collect()),
         Value::Object(m) => MontyObject::dict(
-            m.iter().map(|(k, v)| (MontyObject::String(k.clone()), to_monty(v))).collect::<Vec<_>>(),
+            m.iter()
+                .map(|(k, v)| (MontyObject::String(k.clone()), to_monty(v)))
+                .collect::<Vec<_>>(),
         ),
     }
 }
@@ -101,7 +113,9 @@ fn to_monty(v: &Value) -> MontyObject {
 /// Runs a plan on plain Monty, answering every external call with `result`.
 fn run_plain(code: &str, result: &MontyObject) {
     let run = MontyRun::new(code.to_string(), "p.py", vec![], CompileOptions::default()).unwrap();
-    let mut progress = run.start(vec![], ResourceTracker::default(), PrintWriter::Disabled).unwrap();
+    let mut progress = run
+        .start(vec![], ResourceTracker::default(), PrintWriter::Disabled)
+        .unwrap();
     loop {
         match progress {
             RunProgress::Complete(_) => return,
@@ -124,16 +138,31 @@ fn sigs() -> Signatures {
     let mut s = Signatures::default();
     s.tools.insert("get_emails".into(), vec!["limit".into()]);
     s.tools.insert("get_text".into(), vec!["name".into()]);
-    s.tools.insert("send_email".into(), vec!["to".into(), "subject".into(), "body".into()]);
+    s.tools.insert(
+        "send_email".into(),
+        vec!["to".into(), "subject".into(), "body".into()],
+    );
     s
 }
 
 /// Compiles and runs a plan lowered, the host answering with `result` labelled as untrusted mail.
 fn run_lowered(code: &str, result: &LValue) {
-    let module = ruff_python_parser::parse_module(code).unwrap().into_syntax();
+    let module = ruff_python_parser::parse_module(code)
+        .unwrap()
+        .into_syntax();
     let lowered = compile(&module, code, &sigs(), Mode::Strict).unwrap();
-    let limits = ExecLimits { timeout: Duration::from_secs(60), max_recursion: 200, max_host_calls: 1000 };
-    let out = execute(&lowered, &sigs(), &mut FixedHost(result.clone()), &limits, &mut |_| {});
+    let limits = ExecLimits {
+        timeout: Duration::from_secs(60),
+        max_recursion: 200,
+        max_host_calls: 1000,
+    };
+    let out = execute(
+        &lowered,
+        &sigs(),
+        &mut FixedHost(result.clone()),
+        &limits,
+        &mut |_| {},
+    );
     assert_eq!(out, zamburak::runtime::exec::ExecOutcome::Completed);
 }
 
@@ -182,7 +211,14 @@ fn words_100k_lowered(b: Bencher) {
 fn decision_per_call(b: Bencher) {
     let policy = Policy::bundled_default().unwrap();
     let mut space = policy.label_space().unwrap();
-    let mail = label_result(&policy, "get_email", &emails()[0], &mut space, 1, Packed::LITERAL);
+    let mail = label_result(
+        &policy,
+        "get_email",
+        &emails()[0],
+        &mut space,
+        1,
+        Packed::LITERAL,
+    );
     let body = space.decode(mail.deep_label());
     let arg = |name: &str, label| zamburak::policy::ArgClaim {
         name: name.into(),
@@ -193,7 +229,11 @@ fn decision_per_call(b: Bencher) {
     };
     let claim = Claim {
         tool: "send_email".into(),
-        args: vec![arg("to", zamburak::label::Label::literal()), arg("subject", body.clone()), arg("body", body)],
+        args: vec![
+            arg("to", zamburak::label::Label::literal()),
+            arg("subject", body.clone()),
+            arg("body", body),
+        ],
         pc: zamburak::label::Label::literal(),
         calls_so_far: 3,
     };
@@ -204,7 +244,11 @@ fn decision_per_call(b: Bencher) {
 fn trace_append(b: Bencher) {
     use zamburak::trace::record::{End, Header};
     let dir = tempfile::tempdir().unwrap();
-    let mut w = zamburak::trace::TraceWriter::create(&dir.path().join("t.zjson"), Header::new("x = 1\n", "sha256:00".into(), "strict")).unwrap();
+    let mut w = zamburak::trace::TraceWriter::create(
+        &dir.path().join("t.zjson"),
+        Header::new("x = 1\n", "sha256:00".into(), "strict"),
+    )
+    .unwrap();
     let mut n = 0u64;
     b.bench_local(|| {
         n += 1;
@@ -215,5 +259,9 @@ fn trace_append(b: Bencher) {
         });
         w.append(rec).unwrap();
     });
-    let _ = End { status: String::new(), exit_code: 0, outcome: String::new() };
+    let _ = End {
+        status: String::new(),
+        exit_code: 0,
+        outcome: String::new(),
+    };
 }

@@ -148,9 +148,14 @@ mod random_plans {
         ];
         leaf.prop_recursive(4, 24, 3, |inner| {
             prop_oneof![
-                (inner.clone(), prop::sample::select(vec!["+", "-", "*", "//", "%", "==", "<", "and", "or"]), inner.clone())
+                (
+                    inner.clone(),
+                    prop::sample::select(vec!["+", "-", "*", "//", "%", "==", "<", "and", "or"]),
+                    inner.clone()
+                )
                     .prop_map(|(l, op, r)| format!("({l} {op} {r})")),
-                (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, t, e)| format!("({t} if {c} else {e})")),
+                (inner.clone(), inner.clone(), inner.clone())
+                    .prop_map(|(c, t, e)| format!("({t} if {c} else {e})")),
                 inner.clone().prop_map(|e| format!("len(str({e}))")),
                 inner.clone().prop_map(|e| format!("f'<{{{e}}}>'")),
                 inner.clone().prop_map(|e| format!("[{e}, 1][0]")),
@@ -162,11 +167,15 @@ mod random_plans {
 
     fn stmt() -> impl Strategy<Value = String> {
         prop_oneof![
-            (prop::sample::select(vec!["a", "b"]), expr()).prop_map(|(v, e)| format!("{v} = {e}\n")),
+            (prop::sample::select(vec!["a", "b"]), expr())
+                .prop_map(|(v, e)| format!("{v} = {e}\n")),
             expr().prop_map(|e| format!("print({e})\n")),
             expr().prop_map(|e| format!("xs.append({e})\n")),
-            (expr(), expr()).prop_map(|(c, e)| format!("if {c}:\n    a = {e}\nelse:\n    xs.append(a)\n")),
-            expr().prop_map(|e| format!("for i in range(3):\n    b = b + len(str({e}))\n    if b > 40:\n        break\n")),
+            (expr(), expr())
+                .prop_map(|(c, e)| format!("if {c}:\n    a = {e}\nelse:\n    xs.append(a)\n")),
+            expr().prop_map(|e| format!(
+                "for i in range(3):\n    b = b + len(str({e}))\n    if b > 40:\n        break\n"
+            )),
         ]
     }
 

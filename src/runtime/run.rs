@@ -192,7 +192,16 @@ pub fn execute_plan(
         stop: None,
         tainted_sources: BTreeSet::new(),
     };
-    let outcome = exec::execute(&lowered, &sigs, &mut host, &exec_limits, print);
+    // Monty documents internal assertions that may panic on an inconsistent VM state. A panic must not take
+    // the process (and the trace) down with it: it ends the run as an error, and no further call happens.
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        exec::execute(&lowered, &sigs, &mut host, &exec_limits, print)
+    }))
+    .unwrap_or_else(|_| ExecOutcome::Failed {
+        exc_type: "InternalError".into(),
+        message: "the interpreter failed; the run was stopped".into(),
+        line: None,
+    });
     host.conclude(outcome)
 }
 
