@@ -16,32 +16,7 @@ use super::{Lowered, Mode, PRELUDE};
 use crate::label::{LITERAL, READERS_MASK, UNVERIFIED_MASK};
 use crate::plan::{Diagnostic, Severity, Signatures};
 
-const BUILTINS: &[&str] = &[
-    "len",
-    "str",
-    "int",
-    "float",
-    "bool",
-    "range",
-    "sorted",
-    "reversed",
-    "min",
-    "max",
-    "sum",
-    "any",
-    "all",
-    "enumerate",
-    "zip",
-    "map",
-    "filter",
-    "list",
-    "dict",
-    "set",
-    "tuple",
-    "abs",
-    "round",
-    "print",
-];
+use crate::plan::subset::BUILTINS;
 /// Builtins that may be passed as function values (e.g. `key=len`).
 const BUILTIN_VALUES: &[&str] = &["len", "str", "int", "float", "abs", "bool"];
 /// Keyword arguments each builtin accepts.
@@ -55,48 +30,6 @@ fn builtin_keywords(name: &str) -> &'static [&'static str] {
         _ => &[],
     }
 }
-const METHODS: &[&str] = &[
-    "lower",
-    "upper",
-    "strip",
-    "lstrip",
-    "rstrip",
-    "split",
-    "rsplit",
-    "splitlines",
-    "join",
-    "replace",
-    "startswith",
-    "endswith",
-    "find",
-    "count",
-    "format",
-    "title",
-    "partition",
-    "append",
-    "extend",
-    "insert",
-    "pop",
-    "remove",
-    "index",
-    "sort",
-    "reverse",
-    "copy",
-    "get",
-    "keys",
-    "values",
-    "items",
-    "update",
-    "setdefault",
-    "add",
-    "discard",
-    "union",
-    "intersection",
-    "difference",
-    "group",
-];
-const JSON_FNS: &[&str] = &["dumps", "loads"];
-const RE_FNS: &[&str] = &["search", "match", "fullmatch", "findall", "sub", "split"];
 
 type Line = (usize, String, u32);
 
@@ -1235,8 +1168,9 @@ impl Compiler<'_> {
                     && !self.is_local(m.id.as_str())
                 {
                     let module = m.id.as_str();
-                    let ok = (module == "json" && JSON_FNS.contains(&method))
-                        || (module == "re" && RE_FNS.contains(&method));
+                    let ok = crate::plan::subset::MODULES
+                        .iter()
+                        .any(|(m, fns)| *m == module && fns.contains(&method));
                     if !ok {
                         self.reject(
                             c,
@@ -1269,7 +1203,7 @@ impl Compiler<'_> {
                     all.push(format!("_zp={pc}"));
                     return format!("_{module}_{method}({})", all.join(", "));
                 }
-                if !METHODS.contains(&method) {
+                if !crate::plan::subset::is_method(method) {
                     self.reject(
                         c,
                         "Z097",

@@ -23,48 +23,14 @@ const KEYWORDS: &[&str] = &[
 
 /// Names the plan subset gives a meaning (SEMANTICS.md §6), allowed or refused: a tool or verifier named
 /// like one would shadow it or be rejected by the subset check. Argument names are not affected.
-const PLAN_BUILTINS: &[&str] = &[
-    "match",
-    "case",
-    "type",
-    "len",
-    "str",
-    "int",
-    "float",
-    "bool",
-    "range",
-    "sorted",
-    "reversed",
-    "min",
-    "max",
-    "sum",
-    "any",
-    "all",
-    "enumerate",
-    "zip",
-    "map",
-    "filter",
-    "list",
-    "dict",
-    "set",
-    "tuple",
-    "abs",
-    "round",
-    "print",
-    "json",
-    "re",
-    "getattr",
-    "setattr",
-    "hasattr",
-    "id",
-    "hash",
-    "eval",
-    "exec",
-    "globals",
-    "locals",
-    "vars",
-    "dir",
-];
+/// Whether a tool or verifier name would clash with a name the plan subset gives a meaning (a builtin, a
+/// forbidden builtin, a module, a soft keyword). One table: `crate::plan::subset`.
+fn is_plan_name(name: &str) -> bool {
+    use crate::plan::subset;
+    ["match", "case", "json", "re"].contains(&name)
+        || subset::BUILTINS.contains(&name)
+        || subset::FORBIDDEN_BUILTINS.contains(&name)
+}
 
 struct Ctx<'a> {
     file: &'a str,
@@ -171,7 +137,7 @@ fn check_callable_name(
             .at_key(path, format!("{what} name `{name}` is a Python keyword"))
             .expected("another name"));
     }
-    if what != "argument" && PLAN_BUILTINS.contains(&name) {
+    if what != "argument" && is_plan_name(name) {
         return Err(cx
             .at_key(
                 path,
