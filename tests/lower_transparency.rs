@@ -109,6 +109,7 @@ const PLANS: &[&str] = &[
     "def f(x):\n    return x\nf = lambda x: x + 1\nprint(f(1))",
     "print(sorted(['b', 'a', 'c'], reverse=True), sorted([('a', 2), ('a', 1)]))",
     "if (n := 3) > 2:\n    print(n)",
+    "xs = []\nxs.append(xs)\nprint(str(xs), len(xs), xs == xs)",
 ];
 
 #[test]

@@ -38,8 +38,12 @@ struct Frame {
     loops: Vec<String>,
     /// The function's return accumulator, `None` at module level.
     xf: Option<String>,
-    /// Names bound in this scope (all loads of them go through `_ld`).
+    /// Names bound in this scope (loads of them go through `_ld` unless surely assigned).
     locals: BTreeSet<String>,
+    /// For names assigned by a top-level statement of this scope: the end offset of the first such statement.
+    /// Top-level statements run in order, so a load after that offset in this scope's own code (not in a
+    /// nested function) always finds the name assigned and needs no `_ld` check.
+    first_def: std::collections::BTreeMap<String, usize>,
 }
 
 struct Compiler<'a> {
@@ -94,6 +98,7 @@ pub fn compile(
         loops: Vec::new(),
         xf: None,
         locals: names.clone(),
+        first_def: first_defs(&module.body),
     });
     c.emit(0, "_pc = _NEUTRAL".into());
     for n in &names {
@@ -395,7 +400,7 @@ impl Compiler<'_> {
         let line = self.line;
         match s.target.as_ref() {
             Expr::Name(n) => {
-                let cur = self.load_name(n.id.as_str());
+                let cur = self.load_name(n.id.as_str(), n.range().start().to_usize());
                 let v = self.expr(&s.value, "_pc");
                 self.flush_pre(indent);
                 let name = mangle(n.id.as_str());
@@ -753,6 +758,11 @@ impl Compiler<'_> {
             loops: Vec::new(),
             xf: Some(xf.clone()),
             locals: all,
+            first_def: {
+                let mut d = first_defs(&f.body);
+                d.extend(f.parameters.args.iter().map(|p| (p.parameter.name.id.to_string(), 0)));
+                d
+            },
         });
         self.block(&f.body, i1);
         self.emit(i1, format!("return _ret((None, _LIT), _pc, {xf})"));
@@ -762,8 +772,15 @@ impl Compiler<'_> {
 
     // ---- expressions ------------------------------------------------------------------------------------
 
-    fn load_name(&mut self, name: &str) -> String {
-        if self.is_local(name) {
+    fn load_name(&mut self, name: &str, offset: usize) -> String {
+        let surely_assigned = self
+            .frame()
+            .first_def
+            .get(name)
+            .is_some_and(|end| *end <= offset);
+        if surely_assigned {
+            mangle(name)
+        } else if self.is_local(name) {
             format!("_ld({}, {})", mangle(name), py_str(name))
         } else {
             // Not bound anywhere in the plan: Monty raises NameError on the mangled name.
@@ -794,7 +811,7 @@ impl Compiler<'_> {
             Expr::Name(n) => {
                 let name = n.id.as_str();
                 if self.is_local(name) {
-                    self.load_name(name)
+                    self.load_name(name, n.range().start().to_usize())
                 } else if BUILTIN_VALUES.contains(&name) {
                     format!("(_fn_{name}, _LIT)")
                 } else if self.sigs.is_callable(name) {
@@ -1338,6 +1355,7 @@ impl Compiler<'_> {
             loops: Vec::new(),
             xf: None,
             locals,
+            first_def: Default::default(),
         });
         build(self, 1);
         self.frames.pop();
@@ -1510,6 +1528,26 @@ impl Compiler<'_> {
         self.hoist(header, locals, BTreeSet::new(), &mut build);
         format!("{name}({pc})")
     }
+}
+
+/// Names assigned by top-level statements of a body, with the end offset of the first assigning statement.
+fn first_defs(body: &[Stmt]) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    for stmt in body {
+        let mut names = BTreeSet::new();
+        match stmt {
+            Stmt::Assign(a) => a.targets.iter().for_each(|t| collect_target_names(t, &mut names)),
+            Stmt::AugAssign(a) => collect_target_names(&a.target, &mut names),
+            Stmt::FunctionDef(f) => {
+                names.insert(f.name.id.to_string());
+            }
+            _ => {}
+        }
+        for n in names {
+            out.entry(n).or_insert(stmt.range().end().to_usize());
+        }
+    }
+    out
 }
 
 /// Calls in a block's statements (not in nested defs), for the callee mutation sets.

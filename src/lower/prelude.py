@@ -64,36 +64,54 @@ def _sl(v):
     return _j(v[1], v[0][2])
 
 
-def _deep(v):
+def _deep(v, seen=None):
+    # `seen` (by object id) makes self-containing containers terminate.
     x = v[0]
     if type(x) is list:
+        if seen is None:
+            seen = {}
+        key = id(x)
+        if key in seen:
+            return _j(v[1], x[2])
+        seen[key] = True
         l = _j(v[1], x[2])
         k = x[0]
         if k == 'l' or k == 't':
             for e in x[1]:
-                l = _j(l, _deep(e))
+                l = _j(l, _deep(e, seen))
         elif k == 'd':
             for kv in x[1].values():
-                l = _j(_j(l, _deep(kv[0])), _deep(kv[1]))
+                l = _j(_j(l, _deep(kv[0], seen)), _deep(kv[1], seen))
         else:
             for e in x[1].values():
-                l = _j(l, _deep(e))
+                l = _j(l, _deep(e, seen))
         return l
     return v[1]
 
 
-def _raw(v):
+def _raw(v, memo=None):
+    # `memo` (by object id) rebuilds self-containing containers as self-containing raw values, like Python.
     x = v[0]
     if type(x) is list:
+        if memo is None:
+            memo = {}
+        key = id(x)
+        if key in memo:
+            return memo[key]
         k = x[0]
         if k == 'l':
-            return [_raw(e) for e in x[1]]
+            out = []
+            memo[key] = out
+            for e in x[1]:
+                out.append(_raw(e, memo))
+            return out
         if k == 't':
-            return tuple([_raw(e) for e in x[1]])
+            return tuple([_raw(e, memo) for e in x[1]])
         if k == 'd':
             out = {}
+            memo[key] = out
             for rk, kv in x[1].items():
-                out[rk] = _raw(kv[1])
+                out[rk] = _raw(kv[1], memo)
             return out
         return set(x[1].keys())
     if _isfn(x):
@@ -329,7 +347,7 @@ def _seq_mul(a, n):
     if xa[0] != 'l' and xa[0] != 't':
         raise TypeError('only lists and tuples can be repeated')
     r = n[0]
-    if type(r) is not int:
+    if type(r) is not int and type(r) is not bool:
         raise TypeError("can't multiply sequence by non-int")
     ch = _inf(_j(_sl(a), n[1]))
     items = [(e[0], _j(e[1], ch)) for e in xa[1]] * r
@@ -422,8 +440,11 @@ def _cmp(op, a, b):
         if op == 'not in':
             return (not r[0], r[1])
         return r
-    x = _raw(a)
-    y = _raw(b)
+    # One memo for both sides: the same container becomes the same raw object, so Python's identity
+    # shortcut applies (and self-containing values compare as they do plainly).
+    m = {}
+    x = _raw(a, m)
+    y = _raw(b, m)
     l = _j(_deep(a), _deep(b)) | _UV
     if op == '==':
         return (x == y, l)
