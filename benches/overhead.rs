@@ -265,3 +265,14 @@ fn trace_append(b: Bencher) {
         outcome: String::new(),
     };
 }
+
+#[divan::bench(sample_count = 30)]
+fn agent_plan_lowered_compile_only(b: Bencher) {
+    b.bench(|| {
+        let module = ruff_python_parser::parse_module(AGENT_PLAN)
+            .unwrap()
+            .into_syntax();
+        let lowered = compile(&module, AGENT_PLAN, &sigs(), Mode::Strict).unwrap();
+        MontyRun::new(lowered.code, "p.py", vec![], CompileOptions::default()).unwrap()
+    });
+}

@@ -339,7 +339,12 @@ impl Compiler<'_> {
         match target {
             Expr::Name(n) => {
                 let name = mangle(n.id.as_str());
-                self.emit(indent, format!("{name} = _as({value}, _pc)"));
+                if self.strict {
+                    self.emit(indent, format!("{name} = _as({value}, _pc)"));
+                } else {
+                    // NORMAL never joins pc into values: `_as` would be the identity.
+                    self.emit(indent, format!("{name} = {value}"));
+                }
             }
             Expr::Tuple(t) => self.unpack(&t.elts, value, indent),
             Expr::List(t) => self.unpack(&t.elts, value, indent),
@@ -760,7 +765,12 @@ impl Compiler<'_> {
             locals: all,
             first_def: {
                 let mut d = first_defs(&f.body);
-                d.extend(f.parameters.args.iter().map(|p| (p.parameter.name.id.to_string(), 0)));
+                d.extend(
+                    f.parameters
+                        .args
+                        .iter()
+                        .map(|p| (p.parameter.name.id.to_string(), 0)),
+                );
                 d
             },
         });
@@ -844,7 +854,14 @@ impl Compiler<'_> {
                 };
                 let l = self.expr(&b.left, pc);
                 let r = self.expr(&b.right, pc);
-                format!("_bin('{op}', {l}, {r})")
+                match op {
+                    "+" => format!("_add({l}, {r})"),
+                    "-" => format!("_sub({l}, {r})"),
+                    "*" => format!("_mul({l}, {r})"),
+                    "%" => format!("_mod({l}, {r})"),
+                    "//" => format!("_fdiv({l}, {r})"),
+                    _ => format!("_bin('{op}', {l}, {r})"),
+                }
             }
             Expr::UnaryOp(u) => {
                 let op = match u.op {
@@ -895,7 +912,13 @@ impl Compiler<'_> {
                         let rt = self.fresh("r");
                         (format!("({rt} := {r})"), rt)
                     };
-                    let this = format!("_cmp('{}', {left}, {r_use})", cmp_name(*op));
+                    let this = match op {
+                        CmpOp::Eq => format!("_eq({left}, {r_use})"),
+                        CmpOp::NotEq => format!("_ne({left}, {r_use})"),
+                        CmpOp::Lt => format!("_lt({left}, {r_use})"),
+                        CmpOp::Gt => format!("_gt({left}, {r_use})"),
+                        other => format!("_cmp('{}', {left}, {r_use})", cmp_name(*other)),
+                    };
                     acc = Some(match acc {
                         None => this,
                         Some(prev) => {
@@ -1536,7 +1559,10 @@ fn first_defs(body: &[Stmt]) -> std::collections::BTreeMap<String, usize> {
     for stmt in body {
         let mut names = BTreeSet::new();
         match stmt {
-            Stmt::Assign(a) => a.targets.iter().for_each(|t| collect_target_names(t, &mut names)),
+            Stmt::Assign(a) => a
+                .targets
+                .iter()
+                .for_each(|t| collect_target_names(t, &mut names)),
             Stmt::AugAssign(a) => collect_target_names(&a.target, &mut names),
             Stmt::FunctionDef(f) => {
                 names.insert(f.name.id.to_string());

@@ -12,7 +12,7 @@
 //! let src = "x = 1 + 2\n";
 //! let module = ruff_python_parser::parse_module(src).unwrap().into_syntax();
 //! let lowered = compile(&module, src, &Signatures::default(), Mode::Strict).unwrap();
-//! assert!(lowered.code.contains("x_ = _as(_bin('+', (1, _LIT), (2, _LIT)), _pc)"));
+//! assert!(lowered.code.contains("x_ = _as(_add((1, _LIT), (2, _LIT)), _pc)"));
 //! ```
 
 mod compiler;

@@ -92,7 +92,10 @@ def _deep(v, seen=None):
 def _raw(v, memo=None):
     # `memo` (by object id) rebuilds self-containing containers as self-containing raw values, like Python.
     x = v[0]
-    if type(x) is list:
+    t = type(x)
+    if t is str or t is int or t is float or t is bool or x is None:
+        return x
+    if t is list:
         if memo is None:
             memo = {}
         key = id(x)
@@ -140,6 +143,10 @@ def _box(x, l):
 
 def _key(k):
     # The raw, hashable form of a boxed key.
+    r = k[0]
+    t = type(r)
+    if t is str or t is int:
+        return r
     r = _raw(k)
     if type(r) is list or type(r) is dict or type(r) is set:
         raise TypeError("unhashable type: '" + type(r).__name__ + "'")
@@ -403,6 +410,105 @@ def _bin(op, a, b):
     if op == '^':
         return (x ^ y, l)
     raise TypeError('unsupported operator ' + op)
+
+
+# Fast paths for the common scalar cases; anything else goes through `_bin`/`_cmp`.
+def _add(a, b):
+    x = a[0]
+    y = b[0]
+    tx = type(x)
+    if (tx is int or tx is str or tx is float) and type(y) is tx:
+        la = a[1]
+        lb = b[1]
+        return (x + y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+    return _bin('+', a, b)
+
+
+def _sub(a, b):
+    x = a[0]
+    y = b[0]
+    tx = type(x)
+    if (tx is int or tx is float) and type(y) is tx:
+        la = a[1]
+        lb = b[1]
+        return (x - y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+    return _bin('-', a, b)
+
+
+def _mul(a, b):
+    x = a[0]
+    y = b[0]
+    tx = type(x)
+    if (tx is int or tx is float) and type(y) is tx:
+        la = a[1]
+        lb = b[1]
+        return (x * y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+    return _bin('*', a, b)
+
+
+def _mod(a, b):
+    x = a[0]
+    y = b[0]
+    if type(x) is int and type(y) is int:
+        la = a[1]
+        lb = b[1]
+        return (x % y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+    return _bin('%', a, b)
+
+
+def _fdiv(a, b):
+    x = a[0]
+    y = b[0]
+    if type(x) is int and type(y) is int:
+        la = a[1]
+        lb = b[1]
+        return (x // y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+    return _bin('//', a, b)
+
+
+def _scalar(x):
+    t = type(x)
+    return t is int or t is str or t is float or t is bool or x is None
+
+
+def _eq(a, b):
+    x = a[0]
+    y = b[0]
+    if _scalar(x) and _scalar(y):
+        la = a[1]
+        lb = b[1]
+        return (x == y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+    return _cmp('==', a, b)
+
+
+def _ne(a, b):
+    x = a[0]
+    y = b[0]
+    if _scalar(x) and _scalar(y):
+        la = a[1]
+        lb = b[1]
+        return (x != y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+    return _cmp('!=', a, b)
+
+
+def _lt(a, b):
+    x = a[0]
+    y = b[0]
+    if _scalar(x) and _scalar(y):
+        la = a[1]
+        lb = b[1]
+        return (x < y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+    return _cmp('<', a, b)
+
+
+def _gt(a, b):
+    x = a[0]
+    y = b[0]
+    if _scalar(x) and _scalar(y):
+        la = a[1]
+        lb = b[1]
+        return (x > y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+    return _cmp('>', a, b)
 
 
 def _iop(op, a, b, pc, line):
@@ -864,8 +970,10 @@ def _m_extend(c, it, pc, line):
 
 
 def _m_str(r, l, name, args, kw):
-    raws = [_raw(a) for a in args]
-    l = _j(l, _lbls(args))
+    raws = []
+    if len(args) > 0:
+        raws = [_raw(a) for a in args]
+        l = _j(l, _lbls(args))
     for v in kw.values():
         l = _j(l, _deep(v))
     l = l | _UV
