@@ -242,7 +242,11 @@ impl Walker {
                 format!(
                     "`{name}` is a reserved name: names starting with `_` belong to the runtime"
                 ),
-                Some("rename it without the leading underscore"),
+                Some(if name.trim_start_matches('_').is_empty() {
+                    "give it a plain name, e.g. `item`"
+                } else {
+                    "rename it without the leading underscore"
+                }),
             );
             true
         } else {
