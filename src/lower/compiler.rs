@@ -44,6 +44,25 @@ struct Frame {
     /// Top-level statements run in order, so a load after that offset in this scope's own code (not in a
     /// nested function) always finds the name assigned and needs no `_ld` check.
     first_def: std::collections::BTreeMap<String, usize>,
+    /// Names surely assigned in the code being compiled now (loop targets inside their loop body).
+    sure: SureSet,
+}
+
+/// A set behind a `RefCell`, so it can be updated through `&self` accessors.
+#[derive(Default)]
+struct SureSet(std::cell::RefCell<BTreeSet<String>>);
+
+impl SureSet {
+    /// Inserts `name`; true if it was not there (so the caller removes it again afterwards).
+    fn insert_new(&self, name: &str) -> bool {
+        self.0.borrow_mut().insert(name.to_string())
+    }
+    fn contains(&self, name: &str) -> bool {
+        self.0.borrow().contains(name)
+    }
+    fn borrow_mut(&self) -> std::cell::RefMut<'_, BTreeSet<String>> {
+        self.0.borrow_mut()
+    }
 }
 
 struct Compiler<'a> {
@@ -59,6 +78,8 @@ struct Compiler<'a> {
     frames: Vec<Frame>,
     /// Line starts, for offset → line.
     line_starts: Vec<usize>,
+    /// Boxed literals shared by every use (immutable tuples), emitted once after the prelude.
+    constants: std::collections::BTreeMap<String, String>,
     /// Plan functions defined at module level, by name: a direct call's mutation set is pre-raised.
     functions: std::collections::BTreeMap<String, &'a [Stmt]>,
 }
@@ -83,6 +104,7 @@ pub fn compile(
         imports: BTreeSet::new(),
         frames: Vec::new(),
         line_starts,
+        constants: Default::default(),
         functions: module
             .body
             .iter()
@@ -99,6 +121,7 @@ pub fn compile(
         xf: None,
         locals: names.clone(),
         first_def: first_defs(&module.body),
+        sure: SureSet::default(),
     });
     c.emit(0, "_pc = _NEUTRAL".into());
     for n in &names {
@@ -121,6 +144,9 @@ pub fn compile(
     code.push_str(PRELUDE);
     if !code.ends_with('\n') {
         code.push('\n');
+    }
+    for (boxed, name) in &c.constants {
+        code.push_str(&format!("{name} = {boxed}\n"));
     }
     let mut line_map = vec![0u32; code.lines().count()];
     for (indent, text, line) in &c.out {
@@ -191,6 +217,18 @@ impl Compiler<'_> {
         for (i, text, line) in pre {
             self.out.push((indent + i, text, line));
         }
+    }
+
+    /// A name for a boxed literal; short literals only, so the shared table stays small.
+    fn constant(&mut self, boxed: String) -> String {
+        if boxed.len() > 80 {
+            return boxed;
+        }
+        let next = self.constants.len();
+        self.constants
+            .entry(boxed)
+            .or_insert_with(|| format!("_k{next}"))
+            .clone()
     }
 
     fn fresh(&mut self, stem: &str) -> String {
@@ -632,14 +670,29 @@ impl Compiler<'_> {
         let _ = &mut with_target;
         self.preraise(&[body], indent);
         self.emit(indent, format!("for {e} in _elems({it}):"));
-        self.emit(indent + 1, format!("_pc = _j({lp}, {x})"));
+        if esc.loop_exit || esc.ret {
+            self.emit(indent + 1, format!("_pc = _j({lp}, {x})"));
+        } else {
+            // Without early exits the accumulator stays neutral and every `if` restores `_pc`.
+            self.emit(indent + 1, format!("_pc = {lp}"));
+        }
         self.assign(target, e.clone(), indent + 1);
+        // The target is assigned at the top of every iteration: loads of it in the body need no check.
+        let mut targets = BTreeSet::new();
+        collect_target_names(target, &mut targets);
+        let added: Vec<String> = targets
+            .into_iter()
+            .filter(|t| self.frame().sure.insert_new(t))
+            .collect();
         if let Some(f) = self.frames.last_mut() {
             f.loops.push(x.clone());
         }
         self.block(body, indent + 1);
         if let Some(f) = self.frames.last_mut() {
             f.loops.pop();
+            for t in &added {
+                f.sure.borrow_mut().remove(t);
+            }
         }
         self.emit(indent, format!("_pc = _j({ps}, {x})"));
         if self.strict {
@@ -773,6 +826,7 @@ impl Compiler<'_> {
                 );
                 d
             },
+            sure: SureSet::default(),
         });
         self.block(&f.body, i1);
         self.emit(i1, format!("return _ret((None, _LIT), _pc, {xf})"));
@@ -783,11 +837,9 @@ impl Compiler<'_> {
     // ---- expressions ------------------------------------------------------------------------------------
 
     fn load_name(&mut self, name: &str, offset: usize) -> String {
-        let surely_assigned = self
-            .frame()
-            .first_def
-            .get(name)
-            .is_some_and(|end| *end <= offset);
+        let frame = self.frame();
+        let surely_assigned = frame.sure.contains(name)
+            || frame.first_def.get(name).is_some_and(|end| *end <= offset);
         if surely_assigned {
             mangle(name)
         } else if self.is_local(name) {
@@ -801,7 +853,7 @@ impl Compiler<'_> {
     fn expr(&mut self, e: &Expr, pc: &str) -> String {
         match e {
             Expr::NumberLiteral(n) => match &n.value {
-                Number::Int(i) => format!("({i}, _LIT)"),
+                Number::Int(i) => self.constant(format!("({i}, _LIT)")),
                 Number::Float(f) if f.is_finite() => format!("({f:?}, _LIT)"),
                 _ => {
                     self.reject(
@@ -813,7 +865,9 @@ impl Compiler<'_> {
                     "None".into()
                 }
             },
-            Expr::StringLiteral(s) => format!("({}, _LIT)", py_str(s.value.to_str())),
+            Expr::StringLiteral(s) => {
+                self.constant(format!("({}, _LIT)", py_str(s.value.to_str())))
+            }
             Expr::BooleanLiteral(b) => {
                 format!("({}, _LIT)", if b.value { "True" } else { "False" })
             }
@@ -1379,6 +1433,7 @@ impl Compiler<'_> {
             xf: None,
             locals,
             first_def: Default::default(),
+            sure: SureSet::default(),
         });
         build(self, 1);
         self.frames.pop();

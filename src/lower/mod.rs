@@ -12,7 +12,9 @@
 //! let src = "x = 1 + 2\n";
 //! let module = ruff_python_parser::parse_module(src).unwrap().into_syntax();
 //! let lowered = compile(&module, src, &Signatures::default(), Mode::Strict).unwrap();
-//! assert!(lowered.code.contains("x_ = _as(_add((1, _LIT), (2, _LIT)), _pc)"));
+//! // Literals are boxed once (`_k0 = (1, _LIT)`), operators go through label-joining helpers.
+//! assert!(lowered.code.contains("_k0 = (1, _LIT)"));
+//! assert!(lowered.code.contains("x_ = _as(_add(_k0, _k1), _pc)"));
 //! ```
 
 mod compiler;

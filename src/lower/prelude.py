@@ -46,8 +46,10 @@ def _rz(v, l):
 
 
 def _as(v, pc):
-    if _STRICT:
-        return (v[0], _j(v[1], pc))
+    # Joining the neutral pc is the identity: skip the allocation in the common case.
+    if _STRICT and pc != _NEUTRAL:
+        l = v[1]
+        return (v[0], (l | pc) ^ ((l ^ pc) & _RM))
     return v
 
 
@@ -466,15 +468,11 @@ def _fdiv(a, b):
     return _bin('//', a, b)
 
 
-def _scalar(x):
-    t = type(x)
-    return t is int or t is str or t is float or t is bool or x is None
-
-
 def _eq(a, b):
     x = a[0]
     y = b[0]
-    if _scalar(x) and _scalar(y):
+    tx = type(x)
+    if (tx is int or tx is str or tx is float or tx is bool) and type(y) is tx:
         la = a[1]
         lb = b[1]
         return (x == y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
@@ -484,7 +482,8 @@ def _eq(a, b):
 def _ne(a, b):
     x = a[0]
     y = b[0]
-    if _scalar(x) and _scalar(y):
+    tx = type(x)
+    if (tx is int or tx is str or tx is float or tx is bool) and type(y) is tx:
         la = a[1]
         lb = b[1]
         return (x != y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
@@ -494,7 +493,8 @@ def _ne(a, b):
 def _lt(a, b):
     x = a[0]
     y = b[0]
-    if _scalar(x) and _scalar(y):
+    tx = type(x)
+    if (tx is int or tx is str or tx is float or tx is bool) and type(y) is tx:
         la = a[1]
         lb = b[1]
         return (x < y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
@@ -504,7 +504,8 @@ def _lt(a, b):
 def _gt(a, b):
     x = a[0]
     y = b[0]
-    if _scalar(x) and _scalar(y):
+    tx = type(x)
+    if (tx is int or tx is str or tx is float or tx is bool) and type(y) is tx:
         la = a[1]
         lb = b[1]
         return (x > y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
