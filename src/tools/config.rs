@@ -13,8 +13,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BuiltinsConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mail: Option<MailConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub files: Option<FilesConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web: Option<WebConfig>,
 }
 
@@ -44,8 +47,10 @@ pub struct WebConfig {
     /// URL prefixes that may be fetched, e.g. `https://docs.example.com/`.
     pub allow: Vec<String>,
     /// Per-request timeout. Default 5000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
     /// Largest body returned, in bytes. Default 1 MiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_bytes: Option<u64>,
 }
 
