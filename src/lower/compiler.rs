@@ -605,23 +605,39 @@ impl Compiler<'_> {
         self.flush_pre(indent);
         self.emit(indent, format!("{c} = {t}"));
         self.emit(indent, format!("{ps} = _pc"));
-        self.emit(indent, format!("_pc = _j(_pc, _inf({c}[1]))"));
+        // `_pc = _j(_pc, _inf(label))`, written out: this runs for every `if`, so no helper calls.
+        let l = self.fresh("l");
+        self.emit(indent, format!("{l} = {c}[1]"));
+        self.emit(
+            indent,
+            format!("{l} = ({l} | _UV) if {l} & 1 else ({l} & _NUV)"),
+        );
+        self.emit(indent, format!("_pc = (_pc | {l}) ^ ((_pc ^ {l}) & _RM)"));
         let mut bodies: Vec<&[Stmt]> = vec![body];
         bodies.extend(rest.iter().map(|(_, b)| *b));
+        // Later `elif` tests run only when this one failed, so their branches are part of this decision.
         let mut esc = escapes(body);
-        for (t, b) in rest {
+        for (_, b) in rest {
             let e = escapes(b);
             esc.loop_exit |= e.loop_exit;
             esc.ret |= e.ret;
-            if t.is_some() {
-                // A later test only runs when this one failed: it is part of the same decision.
-            }
         }
         for acc in self.exit_accumulators(esc) {
-            self.emit(indent, format!("{acc} = _j({acc}, _inf({c}[1]))"));
+            self.emit(indent, format!("{acc} = _j({acc}, {l})"));
         }
-        self.preraise(&bodies, indent);
-        self.emit(indent, format!("if _tr({c}):"));
+        if self.strict {
+            // Joining an unchanged pc would change nothing: pre-raise only when the condition raised it.
+            let mark = self.out.len();
+            self.preraise(&bodies, indent + 1);
+            if self.out.len() > mark {
+                self.out
+                    .insert(mark, (indent, format!("if _pc != {ps}:"), self.line));
+            }
+        }
+        self.emit(
+            indent,
+            format!("if ({c}[0] if type({c}[0]) is not list else {c}[0][1]):"),
+        );
         self.block(body, indent + 1);
         if let Some(((next_test, next_body), tail)) = rest.split_first() {
             self.emit(indent, "else:".into());
@@ -633,11 +649,11 @@ impl Compiler<'_> {
         let escaping = esc.loop_exit || esc.ret;
         if escaping {
             // What follows runs only if no branch left early: it depends on the condition.
-            self.emit(indent, format!("_pc = _j({ps}, _inf({c}[1]))"));
+            self.emit(indent, format!("_pc = _j({ps}, {l})"));
         } else {
             self.emit(indent, format!("_pc = {ps}"));
         }
-        self.raise_assigned(&bodies, &format!("_j({ps}, _inf({c}[1]))"), indent);
+        self.raise_assigned(&bodies, &format!("_j({ps}, {l})"), indent);
     }
 
     fn for_loop(&mut self, target: &Expr, iter: &Expr, body: &[Stmt], indent: usize) {
@@ -1333,7 +1349,12 @@ impl Compiler<'_> {
                     .collect::<Vec<_>>()
                     .join(", ");
                 let _ = MUTATING_METHODS;
-                format!("_m({recv}, '{method}', [{args}], {{{kw}}}, {pc}, {line})")
+                match method {
+                    "lower" | "upper" | "strip" | "get" | "append" => {
+                        format!("_m_{method}({recv}, [{args}], {{{kw}}}, {pc}, {line})")
+                    }
+                    _ => format!("_m({recv}, '{method}', [{args}], {{{kw}}}, {pc}, {line})"),
+                }
             }
             callee => {
                 // A plan function or a function value.

@@ -11,6 +11,7 @@ import json
 import re
 
 _NEUTRAL = _RM
+_NUV = ~_UV
 _UNDEF = ['undefined']
 
 
@@ -307,9 +308,16 @@ def _si(c, i, v, pc, line):
     k = x[0]
     if k != 'l' and k != 'd':
         raise TypeError("'" + ('tuple' if k == 't' else 'set') + "' object does not support item assignment")
-    _mut(c, _inf(i[1]), pc, line)
-    if _STRICT:
-        v = (v[0], _j(v[1], pc))
+    s = x[2]
+    if _STRICT and pc != _NEUTRAL:
+        # No-sensitive-upgrade, then the value and the structure join pc.
+        if (((s | pc) ^ ((s ^ pc) & _RM)) | _UV) != (s | _UV):
+            _violation(line)
+        lv = v[1]
+        v = (v[0], (lv | pc) ^ ((lv ^ pc) & _RM))
+        s = (s | pc) ^ ((s ^ pc) & _RM)
+    il = _inf(i[1])
+    s = (s | il) ^ ((s ^ il) & _RM)
     if k == 'l':
         r = i[0]
         if type(r) is not int and type(r) is not bool:
@@ -317,7 +325,8 @@ def _si(c, i, v, pc, line):
         x[1][r] = v
     else:
         x[1][_key(i)] = (i, v)
-        x[2] = _j(x[2], _deep(i))
+        s = _j(s, _deep(i))
+    x[2] = s
 
 
 def _call(f, pc, *args, **kw):
@@ -1242,6 +1251,72 @@ def _m_set(c, name, args, kw, pc, line):
     if name == 'union' or name == 'intersection' or name == 'difference':
         return _set_op(name, c, args[0])
     raise AttributeError("'set' object has no attribute '" + name + "'")
+
+
+# Fast paths for frequent methods on the expected receiver type; anything else goes through `_m`.
+def _m_lower(c, args, kw, pc, line):
+    x = c[0]
+    if type(x) is str and len(args) == 0:
+        return (x.lower(), c[1] | _UV)
+    return _m(c, 'lower', args, kw, pc, line)
+
+
+def _m_upper(c, args, kw, pc, line):
+    x = c[0]
+    if type(x) is str and len(args) == 0:
+        return (x.upper(), c[1] | _UV)
+    return _m(c, 'upper', args, kw, pc, line)
+
+
+def _m_strip(c, args, kw, pc, line):
+    x = c[0]
+    if type(x) is str:
+        if len(args) == 0:
+            return (x.strip(), c[1] | _UV)
+        if len(args) == 1 and type(args[0][0]) is str:
+            la = c[1]
+            lb = args[0][1]
+            return (x.strip(args[0][0]), ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+    return _m(c, 'strip', args, kw, pc, line)
+
+
+def _m_get(c, args, kw, pc, line):
+    x = c[0]
+    if type(x) is list and x[0] == 'd' and (len(args) == 1 or len(args) == 2):
+        k = args[0]
+        r = k[0]
+        t = type(r)
+        if t is str or t is int:
+            s = c[1]
+            s2 = x[2]
+            s = (s | s2) ^ ((s ^ s2) & _RM)
+            lk = k[1]
+            ch = _inf((s | lk) ^ ((s ^ lk) & _RM))
+            d = x[1]
+            if r in d:
+                e = d[r][1]
+            elif len(args) == 2:
+                e = args[1]
+            else:
+                e = (None, _LIT)
+            le = e[1]
+            return (e[0], (le | ch) ^ ((le ^ ch) & _RM))
+    return _m(c, 'get', args, kw, pc, line)
+
+
+def _m_append(c, args, kw, pc, line):
+    x = c[0]
+    if type(x) is list and x[0] == 'l' and len(args) == 1:
+        v = args[0]
+        if _STRICT and pc != _NEUTRAL:
+            _mut(c, _LIT, pc, line)
+            lv = v[1]
+            v = (v[0], (lv | pc) ^ ((lv ^ pc) & _RM))
+        else:
+            x[2] = x[2] | _UV
+        x[1].append(v)
+        return (None, _LIT)
+    return _m(c, 'append', args, kw, pc, line)
 
 
 def _m(c, name, args, kw, pc, line):
