@@ -329,3 +329,25 @@ fn containers_a_called_function_may_mutate_are_raised_even_when_it_is_not_called
     let (v, _) = sink_label(plan, Mode::Strict);
     assert!(untrusted(v));
 }
+
+#[test]
+fn a_for_loop_over_a_range_of_untrusted_length_is_labelled() {
+    // `for i in range(...)` iterates the raw range (no list of boxes); labels must be those of the boxed path.
+    let plan = "e = get()\nfor i in range(len(e['tags'])):\n    sink(i)\n";
+    for mode in [Mode::Strict, Mode::Normal] {
+        let (v, pc) = sink_label(plan, mode);
+        assert!(untrusted(v) && untrusted(pc), "{mode:?}");
+    }
+    let (v, pc) = sink_label("for i in range(2, 5):\n    x = i\nsink(x)\n", Mode::Strict);
+    assert!(!untrusted(v) && !untrusted(pc));
+    let (out, sinks, _) = run(
+        "for i in range(2, 8, 3):\n    sink(i)\n",
+        Mode::Strict,
+        mail(),
+    );
+    assert_eq!(out, ExecOutcome::Completed);
+    assert_eq!(
+        sinks.iter().map(|s| s.0.raw.clone()).collect::<Vec<_>>(),
+        [Raw::Int(2), Raw::Int(5)]
+    );
+}

@@ -662,30 +662,62 @@ impl Compiler<'_> {
         let x = self.fresh("x");
         let lp = self.fresh("lp");
         let e = self.fresh("e");
-        let v = self.expr(iter, "_pc");
-        self.flush_pre(indent);
-        self.emit(indent, format!("{it} = {v}"));
+        // `for x in range(...)` iterates the raw range: no list of boxes is built. Every element carries
+        // the range's label (its arguments' join), which is also its structure label.
+        let range_args = match iter {
+            Expr::Call(c)
+                if matches!(c.func.as_ref(), Expr::Name(n) if n.id.as_str() == "range" && !self.is_local("range"))
+                    && c.arguments.keywords.is_empty()
+                    && (1..=3).contains(&c.arguments.args.len())
+                    && !c
+                        .arguments
+                        .args
+                        .iter()
+                        .any(|a| matches!(a, Expr::Starred(_))) =>
+            {
+                Some(self.exprs(&c.arguments.args, "_pc"))
+            }
+            _ => None,
+        };
+        let (struct_label, header) = match range_args {
+            Some(args) => {
+                self.flush_pre(indent);
+                self.emit(indent, format!("{it} = _rng([{args}])"));
+                (format!("{it}[1]"), format!("for {e}r in {it}[0]:"))
+            }
+            None => {
+                let v = self.expr(iter, "_pc");
+                self.flush_pre(indent);
+                self.emit(indent, format!("{it} = {v}"));
+                (
+                    format!("_struct({it})"),
+                    format!("for {e} in _elems({it}):"),
+                )
+            }
+        };
+        let is_range = header.contains(&format!("{e}r in"));
         self.emit(indent, format!("{ps} = _pc"));
         self.emit(indent, format!("{x} = _NEUTRAL"));
-        self.emit(indent, format!("_pc = _j(_pc, _inf(_struct({it})))"));
+        self.emit(indent, format!("_pc = _j(_pc, _inf({struct_label}))"));
         let esc = escapes(body);
         if esc.loop_exit || esc.ret {
             // Whether the loop is left early also depends on how many elements there are.
-            self.emit(indent, format!("{x} = _j({x}, _inf(_struct({it})))"));
+            self.emit(indent, format!("{x} = _j({x}, _inf({struct_label}))"));
         }
         if esc.ret {
             for acc in self.exit_accumulators(Escapes {
                 loop_exit: false,
                 ret: true,
             }) {
-                self.emit(indent, format!("{acc} = _j({acc}, _inf(_struct({it})))"));
+                self.emit(indent, format!("{acc} = _j({acc}, _inf({struct_label}))"));
             }
         }
         self.emit(indent, format!("{lp} = _pc"));
-        let mut with_target: Vec<Stmt> = Vec::new();
-        let _ = &mut with_target;
         self.preraise(&[body], indent);
-        self.emit(indent, format!("for {e} in _elems({it}):"));
+        self.emit(indent, header);
+        if is_range {
+            self.emit(indent + 1, format!("{e} = ({e}r, {it}[1])"));
+        }
         if esc.loop_exit || esc.ret {
             self.emit(indent + 1, format!("_pc = _j({lp}, {x})"));
         } else {

@@ -681,6 +681,11 @@ def _bi_range(*args, _zp=_NEUTRAL):
     return _new('l', [(i, l) for i in range(*raws)], l)
 
 
+def _rng(args):
+    # The raw range for `for x in range(...)`, with the label every element and the structure carry.
+    return (range(*[_raw(a) for a in args]), _lbls(args) | _UV)
+
+
 def _arg_it(args, name):
     if len(args) == 1:
         return _elems(args[0]), _struct(args[0])
