@@ -607,7 +607,7 @@ impl Compiler<'_> {
         self.emit(indent, format!("{ps} = _pc"));
         // `_pc = _j(_pc, _inf(label))`, written out: this runs for every `if`, so no helper calls.
         let l = self.fresh("l");
-        self.emit(indent, format!("{l} = {c}[1]"));
+        self.emit(indent, format!("{l} = _cl({c})"));
         self.emit(
             indent,
             format!("{l} = ({l} | _UV) if {l} & 1 else ({l} & _NUV)"),
@@ -770,8 +770,8 @@ impl Compiler<'_> {
         let t = self.expr(test, "_pc");
         self.flush_pre(i1);
         self.emit(i1, format!("{c} = {t}"));
-        self.emit(i1, format!("{w} = _j({w}, _inf({c}[1]))"));
-        self.emit(i1, format!("_pc = _j(_pc, _inf({c}[1]))"));
+        self.emit(i1, format!("{w} = _j({w}, _inf(_cl({c})))"));
+        self.emit(i1, format!("_pc = _j(_pc, _inf(_cl({c})))"));
         let esc = escapes(body);
         if esc.loop_exit || esc.ret {
             self.emit(i1, format!("{x} = _j({x}, {w})"));
@@ -979,14 +979,14 @@ impl Compiler<'_> {
                 let mut acc = self.expr(&b.values[0], pc);
                 for next in &b.values[1..] {
                     let t = self.fresh("t");
-                    let inner_pc = format!("_j({pc}, _inf({t}[1]))");
+                    let inner_pc = format!("_j({pc}, _inf(_cl({t})))");
                     let rhs = self.expr(next, &inner_pc);
                     acc = match b.op {
                         BoolOp::And => {
-                            format!("({t} if not _tr({t} := {acc}) else _jv({rhs}, _inf({t}[1])))")
+                            format!("({t} if not _tr({t} := {acc}) else _jv({rhs}, _inf(_cl({t}))))")
                         }
                         BoolOp::Or => {
-                            format!("({t} if _tr({t} := {acc}) else _jv({rhs}, _inf({t}[1])))")
+                            format!("({t} if _tr({t} := {acc}) else _jv({rhs}, _inf(_cl({t}))))")
                         }
                     };
                 }
@@ -995,11 +995,11 @@ impl Compiler<'_> {
             Expr::If(x) => {
                 let t = self.fresh("t");
                 let test = self.expr(&x.test, pc);
-                let inner_pc = format!("_j({pc}, _inf({t}[1]))");
+                let inner_pc = format!("_j({pc}, _inf(_cl({t})))");
                 let body = self.expr(&x.body, &inner_pc);
                 let orelse = self.expr(&x.orelse, &inner_pc);
                 format!(
-                    "(_jv({body}, _inf({t}[1])) if _tr({t} := {test}) else _jv({orelse}, _inf({t}[1])))"
+                    "(_jv({body}, _inf(_cl({t}))) if _tr({t} := {test}) else _jv({orelse}, _inf(_cl({t}))))"
                 )
             }
             Expr::Compare(c) => {
@@ -1026,7 +1026,7 @@ impl Compiler<'_> {
                         Some(prev) => {
                             let t = self.fresh("t");
                             format!(
-                                "({t} if not _tr({t} := {prev}) else _jv({this}, _inf({t}[1])))"
+                                "({t} if not _tr({t} := {prev}) else _jv({this}, _inf(_cl({t}))))"
                             )
                         }
                     });
@@ -1619,9 +1619,9 @@ impl Compiler<'_> {
                     this.emit(depth, format!("{c} = {t}"));
                     this.emit(
                         depth,
-                        format!("{res}[0][2] = _j({res}[0][2], _inf({c}[1]))"),
+                        format!("{res}[0][2] = _j({res}[0][2], _inf(_cl({c})))"),
                     );
-                    this.emit(depth, format!("_pc = _j(_pc, _inf({c}[1]))"));
+                    this.emit(depth, format!("_pc = _j(_pc, _inf(_cl({c})))"));
                     this.emit(depth, format!("if not _tr({c}):"));
                     this.emit(depth + 1, "continue".into());
                 }

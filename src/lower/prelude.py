@@ -195,6 +195,17 @@ def _new(kind, items, s):
     return ([kind, items, s], _LIT)
 
 
+def _cl(v):
+    # The label of a value used as a condition: a container's truthiness is its length, so its structure
+    # label counts, not only its reference label.
+    x = v[0]
+    if type(x) is list:
+        l = v[1]
+        s = x[2]
+        return (l | s) ^ ((l ^ s) & _RM)
+    return v[1]
+
+
 def _tr(v):
     x = v[0]
     if type(x) is list:

@@ -1,0 +1,124 @@
+//! Non-interference, tested: in STRICT mode, what a plan does at calls with a trusted control context, with
+//! trusted arguments, cannot depend on attacker data. Random plans run twice on two mails that differ only in
+//! attacker-controlled content; the trusted-observable calls must be the same in both runs (up to the point
+//! where either run stops: termination-insensitive, SEMANTICS §1).
+
+use proptest::prelude::*;
+use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
+use zamburak::lower::{Mode, compile};
+use zamburak::plan::Signatures;
+use zamburak::runtime::exec::{ExecLimits, Host, HostReply, execute};
+use zamburak::runtime::value::{LValue, Raw};
+
+const TAINT: i64 = LITERAL | UNTRUSTED_BIT;
+
+fn s(v: &str, l: i64) -> LValue {
+    LValue::new(Raw::Str(v.into()), Packed(l))
+}
+
+fn mail(subject: &str, from: &str, tags: &[&str]) -> LValue {
+    LValue::new(
+        Raw::Dict(vec![
+            (s("subject", LITERAL), s(subject, TAINT)),
+            (s("from", LITERAL), s(from, TAINT)),
+            (
+                s("tags", LITERAL),
+                LValue::new(Raw::List(tags.iter().map(|t| s(t, TAINT)).collect()), Packed(TAINT)),
+            ),
+        ]),
+        Packed(TAINT),
+    )
+}
+
+struct Observer {
+    result: LValue,
+    /// Calls made under a trusted pc: the argument if trusted, else `None` (its value is allowed to differ).
+    low: Vec<Option<Raw>>,
+}
+
+impl Host for Observer {
+    fn call(&mut self, name: &str, args: Vec<(String, LValue)>, pc: Packed, _: u32) -> HostReply {
+        if name == "get" {
+            return HostReply::Return(self.result.clone());
+        }
+        if pc.0 & UNTRUSTED_BIT == 0 {
+            let v = &args[0].1;
+            let trusted = v.deep_label().0 & UNTRUSTED_BIT == 0;
+            self.low.push(trusted.then(|| v.raw.clone()));
+        }
+        HostReply::Return(LValue::new(Raw::None, Packed::LITERAL))
+    }
+}
+
+fn observe(plan: &str, result: LValue) -> Vec<Option<Raw>> {
+    let mut sigs = Signatures::default();
+    sigs.tools.insert("get".into(), vec![]);
+    sigs.tools.insert("sink".into(), vec!["x".into()]);
+    let module = ruff_python_parser::parse_module(plan).unwrap().into_syntax();
+    let lowered = compile(&module, plan, &sigs, Mode::Strict).unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
+    let limits = ExecLimits { timeout: std::time::Duration::from_secs(5), max_recursion: 100, max_host_calls: 500 };
+    let mut host = Observer { result, low: Vec::new() };
+    let _ = execute(&lowered, &sigs, &mut host, &limits, &mut |_| {});
+    host.low
+}
+
+fn leaf() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (0i64..4).prop_map(|n| n.to_string()),
+        Just("'me'".to_string()),
+        Just("a".to_string()),
+        Just("b".to_string()),
+        Just("xs".to_string()),
+        Just("d".to_string()),
+        Just("e['subject']".to_string()),
+        Just("e['from']".to_string()),
+        Just("e['tags']".to_string()),
+    ]
+}
+
+fn expr() -> impl Strategy<Value = String> {
+    leaf().prop_recursive(3, 16, 3, |inner| {
+        prop_oneof![
+            (inner.clone(), prop::sample::select(vec!["==", "!=", "and", "or", "in"]), inner.clone())
+                .prop_map(|(l, op, r)| format!("({l} {op} {r})")),
+            (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, t, e)| format!("({t} if {c} else {e})")),
+            inner.clone().prop_map(|e| format!("len(str({e}))")),
+            inner.clone().prop_map(|e| format!("[{e}, 'k'][1]")),
+            inner.clone().prop_map(|e| format!("[x for x in ['p', 'q'] if x == {e}]")),
+            inner.clone().prop_map(|e| format!("sorted([str({e}), 'm'])[0]")),
+            inner.clone().prop_map(|e| format!("d.get(str({e}), 'z')")),
+            inner.prop_map(|e| format!("f'{{{e}}}'")),
+        ]
+    })
+}
+
+fn stmt() -> impl Strategy<Value = String> {
+    let simple = prop_oneof![
+        (prop::sample::select(vec!["a", "b"]), expr()).prop_map(|(v, e)| format!("{v} = {e}\n")),
+        expr().prop_map(|e| format!("sink({e})\n")),
+        expr().prop_map(|e| format!("xs.append({e})\n")),
+        (expr(), expr()).prop_map(|(k, v)| format!("d[str({k})] = {v}\n")),
+    ];
+    let simple2 = simple.clone();
+    prop_oneof![
+        3 => simple,
+        1 => (expr(), simple2.clone(), simple2.clone())
+            .prop_map(|(c, t, e)| format!("if {c}:\n    {}else:\n    {}", t, e)),
+        1 => (expr(), simple2.clone())
+            .prop_map(|(c, t)| format!("for t in e['tags']:\n    if {c}:\n        break\n    {t}")),
+        1 => (expr(), simple2)
+            .prop_map(|(c, t)| format!("def f(v):\n    if {c}:\n        return v\n    {t}    return 'r'\nsink(f('w'))\n")),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+    #[test]
+    fn strict_mode_trusted_calls_do_not_depend_on_attacker_data(body in prop::collection::vec(stmt(), 1..7)) {
+        let plan = format!("a = 'x'\nb = 1\nxs = ['s']\nd = {{'k': 'v'}}\ne = get()\n{}sink(a)\nsink(b)\nsink(xs)\nsink(d)\n", body.concat());
+        let one = observe(&plan, mail("x", "mallory@evil.test", &["p"]));
+        let two = observe(&plan, mail("q", "eve@evil.test", &["q", "p", "m"]));
+        let n = one.len().min(two.len());
+        prop_assert_eq!(&one[..n], &two[..n], "{}", plan);
+    }
+}
