@@ -102,12 +102,20 @@ fn stmt() -> impl Strategy<Value = String> {
     let simple2 = simple.clone();
     prop_oneof![
         3 => simple,
+        1 => (expr(), simple2.clone()).prop_map(|(c, t)| format!("if {c}:\n    {t}")),
         1 => (expr(), simple2.clone(), simple2.clone())
             .prop_map(|(c, t, e)| format!("if {c}:\n    {}else:\n    {}", t, e)),
         1 => (expr(), simple2.clone())
             .prop_map(|(c, t)| format!("for t in e['tags']:\n    if {c}:\n        break\n    {t}")),
-        1 => (expr(), simple2)
+        1 => (expr(), simple2.clone())
             .prop_map(|(c, t)| format!("def f(v):\n    if {c}:\n        return v\n    {t}    return 'r'\nsink(f('w'))\n")),
+        1 => (expr(), simple2.clone())
+            .prop_map(|(c, t)| format!("n = 0\nwhile n < 3:\n    n += 1\n    if {c}:\n        continue\n    {t}sink(n)\n")),
+        1 => expr().prop_map(|c| format!("def g(ys):\n    ys.append(1)\nif {c}:\n    g(xs)\nsink(len(xs))\n")),
+        1 => expr().prop_map(|c| format!("h = (lambda: 'p') if {c} else (lambda: 'q')\nsink(h())\n")),
+        1 => expr().prop_map(|c| format!("for k, v in d.items():\n    if {c}:\n        d[k] = 'w'\nsink(d)\n")),
+        1 => expr().prop_map(|c| format!("p, q = ('m', {c})\nsink(p)\nb += len(str(q))\n")),
+        1 => (expr(), simple2).prop_map(|(c, t)| format!("if {c}:\n    pass\nelif len(xs) > 1:\n    {t}")),
     ]
 }
 
