@@ -356,12 +356,14 @@ fn a_for_loop_over_a_range_of_untrusted_length_is_labelled() {
 fn truthiness_of_a_container_depends_on_its_structure() {
     // Regression (found by tests/noninterference.rs): `if` used only the reference label of a container, so
     // a list whose length was decided by mail data let a call under it run with a trusted pc.
-    let plan = "e = get()\nys = [1 for t in [1, 2] if t == len(e['subject'])]\nif ys:\n    sink('x')\n";
+    let plan =
+        "e = get()\nys = [1 for t in [1, 2] if t == len(e['subject'])]\nif ys:\n    sink('x')\n";
     for mode in [Mode::Strict, Mode::Normal] {
         let (_, pc) = sink_label(plan, mode);
         assert!(untrusted(pc), "{mode:?}");
     }
-    let plan = "e = get()\nxs = []\nif e['subject'] == 'hi':\n    xs.append(1)\nif xs:\n    sink('x')\n";
+    let plan =
+        "e = get()\nxs = []\nif e['subject'] == 'hi':\n    xs.append(1)\nif xs:\n    sink('x')\n";
     let (_, pc) = sink_label(plan, Mode::Strict);
     assert!(untrusted(pc));
     for plan in [

@@ -23,7 +23,10 @@ fn mail(subject: &str, from: &str, tags: &[&str]) -> LValue {
             (s("from", LITERAL), s(from, TAINT)),
             (
                 s("tags", LITERAL),
-                LValue::new(Raw::List(tags.iter().map(|t| s(t, TAINT)).collect()), Packed(TAINT)),
+                LValue::new(
+                    Raw::List(tags.iter().map(|t| s(t, TAINT)).collect()),
+                    Packed(TAINT),
+                ),
             ),
         ]),
         Packed(TAINT),
@@ -54,10 +57,20 @@ fn observe(plan: &str, result: LValue) -> Vec<Option<Raw>> {
     let mut sigs = Signatures::default();
     sigs.tools.insert("get".into(), vec![]);
     sigs.tools.insert("sink".into(), vec!["x".into()]);
-    let module = ruff_python_parser::parse_module(plan).unwrap().into_syntax();
-    let lowered = compile(&module, plan, &sigs, Mode::Strict).unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
-    let limits = ExecLimits { timeout: std::time::Duration::from_secs(5), max_recursion: 100, max_host_calls: 500 };
-    let mut host = Observer { result, low: Vec::new() };
+    let module = ruff_python_parser::parse_module(plan)
+        .unwrap_or_else(|e| panic!("generated plan does not parse: {e:?}\n{plan}"))
+        .into_syntax();
+    let lowered =
+        compile(&module, plan, &sigs, Mode::Strict).unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
+    let limits = ExecLimits {
+        timeout: std::time::Duration::from_secs(5),
+        max_recursion: 100,
+        max_host_calls: 500,
+    };
+    let mut host = Observer {
+        result,
+        low: Vec::new(),
+    };
     let _ = execute(&lowered, &sigs, &mut host, &limits, &mut |_| {});
     host.low
 }
@@ -79,15 +92,38 @@ fn leaf() -> impl Strategy<Value = String> {
 fn expr() -> impl Strategy<Value = String> {
     leaf().prop_recursive(3, 16, 3, |inner| {
         prop_oneof![
-            (inner.clone(), prop::sample::select(vec!["==", "!=", "and", "or", "in"]), inner.clone())
+            (
+                inner.clone(),
+                prop::sample::select(vec!["==", "!=", "and", "or", "in"]),
+                inner.clone()
+            )
                 .prop_map(|(l, op, r)| format!("({l} {op} {r})")),
-            (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, t, e)| format!("({t} if {c} else {e})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(c, t, e)| format!("({t} if {c} else {e})")),
             inner.clone().prop_map(|e| format!("len(str({e}))")),
             inner.clone().prop_map(|e| format!("[{e}, 'k'][1]")),
-            inner.clone().prop_map(|e| format!("[x for x in ['p', 'q'] if x == {e}]")),
-            inner.clone().prop_map(|e| format!("sorted([str({e}), 'm'])[0]")),
+            inner
+                .clone()
+                .prop_map(|e| format!("[x for x in ['p', 'q'] if x == {e}]")),
+            inner
+                .clone()
+                .prop_map(|e| format!("sorted([str({e}), 'm'])[0]")),
             inner.clone().prop_map(|e| format!("d.get(str({e}), 'z')")),
-            inner.prop_map(|e| format!("f'{{{e}}}'")),
+            inner.clone().prop_map(|e| format!("f'<{{ ({e}) }}>'")),
+            inner.clone().prop_map(|e| format!("max([str({e}), 'n'])")),
+            inner
+                .clone()
+                .prop_map(|e| format!("[t for t in e['tags'] if t != str({e})]")),
+            inner
+                .clone()
+                .prop_map(|e| format!("{{'k': {e}, 'j': 'c'}}['j']")),
+            inner
+                .clone()
+                .prop_map(|e| format!("len(set([str({e}), 'p']))")),
+            inner
+                .clone()
+                .prop_map(|e| format!("str({e}).split('e')[0]")),
+            inner.prop_map(|e| format!("sum([1 for t in xs if t == {e}])")),
         ]
     })
 }
@@ -115,7 +151,12 @@ fn stmt() -> impl Strategy<Value = String> {
         1 => expr().prop_map(|c| format!("h = (lambda: 'p') if {c} else (lambda: 'q')\nsink(h())\n")),
         1 => expr().prop_map(|c| format!("for k, v in d.items():\n    if {c}:\n        d[k] = 'w'\nsink(d)\n")),
         1 => expr().prop_map(|c| format!("p, q = ('m', {c})\nsink(p)\nb += len(str(q))\n")),
-        1 => (expr(), simple2).prop_map(|(c, t)| format!("if {c}:\n    pass\nelif len(xs) > 1:\n    {t}")),
+        1 => (expr(), simple2.clone()).prop_map(|(c, t)| format!("if {c}:\n    pass\nelif len(xs) > 1:\n    {t}")),
+        1 => expr().prop_map(|c| format!("ys = [3, 1]\nif {c}:\n    ys.sort()\nsink(ys[0])\nys.reverse()\nsink(ys.pop())\n")),
+        1 => expr().prop_map(|c| format!("def outer():\n    for t in ['p', 'q']:\n        if {c}:\n            return t\n    return 'none'\nsink(outer())\n")),
+        1 => expr().prop_map(|c| format!("m = 0\nwhile True:\n    m += 1\n    if m > 2 or {c}:\n        break\nsink(m)\n")),
+        1 => expr().prop_map(|c| format!("d2 = {{}}\nd2.update({{'k': 'v'}})\nif {c}:\n    d2.update({{'z': 1}})\nsink(len(d2))\nsink(d2.get('k'))\n")),
+        1 => (expr(), simple2).prop_map(|(c, t)| format!("def mk(w):\n    def inner():\n        return w\n    return inner\nfn = mk({c})\nif fn():\n    {t}sink(fn())\n")),
     ]
 }
 

@@ -983,7 +983,9 @@ impl Compiler<'_> {
                     let rhs = self.expr(next, &inner_pc);
                     acc = match b.op {
                         BoolOp::And => {
-                            format!("({t} if not _tr({t} := {acc}) else _jv({rhs}, _inf(_cl({t}))))")
+                            format!(
+                                "({t} if not _tr({t} := {acc}) else _jv({rhs}, _inf(_cl({t}))))"
+                            )
                         }
                         BoolOp::Or => {
                             format!("({t} if _tr({t} := {acc}) else _jv({rhs}, _inf(_cl({t}))))")
