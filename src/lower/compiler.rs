@@ -12,7 +12,7 @@ use ruff_text_size::Ranged;
 use super::scope::{
     Escapes, MUTATING_METHODS, assigned_names, each_child, escapes, mutation_receivers,
 };
-use super::{Lowered, Mode, PRELUDE};
+use super::{Lowered, Mode};
 use crate::label::{LITERAL, READERS_MASK, UNVERIFIED_MASK};
 use crate::plan::{Diagnostic, Severity, Signatures};
 
@@ -139,9 +139,14 @@ pub fn compile(
         READERS_MASK,
         UNVERIFIED_MASK
     );
-    let mut code = String::with_capacity(PRELUDE.len() + c.out.len() * 40);
+    let mut used = BTreeSet::new();
+    for (_, text, _) in &c.out {
+        used.extend(super::prelude::underscore_names(text));
+    }
+    let prelude = super::prelude::for_names(&used);
+    let mut code = String::with_capacity(prelude.len() + c.out.len() * 40);
     code.push_str(&header);
-    code.push_str(PRELUDE);
+    code.push_str(&prelude);
     if !code.ends_with('\n') {
         code.push('\n');
     }

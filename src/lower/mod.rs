@@ -18,6 +18,7 @@
 //! ```
 
 mod compiler;
+mod prelude;
 mod scope;
 
 pub use compiler::compile;
