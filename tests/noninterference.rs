@@ -111,6 +111,8 @@ fn expr() -> impl Strategy<Value = String> {
             inner.clone().prop_map(|e| format!("d.get(str({e}), 'z')")),
             inner.clone().prop_map(|e| format!("f'<{{ ({e}) }}>'")),
             inner.clone().prop_map(|e| format!("max([str({e}), 'n'])")),
+            (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("({l} + {r})")),
+            inner.clone().prop_map(|e| format!("str({e}).upper()")),
             inner
                 .clone()
                 .prop_map(|e| format!("[t for t in e['tags'] if t != str({e})]")),
@@ -169,5 +171,103 @@ proptest! {
         let two = observe(&plan, mail("q", "eve@evil.test", &["q", "p", "m"]));
         let n = one.len().min(two.len());
         prop_assert_eq!(&one[..n], &two[..n], "{}", plan);
+    }
+}
+
+/// Records verifier outputs and what reaches sinks with the verified kind.
+struct KindObserver {
+    result: LValue,
+    verified: Vec<Raw>,
+    /// Untrusted sink arguments that carry kind 0.
+    claimed: Vec<Raw>,
+}
+
+const KIND0_UNVERIFIED: i64 = 1 << 2;
+
+impl Host for KindObserver {
+    fn call(&mut self, name: &str, args: Vec<(String, LValue)>, _: Packed, _: u32) -> HostReply {
+        match name {
+            "get" => HostReply::Return(self.result.clone()),
+            "verify" => {
+                let v = args[0].1.clone();
+                self.verified.push(v.raw.clone());
+                HostReply::Return(LValue::new(v.raw, v.label.mint(0)))
+            }
+            _ => {
+                let v = &args[0].1;
+                if v.label.0 & UNTRUSTED_BIT != 0 && v.label.0 & KIND0_UNVERIFIED == 0 {
+                    self.claimed.push(v.raw.clone());
+                }
+                HostReply::Return(LValue::new(Raw::None, Packed::LITERAL))
+            }
+        }
+    }
+}
+
+fn kinds_reaching_sinks(plan: &str, mode: Mode) -> (Vec<Raw>, Vec<Raw>) {
+    let mut sigs = Signatures::default();
+    sigs.tools.insert("get".into(), vec![]);
+    sigs.tools.insert("sink".into(), vec!["x".into()]);
+    sigs.verifiers.insert("verify".into());
+    let module = ruff_python_parser::parse_module(plan)
+        .unwrap()
+        .into_syntax();
+    let lowered = compile(&module, plan, &sigs, mode).unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
+    let limits = ExecLimits {
+        timeout: std::time::Duration::from_secs(5),
+        max_recursion: 100,
+        max_host_calls: 500,
+    };
+    let mut host = KindObserver {
+        result: mail("x", "mallory@evil.test", &["p"]),
+        verified: Vec::new(),
+        claimed: Vec::new(),
+    };
+    let _ = execute(&lowered, &sigs, &mut host, &limits, &mut |_| {});
+    (host.verified, host.claimed)
+}
+
+#[test]
+fn computing_on_two_verified_values_does_not_keep_the_kind() {
+    for plan in [
+        "e = get()\na = verify(e['from'])\nsink(a + a)\n",
+        "e = get()\na = verify(e['from'])\nsink(f'{a}{a}')\n",
+    ] {
+        for mode in [Mode::Strict, Mode::Normal] {
+            let (verified, claimed) = kinds_reaching_sinks(plan, mode);
+            assert_eq!(verified.len(), 1);
+            assert!(claimed.is_empty(), "{plan}: {claimed:?}");
+        }
+    }
+    let (_, claimed) = kinds_reaching_sinks(
+        "e = get()\na = verify(e['from'])\nsink([a][0])\n",
+        Mode::Strict,
+    );
+    assert_eq!(claimed.len(), 1, "moving a verified value keeps the kind");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, .. ProptestConfig::default() })]
+    /// SEMANTICS §2.1: only a verifier adds a kind, and only data movement keeps it. So an untrusted value
+    /// that reaches a sink still verified is exactly a value some verifier call returned.
+    #[test]
+    fn a_verified_kind_is_never_forged(body in prop::collection::vec(stmt(), 1..6), mode in prop::sample::select(vec![Mode::Strict, Mode::Normal])) {
+        let plan = format!(
+            "a = verify(e['from']) if True else 'x'\nb = 1\nxs = [verify(e['subject'])]\nd = {{'k': verify(e['from'])}}\n{}sink(a)\nsink(xs[0])\nsink(d['k'])\nsink(b)\n",
+            body.concat()
+        );
+        let plan = format!("e = get()\n{plan}");
+        let mut sigs = Signatures::default();
+        sigs.tools.insert("get".into(), vec![]);
+        sigs.tools.insert("sink".into(), vec!["x".into()]);
+        sigs.verifiers.insert("verify".into());
+        let module = ruff_python_parser::parse_module(&plan).unwrap().into_syntax();
+        let lowered = compile(&module, &plan, &sigs, mode).unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
+        let limits = ExecLimits { timeout: std::time::Duration::from_secs(5), max_recursion: 100, max_host_calls: 500 };
+        let mut host = KindObserver { result: mail("x", "mallory@evil.test", &["p"]), verified: Vec::new(), claimed: Vec::new() };
+        let _ = execute(&lowered, &sigs, &mut host, &limits, &mut |_| {});
+        for c in &host.claimed {
+            prop_assert!(host.verified.contains(c), "{:?} reached a sink verified but no verifier returned it\n{}", c, plan);
+        }
     }
 }
