@@ -115,6 +115,43 @@ fn expr() -> impl Strategy<Value = String> {
             inner.clone().prop_map(|e| format!("str({e}).upper()")),
             inner
                 .clone()
+                .prop_map(|e| format!("xs[:len(str({e})) % 3]")),
+            inner
+                .clone()
+                .prop_map(|e| format!("list(enumerate([str({e}), 'o']))")),
+            inner
+                .clone()
+                .prop_map(|e| format!("list(zip(xs, [str({e})]))")),
+            inner
+                .clone()
+                .prop_map(|e| format!("list(filter(lambda t: t == str({e}), ['p', 'q', 'x']))")),
+            inner
+                .clone()
+                .prop_map(|e| format!("list(map(lambda t: t + 'z', [str({e})]))")),
+            inner
+                .clone()
+                .prop_map(|e| format!("json.dumps({{'v': str({e})}})")),
+            inner
+                .clone()
+                .prop_map(|e| format!("json.loads(json.dumps([str({e})]))[0]")),
+            inner
+                .clone()
+                .prop_map(|e| format!("(re.search('x', str({e})) is None)")),
+            inner
+                .clone()
+                .prop_map(|e| format!("any([t == str({e}) for t in ['p', 'x']])")),
+            inner
+                .clone()
+                .prop_map(|e| format!("min(['pp', str({e})], key=len)")),
+            inner
+                .clone()
+                .prop_map(|e| format!("sorted(['b', str({e})], key=lambda t: len(t))")),
+            inner.clone().prop_map(|_| "list(d.keys())".to_string()),
+            inner
+                .clone()
+                .prop_map(|e| format!("','.join([str({e}), 'j'])")),
+            inner
+                .clone()
                 .prop_map(|e| format!("[t for t in e['tags'] if t != str({e})]")),
             inner
                 .clone()
@@ -155,6 +192,9 @@ fn stmt() -> impl Strategy<Value = String> {
         1 => expr().prop_map(|c| format!("p, q = ('m', {c})\nsink(p)\nb += len(str(q))\n")),
         1 => (expr(), simple2.clone()).prop_map(|(c, t)| format!("if {c}:\n    pass\nelif len(xs) > 1:\n    {t}")),
         1 => expr().prop_map(|c| format!("ys = [3, 1]\nif {c}:\n    ys.sort()\nsink(ys[0])\nys.reverse()\nsink(ys.pop())\n")),
+        1 => expr().prop_map(|c| format!("zs = ['m', 'n']\nif {c}:\n    zs.insert(0, 'i')\nsink(zs[1])\nfor p, q in [('a', zs[0])]:\n    sink(q)\n")),
+        1 => expr().prop_map(|c| format!("if {c}:\n    d['k'] = 'w'\nsink(d['k'])\nsink('k' in d)\n")),
+        1 => expr().prop_map(|c| format!("w = [[t, u] for t in ['p', 'q'] for u in e['tags'] if u == str({c})]\nsink(len(w))\n")),
         1 => expr().prop_map(|c| format!("def outer():\n    for t in ['p', 'q']:\n        if {c}:\n            return t\n    return 'none'\nsink(outer())\n")),
         1 => expr().prop_map(|c| format!("m = 0\nwhile True:\n    m += 1\n    if m > 2 or {c}:\n        break\nsink(m)\n")),
         1 => expr().prop_map(|c| format!("d2 = {{}}\nd2.update({{'k': 'v'}})\nif {c}:\n    d2.update({{'z': 1}})\nsink(len(d2))\nsink(d2.get('k'))\n")),
@@ -166,7 +206,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
     #[test]
     fn strict_mode_trusted_calls_do_not_depend_on_attacker_data(body in prop::collection::vec(stmt(), 1..7)) {
-        let plan = format!("a = 'x'\nb = 1\nxs = ['s']\nd = {{'k': 'v'}}\ne = get()\n{}sink(a)\nsink(b)\nsink(xs)\nsink(d)\n", body.concat());
+        let plan = format!("import json\nimport re\na = 'x'\nb = 1\nxs = ['s']\nd = {{'k': 'v'}}\ne = get()\n{}sink(a)\nsink(b)\nsink(xs)\nsink(d)\n", body.concat());
         let one = observe(&plan, mail("x", "mallory@evil.test", &["p"]));
         let two = observe(&plan, mail("q", "eve@evil.test", &["q", "p", "m"]));
         let n = one.len().min(two.len());
@@ -256,7 +296,7 @@ proptest! {
             "a = verify(e['from']) if True else 'x'\nb = 1\nxs = [verify(e['subject'])]\nd = {{'k': verify(e['from'])}}\n{}sink(a)\nsink(xs[0])\nsink(d['k'])\nsink(b)\n",
             body.concat()
         );
-        let plan = format!("e = get()\n{plan}");
+        let plan = format!("import json\nimport re\ne = get()\n{plan}");
         let mut sigs = Signatures::default();
         sigs.tools.insert("get".into(), vec![]);
         sigs.tools.insert("sink".into(), vec!["x".into()]);
