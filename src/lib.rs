@@ -5,6 +5,7 @@
 //! [`lower`] compiles a plan so every value travels with its label; [`runtime`] runs the compiled plan on
 //! Monty and checks every tool call with [`policy::decide`]; [`trace`] writes the hash-chained audit log.
 
+pub mod analysis;
 pub mod exit;
 pub mod label;
 pub mod lower;

@@ -30,6 +30,9 @@ enum Command {
         /// Policy file (YAML). Default: the bundled policies/default.yaml.
         #[arg(long)]
         policy: Option<PathBuf>,
+        /// Override the policy's mode.
+        #[arg(long, value_enum)]
+        mode: Option<Mode>,
         #[arg(long, value_enum, default_value_t = LintFormat::Text)]
         format: LintFormat,
     },
@@ -113,6 +116,13 @@ fn not_built(what: &str) -> i32 {
     exit::USAGE
 }
 
+fn lower_mode(m: Mode) -> zamburak::lower::Mode {
+    match m {
+        Mode::Strict => zamburak::lower::Mode::Strict,
+        Mode::Normal => zamburak::lower::Mode::Normal,
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -123,7 +133,24 @@ fn main() -> ExitCode {
         }
     };
     let code = match cli.command {
-        Command::Lint { .. } => not_built("lint"),
+        Command::Lint {
+            plan,
+            policy,
+            mode,
+            format,
+        } => {
+            use zamburak::analysis::command::{Format, LintOptions, lint_command};
+            lint_command(&LintOptions {
+                plan,
+                policy,
+                mode: mode.map(lower_mode),
+                format: match format {
+                    LintFormat::Text => Format::Text,
+                    LintFormat::Json => Format::Json,
+                    LintFormat::Sarif => Format::Sarif,
+                },
+            })
+        }
         Command::Run {
             plan,
             policy,
@@ -134,10 +161,7 @@ fn main() -> ExitCode {
             plan,
             policy,
             trace,
-            mode: mode.map(|m| match m {
-                Mode::Strict => zamburak::lower::Mode::Strict,
-                Mode::Normal => zamburak::lower::Mode::Normal,
-            }),
+            mode: mode.map(lower_mode),
             json: matches!(format, RunFormat::Json),
         }),
         Command::Verify { trace } => zamburak::trace::verify_command(&trace),

@@ -19,7 +19,7 @@
 
 mod compiler;
 mod prelude;
-mod scope;
+pub(crate) mod scope;
 
 pub use compiler::compile;
 

@@ -1,0 +1,103 @@
+//! `zamburak lint PLAN.py [--policy FILE] [--mode M] [--format text|json|sarif]`.
+//!
+//! Exit codes: 0 clean or warnings only, 1 errors, 2 usage (unreadable plan or policy).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::{lint, output};
+use crate::exit;
+use crate::lower::Mode;
+use crate::plan::parse::MAX_SOURCE_BYTES;
+use crate::plan::{Diagnostic, Severity};
+use crate::policy::Policy;
+
+/// How `lint` prints its report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Sarif,
+}
+
+/// Options of `zamburak lint`, as the CLI parsed them.
+pub struct LintOptions {
+    pub plan: PathBuf,
+    pub policy: Option<PathBuf>,
+    pub mode: Option<Mode>,
+    pub format: Format,
+}
+
+/// Loads the policy named on the command line, or the bundled default.
+pub fn load_policy(path: Option<&Path>) -> Result<Policy, String> {
+    match path {
+        Some(p) => Policy::load(p).map_err(|e| e.to_string()),
+        None => Policy::bundled_default().map_err(|e| e.to_string()),
+    }
+}
+
+/// The mode a policy runs in unless overridden.
+pub fn policy_mode(policy: &Policy) -> Mode {
+    match policy.mode() {
+        crate::policy::Mode::Strict => Mode::Strict,
+        crate::policy::Mode::Normal => Mode::Normal,
+    }
+}
+
+fn usage(format: Format, message: &str) -> i32 {
+    eprintln!("error: {message}");
+    if format != Format::Text {
+        println!("{}", serde_json::json!({ "error": message }));
+    }
+    exit::USAGE
+}
+
+/// Reads at most one byte past the plan size limit, so a huge file is refused without reading it whole.
+fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SOURCE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(bytes)
+}
+
+/// Runs `zamburak lint` and returns its exit code.
+pub fn lint_command(opts: &LintOptions) -> i32 {
+    let policy = match load_policy(opts.policy.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return usage(opts.format, &e),
+    };
+    let bytes = match read_capped(&opts.plan) {
+        Ok(b) => b,
+        Err(e) => return usage(opts.format, &e),
+    };
+    let filename = opts.plan.display().to_string();
+    let mode = opts.mode.unwrap_or_else(|| policy_mode(&policy));
+    let report = match String::from_utf8(bytes) {
+        Ok(source) => lint(&source, &policy, mode),
+        Err(_) => super::LintReport {
+            source: String::new(),
+            diagnostics: vec![Diagnostic {
+                code: "Z001",
+                severity: Severity::Error,
+                start: 0,
+                end: 0,
+                message: "the plan is not UTF-8 text".into(),
+                hint: Some("a plan is Python source in UTF-8".into()),
+            }],
+            calls: Vec::new(),
+            details: vec![super::DiagnosticDetail::default()],
+        },
+    };
+    match opts.format {
+        Format::Text => print!("{}", output::text(&report, &filename)),
+        Format::Json => println!("{}", output::json(&report, &filename)),
+        Format::Sarif => println!("{}", output::sarif(&report, &filename)),
+    }
+    if report.has_errors() {
+        exit::REJECTED
+    } else {
+        exit::OK
+    }
+}

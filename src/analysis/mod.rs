@@ -1,0 +1,476 @@
+//! `zamburak lint`: predicts, before anything runs, the labels that reach every tool call and what the
+//! policy will decide there.
+//!
+//! [`lint`] parses and checks the plan with the same front end `run` uses ([`crate::plan::check`] and the
+//! lowering's own checks), then runs an abstract interpreter ([`interp`]) whose values carry two labels
+//! ([`domain`]): `may`, the worst case over every path, and `must`, what holds on every path that reaches
+//! the point. At each call site the policy's own [`decide`] is asked twice:
+//!
+//! * with the `must` labels: if that is `deny`, the call is denied whenever it is reached, and the plan can
+//!   never pass (error `Z201`; `run` refuses it before any tool runs);
+//! * with the `may` labels: if that is not `allow`, the call may be denied, held for confirmation or drafted
+//!   at run time (warnings `Z202`–`Z204`). If it is `allow`, the runtime allows the call on every input.
+//!
+//! ```
+//! use zamburak::analysis::lint;
+//! use zamburak::lower::Mode;
+//! use zamburak::policy::Policy;
+//! let policy = Policy::bundled_default().unwrap();
+//! let plan = "e = get_email(id='1')\nfetch_url(url=e['body'])\n";
+//! let report = lint(plan, &policy, Mode::Strict);
+//! assert_eq!(report.diagnostics[0].code, "Z201");
+//! assert!(report.has_errors());
+//! let clean = lint("send_email(to='me@example.com', subject='hi', body='done')\n", &policy, Mode::Strict);
+//! assert!(clean.diagnostics.is_empty());
+//! ```
+
+pub mod command;
+pub mod domain;
+mod interp;
+pub mod output;
+
+use std::collections::BTreeSet;
+
+use crate::label::{KindSet, Label, LabelSpace, LabelView};
+use crate::lower::{self, Mode};
+use crate::plan::{self, Diagnostic, Severity, line_col};
+use crate::policy::model::Requirement;
+use crate::policy::{ArgClaim, Claim, Decision, Outcome, Policy, decide};
+
+use interp::{ArgAcc, Interp, SiteAcc};
+
+/// A recipient the analysis cannot name: a reader of public data only.
+const UNKNOWN_RECIPIENT: &str = "\u{0}a recipient chosen at run time";
+
+/// What the lint predicts for one tool call site.
+#[derive(Clone, Debug)]
+pub struct CallPrediction {
+    pub tool: String,
+    /// Byte span of the call in the plan.
+    pub start: usize,
+    pub end: usize,
+    pub line: u32,
+    pub column: u32,
+    /// The decision with the worst-case labels: what the call may get.
+    pub may: Decision,
+    /// The decision with the labels that hold on every path: what the call certainly gets when reached.
+    pub must: Decision,
+    pub args: Vec<ArgPrediction>,
+    pub pc_may: LabelView,
+    pub pc_must: LabelView,
+}
+
+/// The predicted labels of one argument.
+#[derive(Clone, Debug)]
+pub struct ArgPrediction {
+    pub name: String,
+    /// Worst case: the argument with everything it holds.
+    pub may: LabelView,
+    /// What the argument certainly carries.
+    pub must: LabelView,
+}
+
+/// Everything `lint` found.
+#[derive(Clone, Debug)]
+pub struct LintReport {
+    pub source: String,
+    /// Sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+    /// One entry per tool call site the analysis reached, in source order.
+    pub calls: Vec<CallPrediction>,
+    /// Per diagnostic (same order): the tool, the argument and the sources it names, for JSON output.
+    pub details: Vec<DiagnosticDetail>,
+}
+
+/// Machine-readable context of a diagnostic.
+#[derive(Clone, Debug, Default)]
+pub struct DiagnosticDetail {
+    pub tool: Option<String>,
+    pub argument: Option<String>,
+    /// `tool()` at line N, for each source the label derives from.
+    pub sources: Vec<SourceRef>,
+}
+
+/// A call whose result a label derives from.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SourceRef {
+    pub line: u32,
+    pub name: String,
+}
+
+impl LintReport {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+
+    /// Call sites that are denied whenever reached.
+    pub fn certain_denials(&self) -> impl Iterator<Item = &CallPrediction> {
+        self.calls.iter().filter(|c| c.must.outcome == Outcome::Deny)
+    }
+}
+
+/// Checks and analyses a plan under a policy in a mode. Never panics on hostile input: a plan the front end
+/// refuses gives its diagnostics and no predictions.
+pub fn lint(source: &str, policy: &Policy, mode: Mode) -> LintReport {
+    let sigs = policy.signatures();
+    let mut report = LintReport {
+        source: source.to_string(),
+        diagnostics: Vec::new(),
+        calls: Vec::new(),
+        details: Vec::new(),
+    };
+    let parsed = match plan::check(source, &sigs) {
+        Ok(p) => p,
+        Err(diags) => {
+            report.details = vec![DiagnosticDetail::default(); diags.len()];
+            report.diagnostics = diags;
+            return report;
+        }
+    };
+    if let Err(diags) = lower::compile(&parsed.module, source, &sigs, mode) {
+        report.details = vec![DiagnosticDetail::default(); diags.len()];
+        report.diagnostics = diags;
+        return report;
+    }
+    let space = match policy.label_space() {
+        Ok(s) => s,
+        Err(e) => {
+            report.diagnostics.push(Diagnostic {
+                code: "Z209",
+                severity: Severity::Error,
+                start: 0,
+                end: 0,
+                message: format!("the policy's labels cannot be built: {e}"),
+                hint: Some("fix the policy (`zamburak policy check`)".into()),
+            });
+            report.details.push(DiagnosticDetail::default());
+            return report;
+        }
+    };
+    let mut interp = Interp::new(policy, space, mode == Mode::Strict);
+    interp.run(&parsed.module.body);
+
+    let mut found: Vec<(Diagnostic, DiagnosticDetail)> = Vec::new();
+    for site in interp.sites.values().filter(|s| s.visits > 0) {
+        let prediction = predict(policy, &interp.space, site, source);
+        if let Some(d) = verdict(policy, &interp, site, &prediction, source) {
+            found.push(d);
+        }
+        report.calls.push(prediction);
+    }
+    if let Some((at, why)) = interp.imprecise.first() {
+        found.push((
+            Diagnostic {
+                code: "Z209",
+                severity: Severity::Warning,
+                start: *at,
+                end: *at,
+                message: format!("the analysis lost precision here: {why}; predictions after this point assume the worst"),
+                hint: Some("simplify the plan: fewer nested plan-function calls, smaller loops".into()),
+            },
+            DiagnosticDetail::default(),
+        ));
+    }
+    found.sort_by(|a, b| (a.0.start, a.0.end, a.0.code).cmp(&(b.0.start, b.0.end, b.0.code)));
+    for (d, detail) in found {
+        report.diagnostics.push(d);
+        report.details.push(detail);
+    }
+    report
+}
+
+fn deep_may(a: &ArgAcc) -> Label {
+    let mut l = a.val.may.clone();
+    if let Some(s) = &a.struct_may {
+        l = l.join(s);
+    }
+    if let Some(e) = &a.elems_may {
+        l = l.join(e);
+    }
+    l
+}
+
+fn texts(a: &ArgAcc) -> Vec<String> {
+    match &a.texts {
+        Some(t) => t.iter().cloned().collect(),
+        None => vec![UNKNOWN_RECIPIENT.to_string()],
+    }
+}
+
+fn predict(policy: &Policy, space: &LabelSpace, site: &SiteAcc, source: &str) -> CallPrediction {
+    // Two readings of a value that may be a list or a dict: the list reading checks structure and elements
+    // apart, the dict reading checks everything joined. The worst of both bounds the runtime's decision.
+    let as_list: Vec<ArgClaim> = site
+        .args
+        .iter()
+        .map(|a| ArgClaim {
+            name: a.name.clone(),
+            label: a.struct_may.clone().unwrap_or_else(|| a.val.may.clone()),
+            elements: a.elems_may.clone().map(|e| vec![e]),
+            texts: texts(a),
+            digest: String::new(),
+        })
+        .collect();
+    let as_whole: Vec<ArgClaim> = site
+        .args
+        .iter()
+        .map(|a| ArgClaim {
+            name: a.name.clone(),
+            label: deep_may(a),
+            elements: None,
+            texts: texts(a),
+            digest: String::new(),
+        })
+        .collect();
+    let must_args: Vec<ArgClaim> = site
+        .args
+        .iter()
+        .map(|a| ArgClaim {
+            name: a.name.clone(),
+            label: a.claim_must.clone(),
+            elements: None,
+            texts: Vec::new(),
+            digest: String::new(),
+        })
+        .collect();
+    let claim = |args: Vec<ArgClaim>, pc: &Label| Claim {
+        tool: site.tool.clone(),
+        args,
+        pc: pc.clone(),
+        calls_so_far: 0,
+    };
+    let a = decide(policy, space, &claim(as_list, &site.pc_may));
+    let b = decide(policy, space, &claim(as_whole, &site.pc_may));
+    let may = if b.outcome > a.outcome { b } else { a };
+    let must = decide(policy, space, &claim(must_args, &site.pc_must));
+    let (line, column) = line_col(source, site.start);
+    let kinds = KindSet(((1u16 << policy.kinds().len().min(8)) - 1) as u8);
+    let shown = |l: &Label| {
+        space.describe(&Label {
+            verified: KindSet(l.verified.0 & kinds.0),
+            ..l.clone()
+        })
+    };
+    CallPrediction {
+        tool: site.tool.clone(),
+        start: site.start,
+        end: site.end,
+        line,
+        column,
+        // A may-decision can never be milder than the must-decision (monotonicity); keep them ordered
+        // even if the two readings disagree on the rule.
+        may: if must.outcome > may.outcome {
+            must.clone()
+        } else {
+            may
+        },
+        must,
+        args: site
+            .args
+            .iter()
+            .map(|a| ArgPrediction {
+                name: a.name.clone(),
+                may: shown(&deep_may(a)),
+                must: shown(&a.claim_must),
+            })
+            .collect(),
+        pc_may: shown(&site.pc_may),
+        pc_must: shown(&site.pc_must),
+    }
+}
+
+/// The argument a rule names (`args.to.require` → `to`).
+fn rule_arg(rule: &str) -> Option<&str> {
+    rule.strip_prefix("args.")?.split('.').next()
+}
+
+fn sources(interp: &Interp<'_>, label: &Label, source: &str) -> Vec<SourceRef> {
+    let mut out: BTreeSet<SourceRef> = BTreeSet::new();
+    for id in &label.sources {
+        if let Some((name, at)) = interp.source_names.get(id) {
+            out.insert(SourceRef {
+                name: name.clone(),
+                line: line_col(source, *at).0,
+            });
+        }
+    }
+    out.into_iter().collect()
+}
+
+fn describe_sources(s: &[SourceRef]) -> String {
+    let parts: Vec<String> = s
+        .iter()
+        .map(|r| format!("`{}()` at line {}", r.name, r.line))
+        .collect();
+    match parts.len() {
+        0 => "tool output".to_string(),
+        1 => parts[0].clone(),
+        _ => {
+            let (last, rest) = parts.split_last().map_or((String::new(), &[][..]), |(l, r)| (l.clone(), r));
+            format!("{} and {last}", rest.join(", "))
+        }
+    }
+}
+
+fn verdict(
+    policy: &Policy,
+    interp: &Interp<'_>,
+    site: &SiteAcc,
+    p: &CallPrediction,
+    source: &str,
+) -> Option<(Diagnostic, DiagnosticDetail)> {
+    let (decision, certain) = if p.must.outcome == Outcome::Deny {
+        (&p.must, true)
+    } else if p.may.outcome > Outcome::Allow {
+        (&p.may, p.must.outcome == p.may.outcome)
+    } else {
+        return None;
+    };
+    let rule = decision.rule.as_str();
+    let arg = rule_arg(rule).and_then(|n| site.args.iter().find(|a| a.name == n));
+    let (start, end) = arg.map_or((site.start, site.end), |a| (a.start, a.end));
+    let label = match arg {
+        Some(a) => deep_may(a),
+        None => site.pc_may.clone(),
+    };
+    let mut srcs = sources(interp, &label, source);
+    if rule.ends_with(".require") || rule.starts_with("control.") {
+        // Name the untrusted sources: those are the ones the fix is about.
+        let untrusted: Vec<SourceRef> = srcs
+            .iter()
+            .filter(|s| {
+                policy.tool(&s.name).is_some_and(|t| {
+                    t.returns().integrity != Some(crate::policy::model::IntegritySpec::Trusted)
+                })
+            })
+            .cloned()
+            .collect();
+        if !untrusted.is_empty() {
+            srcs = untrusted;
+        }
+    }
+    let from = describe_sources(&srcs);
+    let tool = &site.tool;
+    let what = match (rule.rsplit('.').next(), arg) {
+        (Some("require"), Some(a)) if rule.starts_with("args.") => {
+            format!("argument `{}` derives from {from} (untrusted)", a.name)
+        }
+        (Some("forbid_tags"), Some(a)) => {
+            format!("argument `{}` carries tags from {from} that `{tool}` forbids", a.name)
+        }
+        (Some("public"), Some(a)) => {
+            format!("argument `{}` holds data from {from}, which is not public", a.name)
+        }
+        (Some("readers_must_include"), Some(a)) => format!(
+            "argument `{}` holds data from {from} that a recipient may not be allowed to read",
+            a.name
+        ),
+        _ if rule.starts_with("control.") => {
+            format!("whether it runs depends on {from}")
+        }
+        _ => decision.reason.clone(),
+    };
+    let (code, severity, message) = match (decision.outcome, certain) {
+        (Outcome::Deny, true) => (
+            "Z201",
+            Severity::Error,
+            format!("`{tool}` is denied whenever it is reached: {what}"),
+        ),
+        (Outcome::Deny, false) => (
+            "Z202",
+            Severity::Warning,
+            format!("`{tool}` may be denied at run time: {what}"),
+        ),
+        (Outcome::Confirm, true) => (
+            "Z203",
+            Severity::Warning,
+            format!("`{tool}` will need a human's confirmation: {what}"),
+        ),
+        (Outcome::Confirm, false) => (
+            "Z203",
+            Severity::Warning,
+            format!("`{tool}` may need a human's confirmation: {what}"),
+        ),
+        (_, true) => (
+            "Z204",
+            Severity::Warning,
+            format!("`{tool}` will only be drafted: {what}"),
+        ),
+        (_, false) => (
+            "Z204",
+            Severity::Warning,
+            format!("`{tool}` may only be drafted: {what}"),
+        ),
+    };
+    let hint = hint(policy, tool, rule, arg.map(|a| a.name.as_str()));
+    Some((
+        Diagnostic {
+            code,
+            severity,
+            start,
+            end,
+            message,
+            hint: Some(hint),
+        },
+        DiagnosticDetail {
+            tool: Some(tool.clone()),
+            argument: arg.map(|a| a.name.clone()),
+            sources: srcs,
+        },
+    ))
+}
+
+fn hint(policy: &Policy, tool: &str, rule: &str, arg: Option<&str>) -> String {
+    let Some(name) = arg else {
+        if rule.starts_with("control.") {
+            return "move the call out of the `if`, loop or early exit that tests tool output; decide on \
+                    values written in the plan or checked by a verifier"
+                .into();
+        }
+        return "see `zamburak policy check` for what this tool requires".into();
+    };
+    if rule.ends_with(".require") {
+        let tool_kinds: Vec<String> = kinds_accepted(policy, tool, name);
+        let verifiers: Vec<String> = policy
+            .verifiers()
+            .filter(|(_, v)| tool_kinds.iter().any(|k| k == v.mints()))
+            .map(|(n, _)| format!("`{n}()`"))
+            .collect();
+        if verifiers.is_empty() {
+            return format!("use a value written in the plan (from the user's request) for `{name}`");
+        }
+        return format!(
+            "pass `{name}` through {} first, or use a value written in the plan (from the user's request)",
+            verifiers.join(" or ")
+        );
+    }
+    if rule.ends_with(".forbid_tags") || rule.ends_with(".public") {
+        return format!("keep tagged or private data out of `{name}`");
+    }
+    if rule.ends_with(".readers_must_include") {
+        return format!(
+            "send `{name}` only to people who may read it, e.g. the user or the mail's own correspondents"
+        );
+    }
+    "see `zamburak policy check` for what this tool requires".into()
+}
+
+/// The verified kinds argument `arg` of `tool` accepts.
+fn kinds_accepted(policy: &Policy, tool: &str, arg: &str) -> Vec<String> {
+    policy
+        .tool(tool)
+        .and_then(|t| t.args.get(arg))
+        .and_then(|a| a.require.as_ref())
+        .map(|alts| {
+            alts.0
+                .iter()
+                .filter_map(|r| match r {
+                    Requirement::Verified(k) => Some(k.clone()),
+                    Requirement::Trusted => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,209 @@
+//! The three renderings of a [`LintReport`]: text for people, JSON for planners, SARIF for code scanning.
+//!
+//! ```
+//! use zamburak::analysis::{lint, output};
+//! use zamburak::lower::Mode;
+//! let policy = zamburak::policy::Policy::bundled_default().unwrap();
+//! let report = lint("e = get_email(id='1')\nfetch_url(url=e['body'])\n", &policy, Mode::Strict);
+//! let json = output::json(&report, "plan.py");
+//! assert_eq!(json["diagnostics"][0]["code"], "Z201");
+//! assert_eq!(json["diagnostics"][0]["sources"][0]["name"], "get_email");
+//! let sarif = output::sarif(&report, "plan.py");
+//! assert_eq!(sarif["version"], "2.1.0");
+//! assert_eq!(sarif["runs"][0]["results"][0]["level"], "error");
+//! assert!(output::text(&report, "plan.py").contains("error[Z201]"));
+//! ```
+
+use serde_json::{Value, json};
+
+use super::LintReport;
+use crate::plan::{Severity, line_col, render};
+
+/// Every code lint can report, with a one-line description (SARIF rules, docs/lint.md).
+pub const CODES: &[(&str, &str)] = &[
+    ("Z001", "syntax error"),
+    ("Z002", "plan too large or too deeply nested"),
+    ("Z010", "statement outside the subset"),
+    ("Z011", "expression outside the subset"),
+    ("Z012", "builtin that reaches into the interpreter"),
+    ("Z013", "method or module function outside the subset"),
+    ("Z014", "attribute access that is not a whitelisted method call"),
+    ("Z015", "import other than json or re"),
+    ("Z016", "reserved name"),
+    ("Z017", "%-formatting of a string"),
+    ("Z018", "decorator"),
+    ("Z019", "starred or double-starred form"),
+    ("Z090", "construct the compiler cannot lower"),
+    ("Z091", "construct the compiler cannot lower"),
+    ("Z092", "construct the compiler cannot lower"),
+    ("Z093", "construct the compiler cannot lower"),
+    ("Z094", "construct the compiler cannot lower"),
+    ("Z095", "construct the compiler cannot lower"),
+    ("Z096", "construct the compiler cannot lower"),
+    ("Z097", "construct the compiler cannot lower"),
+    ("Z101", "unknown function or name"),
+    ("Z102", "unknown tool argument"),
+    ("Z103", "missing tool argument"),
+    ("Z104", "too many positional arguments"),
+    ("Z105", "tool argument given twice"),
+    ("Z106", "verifier called without exactly one positional argument"),
+    ("Z107", "tool or verifier used as a value"),
+    ("Z108", "plan name shadows a tool, verifier or builtin"),
+    ("Z201", "tool call denied whenever it is reached"),
+    ("Z202", "tool call may be denied at run time"),
+    ("Z203", "tool call needs a human's confirmation"),
+    ("Z204", "tool call is drafted instead of run"),
+    ("Z209", "analysis incomplete"),
+];
+
+fn severity(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+/// rustc/ruff-style text: each diagnostic with its source line and carets, then a summary line.
+pub fn text(report: &LintReport, filename: &str) -> String {
+    let mut out = render(&report.diagnostics, &report.source, filename);
+    let errors = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    let warnings = report.diagnostics.len() - errors;
+    out.push_str(&format!(
+        "{filename}: {errors} error{}, {warnings} warning{}, {} tool call site{} checked\n",
+        if errors == 1 { "" } else { "s" },
+        if warnings == 1 { "" } else { "s" },
+        report.calls.len(),
+        if report.calls.len() == 1 { "" } else { "s" },
+    ));
+    out
+}
+
+/// One JSON document: diagnostics and the per-call-site predictions.
+pub fn json(report: &LintReport, filename: &str) -> Value {
+    let src = &report.source;
+    let diagnostics: Vec<Value> = report
+        .diagnostics
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let (line, column) = line_col(src, d.start);
+            let (end_line, end_column) = line_col(src, d.end.max(d.start));
+            let detail = report.details.get(i).cloned().unwrap_or_default();
+            json!({
+                "code": d.code,
+                "severity": severity(d.severity),
+                "line": line,
+                "column": column,
+                "end_line": end_line,
+                "end_column": end_column,
+                "message": d.message,
+                "hint": d.hint,
+                "tool": detail.tool,
+                "argument": detail.argument,
+                "sources": detail.sources.iter().map(|s| json!({"name": s.name, "line": s.line})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let calls: Vec<Value> = report
+        .calls
+        .iter()
+        .map(|c| {
+            let (end_line, end_column) = line_col(src, c.end);
+            json!({
+                "tool": c.tool,
+                "line": c.line,
+                "column": c.column,
+                "end_line": end_line,
+                "end_column": end_column,
+                "predicted": {
+                    "may": c.may.outcome,
+                    "must": c.must.outcome,
+                },
+                "rule": { "may": c.may.rule, "must": c.must.rule },
+                "reason": { "may": c.may.reason, "must": c.must.reason },
+                "pc": { "may": c.pc_may, "must": c.pc_must },
+                "args": c.args.iter().map(|a| json!({"name": a.name, "may": a.may, "must": a.must})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let errors = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    json!({
+        "file": filename,
+        "ok": errors == 0,
+        "errors": errors,
+        "warnings": report.diagnostics.len() - errors,
+        "diagnostics": diagnostics,
+        "calls": calls,
+    })
+}
+
+/// SARIF 2.1.0, for CI code scanning.
+pub fn sarif(report: &LintReport, filename: &str) -> Value {
+    let src = &report.source;
+    let rules: Vec<Value> = CODES
+        .iter()
+        .map(|(id, desc)| {
+            json!({
+                "id": id,
+                "shortDescription": { "text": desc },
+                "helpUri": format!("https://github.com/zamburak/zamburak/blob/main/docs/lint.md#{}", id.to_lowercase()),
+            })
+        })
+        .collect();
+    let results: Vec<Value> = report
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let (line, column) = line_col(src, d.start);
+            let (end_line, end_column) = line_col(src, d.end.max(d.start));
+            let mut text = d.message.clone();
+            if let Some(h) = &d.hint {
+                text.push_str("\nhelp: ");
+                text.push_str(h);
+            }
+            let mut result = json!({
+                "ruleId": d.code,
+                "level": severity(d.severity),
+                "message": { "text": text },
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": { "uri": filename },
+                        "region": {
+                            "startLine": line.max(1),
+                            "startColumn": column.max(1),
+                            "endLine": end_line.max(line).max(1),
+                            "endColumn": if end_line > line { end_column.max(1) } else { end_column.max(column).max(1) },
+                        }
+                    }
+                }],
+            });
+            if let Some(i) = CODES.iter().position(|(c, _)| *c == d.code) {
+                result["ruleIndex"] = json!(i);
+            }
+            result
+        })
+        .collect();
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "zamburak",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "informationUri": "https://github.com/zamburak/zamburak",
+                    "rules": rules,
+                }
+            },
+            "results": results,
+        }]
+    })
+}
