@@ -45,8 +45,6 @@ pub struct ArgAcc {
 /// A tool call site with everything the analysis learned about it.
 #[derive(Clone, Debug)]
 pub struct SiteAcc {
-    /// The source id results of this call carry.
-    pub id: u32,
     pub tool: String,
     pub start: usize,
     pub end: usize,
@@ -1282,7 +1280,6 @@ impl<'a> Interp<'a> {
         let pc_may = self.pc_may.clone();
         let pc_must = self.pc_must.clone();
         let site = self.sites.entry(at).or_insert_with(|| SiteAcc {
-            id,
             tool: tool.to_string(),
             start: at,
             end: c.range().end().to_usize(),

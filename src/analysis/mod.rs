@@ -134,6 +134,19 @@ pub fn lint(source: &str, policy: &Policy, mode: Mode) -> LintReport {
         report.diagnostics = diags;
         return report;
     }
+    analyze(&parsed, policy, mode)
+}
+
+/// The analysis proper, on a plan that passed [`plan::check`] and the lowering's checks (what `run` calls
+/// before anything runs).
+pub fn analyze(parsed: &plan::ParsedPlan, policy: &Policy, mode: Mode) -> LintReport {
+    let source = parsed.source.as_str();
+    let mut report = LintReport {
+        source: source.to_string(),
+        diagnostics: Vec::new(),
+        calls: Vec::new(),
+        details: Vec::new(),
+    };
     let space = match policy.label_space() {
         Ok(s) => s,
         Err(e) => {

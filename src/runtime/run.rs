@@ -137,6 +137,28 @@ pub fn execute_plan(
     trace: Option<&mut TraceWriter>,
     print: &mut dyn FnMut(&str),
 ) -> RunReport {
+    run_plan(input, backend, trace, print, true)
+}
+
+/// [`execute_plan`] without the pre-flight analysis: a call that lint proves denied is still attempted and
+/// denied when reached. Only for checking the analysis against the runtime (tests); never for users, since
+/// a plan may then half-run toward a certain denial.
+pub fn execute_plan_without_preflight(
+    input: &RunInput<'_>,
+    backend: &mut dyn Backend,
+    trace: Option<&mut TraceWriter>,
+    print: &mut dyn FnMut(&str),
+) -> RunReport {
+    run_plan(input, backend, trace, print, false)
+}
+
+fn run_plan(
+    input: &RunInput<'_>,
+    backend: &mut dyn Backend,
+    trace: Option<&mut TraceWriter>,
+    print: &mut dyn FnMut(&str),
+    preflight: bool,
+) -> RunReport {
     let sigs = input.policy.signatures();
     let mut recorder = Recorder {
         trace,
@@ -170,6 +192,15 @@ pub fn execute_plan(
             );
         }
     };
+
+    if preflight {
+        // SEMANTICS §5: a plan with a call that is denied whenever it is reached runs no tool at all.
+        let analysis = crate::analysis::analyze(&parsed, input.policy, input.mode);
+        let denials: Vec<_> = analysis.certain_denials().cloned().collect();
+        if !denials.is_empty() {
+            return denied_before_run(&denials, &mut recorder);
+        }
+    }
 
     let limits = input.policy.limits();
     let exec_limits = ExecLimits {
@@ -222,6 +253,53 @@ fn rejected(diagnostics: Vec<Diagnostic>, recorder: &mut Recorder<'_>) -> RunRep
     );
     report.diagnostics = diagnostics;
     report
+}
+
+fn denied_before_run(
+    denials: &[crate::analysis::CallPrediction],
+    recorder: &mut Recorder<'_>,
+) -> RunReport {
+    let mut decisions = Vec::new();
+    for (i, d) in denials.iter().enumerate() {
+        let call_id = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        recorder.record(Record::Call(Call {
+            call_id,
+            line: d.line,
+            tool: d.tool.clone(),
+            args: d
+                .args
+                .iter()
+                .map(|a| ArgRecord {
+                    name: a.name.clone(),
+                    label: a.must.clone(),
+                    // No value exists before the run.
+                    digest: "none".into(),
+                    preview: None,
+                })
+                .collect(),
+            pc: d.pc_must.clone(),
+            decision: serde_plain(&Outcome::Deny),
+            rule: d.must.rule.clone(),
+            reason: d.must.reason.clone(),
+            before_run: true,
+        }));
+        decisions.push(CallDecision {
+            call_id,
+            tool: d.tool.clone(),
+            line: d.line,
+            decision: Outcome::Deny,
+            rule: d.must.rule.clone(),
+            reason: format!("denied before the run: {}", d.must.reason),
+        });
+    }
+    finish(
+        Status::Denied,
+        serde_plain(&Outcome::Deny),
+        decisions,
+        Vec::new(),
+        None,
+        recorder,
+    )
 }
 
 fn finish(

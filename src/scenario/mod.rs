@@ -22,7 +22,9 @@ use serde_json::{Map, Value};
 use crate::exit;
 use crate::lower::Mode;
 use crate::policy::Policy;
-use crate::runtime::run::{Backend, RunInput, RunReport, execute_plan};
+use crate::runtime::run::{
+    Backend, RunInput, RunReport, execute_plan, execute_plan_without_preflight,
+};
 
 /// Largest scenarios file read, so a hostile file cannot exhaust memory.
 const MAX_FILE_BYTES: u64 = 8 << 20;
@@ -207,6 +209,64 @@ pub fn run_file(
     Ok(totals)
 }
 
+/// One scenario run in one mode, for tests that check other parts (the lint) against the runtime.
+pub struct ScenarioRun<'a> {
+    pub name: &'a str,
+    pub plan: &'a str,
+    pub mode: Mode,
+    pub policy: &'a Policy,
+    pub report: RunReport,
+}
+
+/// Runs every scenario of `file` in each mode it states an expectation for, without the pre-flight
+/// analysis (so every reachable call is decided by the runtime), and hands each run to `f`.
+pub fn each_run_without_preflight(
+    file: &Path,
+    f: &mut dyn FnMut(ScenarioRun<'_>),
+) -> Result<(), String> {
+    let shown = file.display();
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let parsed: ScenarioFile =
+        serde_saphyr::from_str(&text).map_err(|e| format!("{shown}: not a scenarios file: {e}"))?;
+    let base = file.parent().unwrap_or(Path::new("."));
+    let policy = load_policy(parsed.policy.as_ref(), None, base)?;
+    for scenario in &parsed.scenarios {
+        for (mode, expected) in [
+            (Mode::Strict, scenario.expect.strict),
+            (Mode::Normal, scenario.expect.normal),
+        ] {
+            if expected.is_none() {
+                continue;
+            }
+            let mut backend = fixtures(scenario);
+            let input = RunInput {
+                source: &scenario.plan,
+                policy: &policy,
+                mode,
+            };
+            let report = execute_plan_without_preflight(&input, &mut backend, None, &mut |_| {});
+            f(ScenarioRun {
+                name: &scenario.name,
+                plan: &scenario.plan,
+                mode,
+                policy: &policy,
+                report,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn fixtures(scenario: &Scenario) -> FixtureBackend {
+    FixtureBackend {
+        fixtures: scenario
+            .tools
+            .iter()
+            .map(|(tool, values)| (tool.clone(), values.iter().cloned().collect()))
+            .collect(),
+    }
+}
+
 fn load_policy(
     reference: Option<&PolicyRef>,
     over: Option<&Path>,
@@ -227,13 +287,7 @@ fn load_policy(
 }
 
 fn run_scenario(scenario: &Scenario, policy: &Policy, mode: Mode) -> RunReport {
-    let mut backend = FixtureBackend {
-        fixtures: scenario
-            .tools
-            .iter()
-            .map(|(tool, values)| (tool.clone(), values.iter().cloned().collect()))
-            .collect(),
-    };
+    let mut backend = fixtures(scenario);
     let input = RunInput {
         source: &scenario.plan,
         policy,
