@@ -21,9 +21,9 @@ fn corpus_files() -> Vec<std::path::PathBuf> {
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| {
                 p.extension().is_some_and(|x| x == "yaml")
-                    && p.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()) || n == "pending.yaml")
+                    && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                        n.starts_with(|c: char| c.is_ascii_digit()) || n == "pending.yaml"
+                    })
             })
             .collect();
         found.sort();
@@ -85,5 +85,10 @@ fn lint_predictions_bound_every_runtime_decision() {
         "{runs} runs, {checked} runtime decisions checked; lint proved {certain} denials and declared {clean} clean"
     );
     assert!(runs > 1000, "the corpora were not found ({runs} runs)");
-    assert!(failures.is_empty(), "{} inconsistencies:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} inconsistencies:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

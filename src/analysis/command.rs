@@ -54,7 +54,8 @@ fn usage(format: Format, message: &str) -> i32 {
 
 /// Reads at most one byte past the plan size limit, so a huge file is refused without reading it whole.
 fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let file =
+        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut bytes = Vec::new();
     file.take(MAX_SOURCE_BYTES as u64 + 1)
         .read_to_end(&mut bytes)

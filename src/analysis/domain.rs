@@ -32,6 +32,12 @@ pub fn must_bottom() -> Label {
     }
 }
 
+/// The neutral control context (and the identity of the join): trusted, every kind, nothing else. The
+/// runtime's `pc` starts here, and the influence of a trusted choice is this.
+pub fn neutral() -> Label {
+    must_bottom()
+}
+
 /// The greatest `may` label: untrusted, no kinds, every tag, readable by the user only, unknown. Every sink
 /// check fails on it.
 pub fn may_top() -> Label {

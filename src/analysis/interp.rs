@@ -13,7 +13,7 @@ use ruff_python_ast::{
 };
 use ruff_text_size::Ranged;
 
-use super::domain::{AVal, HeapObj, Shape, may_top, meet, must_bottom};
+use super::domain::{AVal, HeapObj, Shape, may_top, meet, must_bottom, neutral};
 use crate::label::{Integrity, KindSet, Label, LabelSpace, Readers, TagSet};
 use crate::lower::scope::{MUTATING_METHODS, assigned_names, escapes, mutation_receivers};
 use crate::policy::Policy;
@@ -62,6 +62,7 @@ struct Func<'a> {
     frame: u64,
 }
 
+#[derive(Clone, Copy)]
 enum FuncBody<'a> {
     Stmts(&'a [Stmt]),
     Expr(&'a Expr),
@@ -125,7 +126,7 @@ impl<'a> Interp<'a> {
                 parent: None,
                 serial: 0,
             }],
-            pc_may: Label::literal(),
+            pc_may: neutral(),
             pc_must: must_bottom(),
             loops: Vec::new(),
             fns: Vec::new(),
@@ -145,7 +146,8 @@ impl<'a> Interp<'a> {
     fn exhausted(&mut self) -> bool {
         self.steps += 1;
         if self.steps == MAX_STEPS {
-            self.imprecise.push((0, "the plan is too large to analyse precisely"));
+            self.imprecise
+                .push((0, "the plan is too large to analyse precisely"));
         }
         self.steps >= MAX_STEPS
     }
@@ -246,7 +248,9 @@ impl<'a> Interp<'a> {
     fn deep_may(&self, v: &AVal) -> Label {
         let mut l = v.may.clone();
         for s in self.reach(&v.sites) {
-            l = l.join(&self.heap[s].struct_may).join(&self.heap[s].elem_may);
+            l = l
+                .join(&self.heap[s].struct_may)
+                .join(&self.heap[s].elem_may);
         }
         l
     }
@@ -346,7 +350,11 @@ impl<'a> Interp<'a> {
         let lit = AVal::literal();
         let i = i.unwrap_or(&lit);
         let choice_may = self.struct_may(c).join(&self.deep_may(i));
-        let mut may = choice_may.computed();
+        // `_gi`: an element joins the influence of the choice; a character of a string is computed.
+        let mut may = match c.shape {
+            Shape::Container => choice_may.influence(),
+            _ => choice_may.computed(),
+        };
         let mut kids = BTreeSet::new();
         let mut funcs = BTreeSet::new();
         let mut texts: Option<BTreeSet<String>> = Some(BTreeSet::new());
@@ -674,7 +682,7 @@ impl<'a> Interp<'a> {
     fn while_loop(&mut self, test: &'a Expr, body: &'a [Stmt]) {
         let (ps_may, ps_must) = (self.pc_may.clone(), self.pc_must.clone());
         let esc = escapes(body);
-        let mut cond_may = Label::literal();
+        let mut cond_may = neutral();
         let (exits, lp_may, _) = self.fixpoint(body, |me, exits| {
             me.pc_may = ps_may.join(exits);
             me.pc_must = ps_must.clone();
@@ -703,11 +711,11 @@ impl<'a> Interp<'a> {
         body: &'a [Stmt],
         mut head: impl FnMut(&mut Self, &Label) -> bool,
     ) -> (Label, Label, Label) {
-        let mut exits = Label::literal();
+        let mut exits = neutral();
         let mut entry = self.env().clone();
         let mut heap_before = self.heap.clone();
         let mut iterations = 0;
-        let mut body_pc = (Label::literal(), must_bottom());
+        let mut body_pc = (neutral(), must_bottom());
         loop {
             iterations += 1;
             *self.env() = entry.clone();
@@ -723,7 +731,7 @@ impl<'a> Interp<'a> {
                 },
             );
             self.loops.push(LoopCtx {
-                exits_may: Label::literal(),
+                exits_may: neutral(),
                 break_env: None,
                 continue_env: None,
             });
@@ -755,8 +763,10 @@ impl<'a> Interp<'a> {
             if iterations > MAX_LOOP_ITERATIONS + 4 {
                 // Widening makes every changing value `top`, which is stable; this only guards against a
                 // bug in that argument.
-                self.imprecise
-                    .push((body.first().map_or(0, |s| s.range().start().to_usize()), "loop"));
+                self.imprecise.push((
+                    body.first().map_or(0, |s| s.range().start().to_usize()),
+                    "loop",
+                ));
                 *self.env() = entry.clone();
                 break;
             }
@@ -820,7 +830,7 @@ impl<'a> Interp<'a> {
             Expr::BoolOp(b) => {
                 let (ps_may, ps_must) = (self.pc_may.clone(), self.pc_must.clone());
                 let mut out: Option<AVal> = None;
-                let mut conds = Label::literal();
+                let mut conds = neutral();
                 for (i, v) in b.values.iter().enumerate() {
                     let x = self.expr(v);
                     let x = AVal {
@@ -856,8 +866,10 @@ impl<'a> Interp<'a> {
                 self.pc_may = ps_may;
                 self.pc_must = ps_must;
                 let m = a.merge(&b);
+                // `_jv(chosen, _inf(_cl(test)))` in both modes.
                 AVal {
                     may: m.may.join(&cm),
+                    must: m.must.join(&cu),
                     ..m
                 }
             }
@@ -1022,7 +1034,7 @@ impl<'a> Interp<'a> {
         let parent = self.frames.len() - 1;
         self.push_frame(Env::new(), Some(parent));
         let (ps_may, ps_must) = (self.pc_may.clone(), self.pc_must.clone());
-        let mut structure_may = Label::literal();
+        let mut structure_may = neutral();
         for g in generators {
             let it = self.expr(&g.iter);
             let (e, sm, su) = self.iteration(&it);
@@ -1050,7 +1062,10 @@ impl<'a> Interp<'a> {
         self.pc_may = ps_may;
         self.pc_must = ps_must;
         self.frames.pop();
-        let mut obj = HeapObj::empty(structure_may.join(&self.pc_may), must_bottom());
+        let mut obj = HeapObj::empty(
+            Label::literal().join(&structure_may).join(&self.pc_may),
+            must_bottom(),
+        );
         for e in &elems {
             obj.add_elem(e);
         }
@@ -1199,10 +1214,7 @@ impl<'a> Interp<'a> {
         // The enclosing scope, if it is still active; a closure that outlived it sees no free names
         // (each is `top`), which is sound.
         let parent = self.frames.iter().position(|f| f.serial == func.frame);
-        let body = match func.body {
-            FuncBody::Stmts(s) => FuncBody::Stmts(s),
-            FuncBody::Expr(e) => FuncBody::Expr(e),
-        };
+        let body = func.body;
         let mut env = Env::new();
         let mut positional = args.iter().filter(|(k, _)| k.is_none());
         for p in &params {
@@ -1324,7 +1336,7 @@ impl<'a> Interp<'a> {
         let (struct_may, elems_may) = if v.sites.is_empty() {
             (None, None)
         } else {
-            let mut elems = Label::literal();
+            let mut elems = neutral();
             for &s in &v.sites {
                 elems = elems.join(&self.heap[s].elem_may);
                 for k in self.reach(&self.heap[s].kids) {
@@ -1373,13 +1385,17 @@ impl<'a> Interp<'a> {
         let (readers_may, readers_must) = match &r.readers {
             Some(ReadersSpec::Public) => (Readers::Public, Readers::Public),
             Some(ReadersSpec::List(names)) => {
-                let set: BTreeSet<u16> = names.iter().filter_map(|n| self.space.principal(n)).collect();
+                let set: BTreeSet<u16> = names
+                    .iter()
+                    .filter_map(|n| self.space.principal(n))
+                    .collect();
                 (Readers::Only(set.clone()), Readers::Only(set))
             }
             Some(ReadersSpec::FromFields(_)) => (Readers::Only(BTreeSet::new()), Readers::Public),
-            Some(ReadersSpec::User) | None => {
-                (Readers::Only(BTreeSet::new()), Readers::Only(BTreeSet::new()))
-            }
+            Some(ReadersSpec::User) | None => (
+                Readers::Only(BTreeSet::new()),
+                Readers::Only(BTreeSet::new()),
+            ),
         };
         let make = |untrusted: bool, tags: TagSet, readers: Readers| Label {
             integrity: if untrusted {
@@ -1509,19 +1525,30 @@ impl<'a> Interp<'a> {
                 AVal::scalar(all_may.computed(), must)
             }
             "print" => AVal::literal(),
-            "any" | "all" | "sum" | "dumps" => AVal::scalar(all_may.computed(), must_bottom()),
+            "any" | "all" | "sum" | "dumps" | "sub" | "search" | "match" | "fullmatch" => {
+                AVal::scalar(all_may.computed(), must_bottom())
+            }
             "min" | "max" => {
+                // One of the elements (or a default): it may be any container the arguments hold.
                 let kids = self.reach(&args.iter().flat_map(|(_, a)| a.sites.clone()).collect());
-                let mut v = self.opaque_container(at, 1, all_may.clone(), kids.clone());
-                v.may = all_may.computed();
-                v.sites = kids;
-                v.shape = Shape::Mixed;
-                v
+                AVal {
+                    may: all_may.computed(),
+                    must: must_bottom(),
+                    sites: kids,
+                    funcs: BTreeSet::new(),
+                    shape: Shape::Mixed,
+                    texts: None,
+                }
             }
             _ => {
                 let kids = self.reach(&args.iter().flat_map(|(_, a)| a.sites.clone()).collect());
                 let mut v = self.opaque_container(at, 1, all_may.clone(), kids);
                 v.may = all_may.computed();
+                if name != "loads" {
+                    // Every other builtin left (list, sorted, zip, range, re.findall, ...) builds a
+                    // container.
+                    v.shape = Shape::Container;
+                }
                 v
             }
         }

@@ -107,7 +107,9 @@ impl LintReport {
 
     /// Call sites that are denied whenever reached.
     pub fn certain_denials(&self) -> impl Iterator<Item = &CallPrediction> {
-        self.calls.iter().filter(|c| c.must.outcome == Outcome::Deny)
+        self.calls
+            .iter()
+            .filter(|c| c.must.outcome == Outcome::Deny)
     }
 }
 
@@ -289,8 +291,15 @@ fn predict(policy: &Policy, space: &LabelSpace, site: &SiteAcc, source: &str) ->
                 must: shown(&a.claim_must),
             })
             .collect(),
-        pc_may: shown(&site.pc_may),
-        pc_must: shown(&site.pc_must),
+        // `pc` never carries kinds (a trusted choice is neutral); showing "every kind" would mislead.
+        pc_may: shown(&Label {
+            verified: KindSet::NONE,
+            ..site.pc_may.clone()
+        }),
+        pc_must: shown(&Label {
+            verified: KindSet::NONE,
+            ..site.pc_must.clone()
+        }),
     }
 }
 
@@ -321,7 +330,9 @@ fn describe_sources(s: &[SourceRef]) -> String {
         0 => "tool output".to_string(),
         1 => parts[0].clone(),
         _ => {
-            let (last, rest) = parts.split_last().map_or((String::new(), &[][..]), |(l, r)| (l.clone(), r));
+            let (last, rest) = parts
+                .split_last()
+                .map_or((String::new(), &[][..]), |(l, r)| (l.clone(), r));
             format!("{} and {last}", rest.join(", "))
         }
     }
@@ -371,10 +382,16 @@ fn verdict(
             format!("argument `{}` derives from {from} (untrusted)", a.name)
         }
         (Some("forbid_tags"), Some(a)) => {
-            format!("argument `{}` carries tags from {from} that `{tool}` forbids", a.name)
+            format!(
+                "argument `{}` carries tags from {from} that `{tool}` forbids",
+                a.name
+            )
         }
         (Some("public"), Some(a)) => {
-            format!("argument `{}` holds data from {from}, which is not public", a.name)
+            format!(
+                "argument `{}` holds data from {from}, which is not public",
+                a.name
+            )
         }
         (Some("readers_must_include"), Some(a)) => format!(
             "argument `{}` holds data from {from} that a recipient may not be allowed to read",
@@ -452,7 +469,9 @@ fn hint(policy: &Policy, tool: &str, rule: &str, arg: Option<&str>) -> String {
             .map(|(n, _)| format!("`{n}()`"))
             .collect();
         if verifiers.is_empty() {
-            return format!("use a value written in the plan (from the user's request) for `{name}`");
+            return format!(
+                "use a value written in the plan (from the user's request) for `{name}`"
+            );
         }
         return format!(
             "pass `{name}` through {} first, or use a value written in the plan (from the user's request)",

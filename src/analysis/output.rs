@@ -27,7 +27,10 @@ pub const CODES: &[(&str, &str)] = &[
     ("Z011", "expression outside the subset"),
     ("Z012", "builtin that reaches into the interpreter"),
     ("Z013", "method or module function outside the subset"),
-    ("Z014", "attribute access that is not a whitelisted method call"),
+    (
+        "Z014",
+        "attribute access that is not a whitelisted method call",
+    ),
     ("Z015", "import other than json or re"),
     ("Z016", "reserved name"),
     ("Z017", "%-formatting of a string"),
@@ -46,7 +49,10 @@ pub const CODES: &[(&str, &str)] = &[
     ("Z103", "missing tool argument"),
     ("Z104", "too many positional arguments"),
     ("Z105", "tool argument given twice"),
-    ("Z106", "verifier called without exactly one positional argument"),
+    (
+        "Z106",
+        "verifier called without exactly one positional argument",
+    ),
     ("Z107", "tool or verifier used as a value"),
     ("Z108", "plan name shadows a tool, verifier or builtin"),
     ("Z201", "tool call denied whenever it is reached"),

@@ -1,0 +1,2 @@
+# expect: 
+pay(to="me@example.com", amount=verify_amount(int("12")))

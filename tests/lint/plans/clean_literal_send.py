@@ -1,0 +1,2 @@
+# expect: 
+send_email(to="me@example.com", subject="hi", body="done")

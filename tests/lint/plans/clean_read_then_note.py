@@ -1,0 +1,3 @@
+# expect: 
+e = get_email(id="1")
+log_note(text=e["subject"])

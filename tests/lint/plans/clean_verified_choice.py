@@ -1,0 +1,4 @@
+# expect: 
+e = get_email(id="1")
+t = verify_choice(e["subject"])
+set_label(label=t)

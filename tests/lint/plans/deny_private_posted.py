@@ -1,0 +1,3 @@
+# expect: Z201
+notes = read_file(path="notes.md")
+post_public(text=notes)

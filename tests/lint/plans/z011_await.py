@@ -1,0 +1,2 @@
+# expect: Z011,Z101
+x = await y

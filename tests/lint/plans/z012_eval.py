@@ -1,0 +1,2 @@
+# expect: Z012
+eval("1")

@@ -1,0 +1,2 @@
+# expect: Z013
+x = "a".encode()

@@ -1,0 +1,2 @@
+# expect: Z014
+x = "a".upper

@@ -1,0 +1,2 @@
+# expect: Z015
+import os

@@ -1,0 +1,3 @@
+# expect: Z019
+def f(*args):
+    return 1

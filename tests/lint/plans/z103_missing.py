@@ -1,0 +1,2 @@
+# expect: Z103
+send_email(to="me@example.com", body="b")

@@ -1,0 +1,2 @@
+# expect: Z104
+get_email("1", "2")

@@ -1,0 +1,2 @@
+# expect: Z105
+get_email("1", id="2")

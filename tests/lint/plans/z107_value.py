@@ -1,0 +1,2 @@
+# expect: Z107
+f = send_email

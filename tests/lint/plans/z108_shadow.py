@@ -1,0 +1,2 @@
+# expect: Z108
+len = 3
