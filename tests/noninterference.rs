@@ -3,6 +3,9 @@
 //! attacker-controlled content; the trusted-observable calls must be the same in both runs (up to the point
 //! where either run stops: termination-insensitive, SEMANTICS §1).
 
+mod common;
+
+use common::stmt;
 use proptest::prelude::*;
 use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
 use zamburak::lower::{Mode, compile};
@@ -73,133 +76,6 @@ fn observe(plan: &str, result: LValue) -> Vec<Option<Raw>> {
     };
     let _ = execute(&lowered, &sigs, &mut host, &limits, &mut |_| {});
     host.low
-}
-
-fn leaf() -> impl Strategy<Value = String> {
-    prop_oneof![
-        (0i64..4).prop_map(|n| n.to_string()),
-        Just("'me'".to_string()),
-        Just("a".to_string()),
-        Just("b".to_string()),
-        Just("xs".to_string()),
-        Just("d".to_string()),
-        Just("e['subject']".to_string()),
-        Just("e['from']".to_string()),
-        Just("e['tags']".to_string()),
-    ]
-}
-
-fn expr() -> impl Strategy<Value = String> {
-    leaf().prop_recursive(3, 16, 3, |inner| {
-        prop_oneof![
-            (
-                inner.clone(),
-                prop::sample::select(vec!["==", "!=", "and", "or", "in"]),
-                inner.clone()
-            )
-                .prop_map(|(l, op, r)| format!("({l} {op} {r})")),
-            (inner.clone(), inner.clone(), inner.clone())
-                .prop_map(|(c, t, e)| format!("({t} if {c} else {e})")),
-            inner.clone().prop_map(|e| format!("len(str({e}))")),
-            inner.clone().prop_map(|e| format!("[{e}, 'k'][1]")),
-            inner
-                .clone()
-                .prop_map(|e| format!("[x for x in ['p', 'q'] if x == {e}]")),
-            inner
-                .clone()
-                .prop_map(|e| format!("sorted([str({e}), 'm'])[0]")),
-            inner.clone().prop_map(|e| format!("d.get(str({e}), 'z')")),
-            inner.clone().prop_map(|e| format!("f'<{{ ({e}) }}>'")),
-            inner.clone().prop_map(|e| format!("max([str({e}), 'n'])")),
-            (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("({l} + {r})")),
-            inner.clone().prop_map(|e| format!("str({e}).upper()")),
-            inner
-                .clone()
-                .prop_map(|e| format!("xs[:len(str({e})) % 3]")),
-            inner
-                .clone()
-                .prop_map(|e| format!("list(enumerate([str({e}), 'o']))")),
-            inner
-                .clone()
-                .prop_map(|e| format!("list(zip(xs, [str({e})]))")),
-            inner
-                .clone()
-                .prop_map(|e| format!("list(filter(lambda t: t == str({e}), ['p', 'q', 'x']))")),
-            inner
-                .clone()
-                .prop_map(|e| format!("list(map(lambda t: t + 'z', [str({e})]))")),
-            inner
-                .clone()
-                .prop_map(|e| format!("json.dumps({{'v': str({e})}})")),
-            inner
-                .clone()
-                .prop_map(|e| format!("json.loads(json.dumps([str({e})]))[0]")),
-            inner
-                .clone()
-                .prop_map(|e| format!("(re.search('x', str({e})) is None)")),
-            inner
-                .clone()
-                .prop_map(|e| format!("any([t == str({e}) for t in ['p', 'x']])")),
-            inner
-                .clone()
-                .prop_map(|e| format!("min(['pp', str({e})], key=len)")),
-            inner
-                .clone()
-                .prop_map(|e| format!("sorted(['b', str({e})], key=lambda t: len(t))")),
-            inner.clone().prop_map(|_| "list(d.keys())".to_string()),
-            inner
-                .clone()
-                .prop_map(|e| format!("','.join([str({e}), 'j'])")),
-            inner
-                .clone()
-                .prop_map(|e| format!("[t for t in e['tags'] if t != str({e})]")),
-            inner
-                .clone()
-                .prop_map(|e| format!("{{'k': {e}, 'j': 'c'}}['j']")),
-            inner
-                .clone()
-                .prop_map(|e| format!("len(set([str({e}), 'p']))")),
-            inner
-                .clone()
-                .prop_map(|e| format!("str({e}).split('e')[0]")),
-            inner.prop_map(|e| format!("sum([1 for t in xs if t == {e}])")),
-        ]
-    })
-}
-
-fn stmt() -> impl Strategy<Value = String> {
-    let simple = prop_oneof![
-        (prop::sample::select(vec!["a", "b"]), expr()).prop_map(|(v, e)| format!("{v} = {e}\n")),
-        expr().prop_map(|e| format!("sink({e})\n")),
-        expr().prop_map(|e| format!("xs.append({e})\n")),
-        (expr(), expr()).prop_map(|(k, v)| format!("d[str({k})] = {v}\n")),
-    ];
-    let simple2 = simple.clone();
-    prop_oneof![
-        3 => simple,
-        1 => (expr(), simple2.clone()).prop_map(|(c, t)| format!("if {c}:\n    {t}")),
-        1 => (expr(), simple2.clone(), simple2.clone())
-            .prop_map(|(c, t, e)| format!("if {c}:\n    {}else:\n    {}", t, e)),
-        1 => (expr(), simple2.clone())
-            .prop_map(|(c, t)| format!("for t in e['tags']:\n    if {c}:\n        break\n    {t}")),
-        1 => (expr(), simple2.clone())
-            .prop_map(|(c, t)| format!("def f(v):\n    if {c}:\n        return v\n    {t}    return 'r'\nsink(f('w'))\n")),
-        1 => (expr(), simple2.clone())
-            .prop_map(|(c, t)| format!("n = 0\nwhile n < 3:\n    n += 1\n    if {c}:\n        continue\n    {t}sink(n)\n")),
-        1 => expr().prop_map(|c| format!("def g(ys):\n    ys.append(1)\nif {c}:\n    g(xs)\nsink(len(xs))\n")),
-        1 => expr().prop_map(|c| format!("h = (lambda: 'p') if {c} else (lambda: 'q')\nsink(h())\n")),
-        1 => expr().prop_map(|c| format!("for k, v in d.items():\n    if {c}:\n        d[k] = 'w'\nsink(d)\n")),
-        1 => expr().prop_map(|c| format!("p, q = ('m', {c})\nsink(p)\nb += len(str(q))\n")),
-        1 => (expr(), simple2.clone()).prop_map(|(c, t)| format!("if {c}:\n    pass\nelif len(xs) > 1:\n    {t}")),
-        1 => expr().prop_map(|c| format!("ys = [3, 1]\nif {c}:\n    ys.sort()\nsink(ys[0])\nys.reverse()\nsink(ys.pop())\n")),
-        1 => expr().prop_map(|c| format!("zs = ['m', 'n']\nif {c}:\n    zs.insert(0, 'i')\nsink(zs[1])\nfor p, q in [('a', zs[0])]:\n    sink(q)\n")),
-        1 => expr().prop_map(|c| format!("if {c}:\n    d['k'] = 'w'\nsink(d['k'])\nsink('k' in d)\n")),
-        1 => expr().prop_map(|c| format!("w = [[t, u] for t in ['p', 'q'] for u in e['tags'] if u == str({c})]\nsink(len(w))\n")),
-        1 => expr().prop_map(|c| format!("def outer():\n    for t in ['p', 'q']:\n        if {c}:\n            return t\n    return 'none'\nsink(outer())\n")),
-        1 => expr().prop_map(|c| format!("m = 0\nwhile True:\n    m += 1\n    if m > 2 or {c}:\n        break\nsink(m)\n")),
-        1 => expr().prop_map(|c| format!("d2 = {{}}\nd2.update({{'k': 'v'}})\nif {c}:\n    d2.update({{'z': 1}})\nsink(len(d2))\nsink(d2.get('k'))\n")),
-        1 => (expr(), simple2).prop_map(|(c, t)| format!("def mk(w):\n    def inner():\n        return w\n    return inner\nfn = mk({c})\nif fn():\n    {t}sink(fn())\n")),
-    ]
 }
 
 proptest! {

@@ -274,13 +274,7 @@ fn predict(policy: &Policy, space: &LabelSpace, site: &SiteAcc, source: &str) ->
         end: site.end,
         line,
         column,
-        // A may-decision can never be milder than the must-decision (monotonicity); keep them ordered
-        // even if the two readings disagree on the rule.
-        may: if must.outcome > may.outcome {
-            must.clone()
-        } else {
-            may
-        },
+        may,
         must,
         args: site
             .args
