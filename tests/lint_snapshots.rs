@@ -49,3 +49,15 @@ fn every_plan_gets_exactly_its_expected_codes_and_renders_as_reviewed() {
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
+
+#[test]
+fn every_code_lint_can_report_is_documented() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/lint.md")).unwrap();
+    for (code, _) in output::CODES {
+        let listed = doc.contains(&format!("`{code}`"))
+            || doc.contains(&format!("### {code}"))
+            || (code.starts_with("Z09") && doc.contains("`Z090`–`Z097`"));
+        assert!(listed, "{code} is not in docs/lint.md");
+    }
+}

@@ -2,7 +2,7 @@
 //!
 //! Exit codes: 0 clean or warnings only, 1 errors, 2 usage (unreadable plan or policy).
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::{lint, output};
@@ -89,13 +89,19 @@ pub fn lint_command(opts: &LintOptions) -> i32 {
             }],
             calls: Vec::new(),
             details: vec![super::DiagnosticDetail::default()],
+            lines: Default::default(),
         },
     };
-    match opts.format {
-        Format::Text => print!("{}", output::text(&report, &filename)),
-        Format::Json => println!("{}", output::json(&report, &filename)),
-        Format::Sarif => println!("{}", output::sarif(&report, &filename)),
-    }
+    let rendered = match opts.format {
+        Format::Text => output::text(&report, &filename),
+        Format::Json => format!("{}\n", output::json(&report, &filename)),
+        Format::Sarif => format!("{}\n", output::sarif(&report, &filename)),
+    };
+    // A closed pipe (`lint … | head`) is the reader's choice, not a failure worth a panic.
+    let mut out = std::io::stdout().lock();
+    let _ = out
+        .write_all(rendered.as_bytes())
+        .and_then(|()| out.flush());
     if report.has_errors() {
         exit::REJECTED
     } else {

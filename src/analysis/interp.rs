@@ -71,6 +71,8 @@ enum FuncBody<'a> {
 type Env = BTreeMap<String, AVal>;
 
 struct LoopCtx {
+    /// What the loop's body may bind: the part of the environment its exits carry.
+    names: BTreeSet<String>,
     exits_may: Label,
     break_env: Option<Env>,
     continue_env: Option<Env>,
@@ -105,8 +107,11 @@ pub struct Interp<'a> {
     pub sites: BTreeMap<usize, SiteAcc>,
     /// Source ids (the `sources` of lint labels) → (tool or verifier, call start offset).
     pub source_names: BTreeMap<u32, (String, usize)>,
+    source_of: HashMap<usize, u32>,
     steps: usize,
     serials: u64,
+    /// Bumped on every change to the heap, so a loop can tell cheaply whether it settled.
+    heap_version: u64,
     /// The analysis stopped following something (depth, steps, widening): results there are `top`.
     pub imprecise: Vec<(usize, &'static str)>,
 }
@@ -132,8 +137,10 @@ impl<'a> Interp<'a> {
             fns: Vec::new(),
             sites: BTreeMap::new(),
             source_names: BTreeMap::new(),
+            source_of: HashMap::new(),
             steps: 0,
             serials: 0,
+            heap_version: 0,
             imprecise: Vec::new(),
         }
     }
@@ -188,6 +195,30 @@ impl<'a> Interp<'a> {
         self.env().insert(name.to_string(), v);
     }
 
+    /// The current frame's bindings of `names` (the only ones a block can change).
+    fn snapshot(&self, names: &BTreeSet<String>) -> Env {
+        let env = &self.frames[self.frames.len() - 1].env;
+        names
+            .iter()
+            .filter_map(|n| env.get(n).map(|v| (n.clone(), v.clone())))
+            .collect()
+    }
+
+    /// Sets the current frame's bindings of `names` to `snap` (unbinding the names it lacks).
+    fn restore(&mut self, names: &BTreeSet<String>, snap: &Env) {
+        let env = self.env();
+        for n in names {
+            match snap.get(n) {
+                Some(v) => {
+                    env.insert(n.clone(), v.clone());
+                }
+                None => {
+                    env.remove(n);
+                }
+            }
+        }
+    }
+
     fn merge_env(a: &Env, b: &Env) -> Env {
         let mut out = Env::new();
         for (k, v) in a {
@@ -217,13 +248,26 @@ impl<'a> Interp<'a> {
 
     // ---- heap -----------------------------------------------------------------------------------------
 
+    /// Changes one heap object, noting whether it changed.
+    fn update(&mut self, s: usize, f: impl FnOnce(&mut HeapObj)) {
+        let Some(h) = self.heap.get_mut(s) else {
+            return;
+        };
+        let before = h.clone();
+        f(h);
+        if *h != before {
+            self.heap_version += 1;
+        }
+    }
+
     fn alloc(&mut self, at: usize, tag: u8, obj: HeapObj) -> usize {
         match self.site_of.get(&(at, tag)) {
             Some(&s) => {
-                self.heap[s].absorb(&obj);
+                self.update(s, |h| h.absorb(&obj));
                 s
             }
             None => {
+                self.heap_version += 1;
                 self.heap.push(obj);
                 let s = self.heap.len() - 1;
                 self.site_of.insert((at, tag), s);
@@ -293,7 +337,7 @@ impl<'a> Interp<'a> {
             l = l.join(&self.pc_may);
         }
         for &s in &v.sites {
-            self.heap[s].struct_may = self.heap[s].struct_may.join(&l);
+            self.update(s, |h| h.struct_may = h.struct_may.join(&l));
         }
     }
 
@@ -304,7 +348,7 @@ impl<'a> Interp<'a> {
             e.clone()
         };
         for &s in &v.sites {
-            self.heap[s].add_elem(&e);
+            self.update(s, |h| h.add_elem(&e));
         }
     }
 
@@ -443,7 +487,10 @@ impl<'a> Interp<'a> {
             Stmt::While(w) => self.while_loop(&w.test, &w.body),
             Stmt::Break(_) | Stmt::Continue(_) => {
                 let pc = self.pc_may.clone();
-                let env = self.env().clone();
+                let env = match self.loops.last() {
+                    Some(l) => self.snapshot(&l.names),
+                    None => Env::new(),
+                };
                 let is_break = matches!(s, Stmt::Break(_));
                 if let Some(l) = self.loops.last_mut() {
                     l.exits_may = l.exits_may.join(&pc);
@@ -598,7 +645,7 @@ impl<'a> Interp<'a> {
             }
         }
         for s in self.reach(&roots) {
-            self.heap[s].struct_may = self.heap[s].struct_may.join(may);
+            self.update(s, |h| h.struct_may = h.struct_may.join(may));
         }
     }
 
@@ -616,14 +663,25 @@ impl<'a> Interp<'a> {
         let (ps_may, ps_must) = (self.pc_may.clone(), self.pc_must.clone());
         self.pc_may = ps_may.join(&cm);
         self.pc_must = ps_must.join(&cu);
-        let before = self.env().clone();
-        self.block(body);
-        let after_then = std::mem::replace(self.env(), before);
-        self.if_chain(rest);
-        let after_else = self.env().clone();
-        *self.env() = Self::merge_env(&after_then, &after_else);
         let mut bodies: Vec<&'a [Stmt]> = vec![body];
         bodies.extend(rest.iter().map(|(_, b)| *b));
+        let mut names = BTreeSet::new();
+        for b in &bodies {
+            assigned_names(b, &mut names);
+        }
+        for (t, _) in rest {
+            if let Some(t) = t {
+                walrus_names(t, &mut names);
+            }
+        }
+        let before = self.snapshot(&names);
+        self.block(body);
+        let after_then = self.snapshot(&names);
+        self.restore(&names, &before);
+        self.if_chain(rest);
+        let after_else = self.snapshot(&names);
+        let merged = Self::merge_env(&after_then, &after_else);
+        self.restore(&names, &merged);
         let esc = bodies.iter().any(|b| {
             let e = escapes(b);
             e.loop_exit || e.ret
@@ -652,7 +710,10 @@ impl<'a> Interp<'a> {
         let (ps_may, ps_must) = (self.pc_may.clone(), self.pc_must.clone());
         let esc = escapes(body);
         let esc_any = esc.loop_exit || esc.ret;
-        let (exits, lp_may, lp_must) = self.fixpoint(body, |me, exits| {
+        let mut names = BTreeSet::new();
+        assigned_names(body, &mut names);
+        target_names(target, &mut names);
+        let (exits, lp_may, lp_must) = self.fixpoint(body, names, |me, exits| {
             me.pc_may = ps_may.join(&s_may).join(exits);
             me.pc_must = ps_must.join(&s_must);
             me.assign(target, elem.clone());
@@ -683,7 +744,10 @@ impl<'a> Interp<'a> {
         let (ps_may, ps_must) = (self.pc_may.clone(), self.pc_must.clone());
         let esc = escapes(body);
         let mut cond_may = neutral();
-        let (exits, lp_may, _) = self.fixpoint(body, |me, exits| {
+        let mut names = BTreeSet::new();
+        assigned_names(body, &mut names);
+        walrus_names(test, &mut names);
+        let (exits, lp_may, _) = self.fixpoint(body, names, |me, exits| {
             me.pc_may = ps_may.join(exits);
             me.pc_must = ps_must.clone();
             let c = me.expr(test);
@@ -709,16 +773,17 @@ impl<'a> Interp<'a> {
     fn fixpoint(
         &mut self,
         body: &'a [Stmt],
+        names: BTreeSet<String>,
         mut head: impl FnMut(&mut Self, &Label) -> bool,
     ) -> (Label, Label, Label) {
         let mut exits = neutral();
-        let mut entry = self.env().clone();
-        let mut heap_before = self.heap.clone();
+        let mut entry = self.snapshot(&names);
+        let mut heap_before = self.heap_version;
         let mut iterations = 0;
         let mut body_pc = (neutral(), must_bottom());
         loop {
             iterations += 1;
-            *self.env() = entry.clone();
+            self.restore(&names, &entry);
             if !head(self, &exits) {
                 break;
             }
@@ -731,13 +796,14 @@ impl<'a> Interp<'a> {
                 },
             );
             self.loops.push(LoopCtx {
+                names: names.clone(),
                 exits_may: neutral(),
                 break_env: None,
                 continue_env: None,
             });
             self.block(body);
             let ctx = self.loops.pop();
-            let end = self.env().clone();
+            let end = self.snapshot(&names);
             let mut next = Self::merge_env(&entry, &end);
             let mut breaks = None;
             if let Some(ctx) = ctx {
@@ -747,19 +813,20 @@ impl<'a> Interp<'a> {
                 }
                 breaks = ctx.break_env;
             }
-            let stable = next == entry && self.heap == heap_before;
+            let stable = next == entry && self.heap_version == heap_before;
             if stable || self.steps >= MAX_STEPS {
-                *self.env() = match breaks {
+                let out = match breaks {
                     Some(b) => Self::merge_env(&next, &b),
                     None => next,
                 };
+                self.restore(&names, &out);
                 break;
             }
             if iterations >= MAX_LOOP_ITERATIONS {
                 self.widen(&entry, &mut next);
             }
             entry = next;
-            heap_before = self.heap.clone();
+            heap_before = self.heap_version;
             if iterations > MAX_LOOP_ITERATIONS + 4 {
                 // Widening makes every changing value `top`, which is stable; this only guards against a
                 // bug in that argument.
@@ -767,7 +834,7 @@ impl<'a> Interp<'a> {
                     body.first().map_or(0, |s| s.range().start().to_usize()),
                     "loop",
                 ));
-                *self.env() = entry.clone();
+                self.restore(&names, &entry);
                 break;
             }
         }
@@ -782,10 +849,12 @@ impl<'a> Interp<'a> {
                 v.texts = None;
             }
         }
-        for h in &mut self.heap {
-            h.struct_may = may_top();
-            h.elem_may = may_top();
-            h.texts = None;
+        for s in 0..self.heap.len() {
+            self.update(s, |h| {
+                h.struct_may = may_top();
+                h.elem_may = may_top();
+                h.texts = None;
+            });
         }
     }
 
@@ -1151,10 +1220,11 @@ impl<'a> Interp<'a> {
     }
 
     fn note_source(&mut self, at: usize, name: &str) -> u32 {
-        if let Some((id, _)) = self.source_names.iter().find(|(_, (_, a))| *a == at) {
+        if let Some(id) = self.source_of.get(&at) {
             return *id;
         }
         let id = u32::try_from(self.source_names.len() + 1).unwrap_or(u32::MAX);
+        self.source_of.insert(at, id);
         self.source_names.insert(id, (name.to_string(), at));
         self.space.record_call(id, name);
         id
@@ -1199,9 +1269,11 @@ impl<'a> Interp<'a> {
             }
         }
         for s in self.reach(&roots) {
-            self.heap[s].struct_may = may_top();
-            self.heap[s].elem_may = may_top();
-            self.heap[s].texts = None;
+            self.update(s, |h| {
+                h.struct_may = may_top();
+                h.elem_may = may_top();
+                h.texts = None;
+            });
         }
         AVal::top()
     }
@@ -1442,7 +1514,9 @@ impl<'a> Interp<'a> {
         obj.elem_must = Some(elem_must);
         obj.texts = None;
         let s = self.alloc(at, 2, obj);
-        self.heap[s].kids.insert(s);
+        self.update(s, |h| {
+            h.kids.insert(s);
+        });
         AVal {
             may: top_may,
             must: top_must,
@@ -1680,6 +1754,16 @@ fn target_names(t: &Expr, out: &mut BTreeSet<String>) {
         Expr::Starred(s) => target_names(&s.value, out),
         _ => {}
     }
+}
+
+/// Names bound by `:=` in an expression.
+fn walrus_names(e: &Expr, out: &mut BTreeSet<String>) {
+    crate::lower::scope::each_child(e, &mut |x| {
+        if let Expr::Named(n) = x {
+            target_names(&n.target, out);
+        }
+        true
+    });
 }
 
 /// Whether a block calls a plan function (by name) or a function value, outside nested scopes.

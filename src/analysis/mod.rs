@@ -33,7 +33,8 @@ use std::collections::BTreeSet;
 
 use crate::label::{KindSet, Label, LabelSpace, LabelView};
 use crate::lower::{self, Mode};
-use crate::plan::{self, Diagnostic, Severity, line_col};
+use crate::plan::render::LineIndex;
+use crate::plan::{self, Diagnostic, Severity};
 use crate::policy::model::Requirement;
 use crate::policy::{ArgClaim, Claim, Decision, Outcome, Policy, decide};
 
@@ -80,6 +81,8 @@ pub struct LintReport {
     pub calls: Vec<CallPrediction>,
     /// Per diagnostic (same order): the tool, the argument and the sources it names, for JSON output.
     pub details: Vec<DiagnosticDetail>,
+    /// Line starts of `source`, for positions.
+    pub lines: LineIndex,
 }
 
 /// Machine-readable context of a diagnostic.
@@ -122,6 +125,7 @@ pub fn lint(source: &str, policy: &Policy, mode: Mode) -> LintReport {
         diagnostics: Vec::new(),
         calls: Vec::new(),
         details: Vec::new(),
+        lines: LineIndex::new(source),
     };
     let parsed = match plan::check(source, &sigs) {
         Ok(p) => p,
@@ -148,6 +152,7 @@ pub fn analyze(parsed: &plan::ParsedPlan, policy: &Policy, mode: Mode) -> LintRe
         diagnostics: Vec::new(),
         calls: Vec::new(),
         details: Vec::new(),
+        lines: LineIndex::new(source),
     };
     let space = match policy.label_space() {
         Ok(s) => s,
@@ -169,8 +174,8 @@ pub fn analyze(parsed: &plan::ParsedPlan, policy: &Policy, mode: Mode) -> LintRe
 
     let mut found: Vec<(Diagnostic, DiagnosticDetail)> = Vec::new();
     for site in interp.sites.values().filter(|s| s.visits > 0) {
-        let prediction = predict(policy, &interp.space, site, source);
-        if let Some(d) = verdict(policy, &interp, site, &prediction, source) {
+        let prediction = predict(policy, &interp.space, site, source, &report.lines);
+        if let Some(d) = verdict(policy, &interp, site, &prediction, source, &report.lines) {
             found.push(d);
         }
         report.calls.push(prediction);
@@ -214,7 +219,13 @@ fn texts(a: &ArgAcc) -> Vec<String> {
     }
 }
 
-fn predict(policy: &Policy, space: &LabelSpace, site: &SiteAcc, source: &str) -> CallPrediction {
+fn predict(
+    policy: &Policy,
+    space: &LabelSpace,
+    site: &SiteAcc,
+    source: &str,
+    lines: &LineIndex,
+) -> CallPrediction {
     // Two readings of a value that may be a list or a dict: the list reading checks structure and elements
     // apart, the dict reading checks everything joined. The worst of both bounds the runtime's decision.
     let as_list: Vec<ArgClaim> = site
@@ -260,7 +271,7 @@ fn predict(policy: &Policy, space: &LabelSpace, site: &SiteAcc, source: &str) ->
     let b = decide(policy, space, &claim(as_whole, &site.pc_may));
     let may = if b.outcome > a.outcome { b } else { a };
     let must = decide(policy, space, &claim(must_args, &site.pc_must));
-    let (line, column) = line_col(source, site.start);
+    let (line, column) = lines.line_col(source, site.start);
     let kinds = KindSet(((1u16 << policy.kinds().len().min(8)) - 1) as u8);
     let shown = |l: &Label| {
         space.describe(&Label {
@@ -302,13 +313,13 @@ fn rule_arg(rule: &str) -> Option<&str> {
     rule.strip_prefix("args.")?.split('.').next()
 }
 
-fn sources(interp: &Interp<'_>, label: &Label, source: &str) -> Vec<SourceRef> {
+fn sources(interp: &Interp<'_>, label: &Label, source: &str, lines: &LineIndex) -> Vec<SourceRef> {
     let mut out: BTreeSet<SourceRef> = BTreeSet::new();
     for id in &label.sources {
         if let Some((name, at)) = interp.source_names.get(id) {
             out.insert(SourceRef {
                 name: name.clone(),
-                line: line_col(source, *at).0,
+                line: lines.line_col(source, *at).0,
             });
         }
     }
@@ -338,6 +349,7 @@ fn verdict(
     site: &SiteAcc,
     p: &CallPrediction,
     source: &str,
+    lines: &LineIndex,
 ) -> Option<(Diagnostic, DiagnosticDetail)> {
     let (decision, certain) = if p.must.outcome == Outcome::Deny {
         (&p.must, true)
@@ -353,7 +365,7 @@ fn verdict(
         Some(a) => deep_may(a),
         None => site.pc_may.clone(),
     };
-    let mut srcs = sources(interp, &label, source);
+    let mut srcs = sources(interp, &label, source, lines);
     if rule.ends_with(".require") || rule.starts_with("control.") {
         // Name the untrusted sources: those are the ones the fix is about.
         let untrusted: Vec<SourceRef> = srcs

@@ -17,7 +17,7 @@
 use serde_json::{Value, json};
 
 use super::LintReport;
-use crate::plan::{Severity, line_col, render};
+use crate::plan::{Severity, render};
 
 /// Every code lint can report, with a one-line description (SARIF rules, docs/lint.md).
 pub const CODES: &[(&str, &str)] = &[
@@ -96,8 +96,8 @@ pub fn json(report: &LintReport, filename: &str) -> Value {
         .iter()
         .enumerate()
         .map(|(i, d)| {
-            let (line, column) = line_col(src, d.start);
-            let (end_line, end_column) = line_col(src, d.end.max(d.start));
+            let (line, column) = report.lines.line_col(src, d.start);
+            let (end_line, end_column) = report.lines.line_col(src, d.end.max(d.start));
             let detail = report.details.get(i).cloned().unwrap_or_default();
             json!({
                 "code": d.code,
@@ -118,7 +118,7 @@ pub fn json(report: &LintReport, filename: &str) -> Value {
         .calls
         .iter()
         .map(|c| {
-            let (end_line, end_column) = line_col(src, c.end);
+            let (end_line, end_column) = report.lines.line_col(src, c.end);
             json!({
                 "tool": c.tool,
                 "line": c.line,
@@ -168,8 +168,8 @@ pub fn sarif(report: &LintReport, filename: &str) -> Value {
         .diagnostics
         .iter()
         .map(|d| {
-            let (line, column) = line_col(src, d.start);
-            let (end_line, end_column) = line_col(src, d.end.max(d.start));
+            let (line, column) = report.lines.line_col(src, d.start);
+            let (end_line, end_column) = report.lines.line_col(src, d.end.max(d.start));
             let mut text = d.message.clone();
             if let Some(h) = &d.hint {
                 text.push_str("\nhelp: ");

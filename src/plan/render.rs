@@ -32,6 +32,46 @@ pub fn line_col(source: &str, byte_offset: usize) -> (u32, u32) {
     )
 }
 
+/// Line starts of one source, for many [`line_col`] look-ups in O(log n) each.
+///
+/// ```
+/// use zamburak::plan::render::{LineIndex, line_col};
+/// let src = "a = 1\nbé = 2\r\nc\rd";
+/// let index = LineIndex::new(src);
+/// for offset in 0..=src.len() + 2 {
+///     assert_eq!(index.line_col(src, offset), line_col(src, offset));
+/// }
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(source: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(
+            (0..source.len())
+                .filter(|&i| is_line_end(source, i))
+                .map(|i| i + 1),
+        );
+        LineIndex { starts }
+    }
+
+    /// Same as [`line_col`] on the source this index was built from.
+    pub fn line_col(&self, source: &str, byte_offset: usize) -> (u32, u32) {
+        let offset = floor_boundary(source, byte_offset);
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        // An index built for another (or no) source must still not panic: clamp everything.
+        let start = self.starts.get(line - 1).copied().unwrap_or(0).min(offset);
+        let col = source.get(start..offset).map_or(0, |s| s.chars().count()) + 1;
+        (
+            u32::try_from(line).unwrap_or(u32::MAX),
+            u32::try_from(col).unwrap_or(u32::MAX),
+        )
+    }
+}
+
 /// Does the line terminator that ends a line sit at byte `i`? For `\r\n` only the `\n` counts.
 fn is_line_end(source: &str, i: usize) -> bool {
     let b = source.as_bytes();

@@ -1,0 +1,214 @@
+//! `zamburak lint` as a user runs it: exit codes, one JSON document, SARIF valid against the official
+//! schema, and hostile input that ends with a diagnostic instead of a crash.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+#[path = "lint/generated.rs"]
+mod generated;
+use generated::generated_plan;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn lint(args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("zamburak")
+        .unwrap()
+        .arg("lint")
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn exit_codes_follow_the_contract() {
+    // Clean, warnings only, errors, usage.
+    assert_eq!(lint(&["examples/summary.py"]).status.code(), Some(0));
+    assert_eq!(lint(&["examples/triage.py"]).status.code(), Some(0));
+    let attack = lint(&["examples/attack.py"]);
+    assert_eq!(attack.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&attack.stdout).contains("error[Z201]"));
+    assert_eq!(lint(&["no/such/plan.py"]).status.code(), Some(2));
+    assert_eq!(
+        lint(&["examples/summary.py", "--policy", "no/such/policy.yaml"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        lint(&["examples/summary.py", "--format", "xml"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn json_is_exactly_one_document_on_stdout() {
+    for plan in [
+        "examples/attack.py",
+        "examples/triage.py",
+        "no/such/plan.py",
+    ] {
+        let out = lint(&[plan, "--format", "json"]);
+        let text = String::from_utf8(out.stdout).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(text.trim())
+            .unwrap_or_else(|e| panic!("{plan}: not one JSON document ({e}): {text}"));
+        assert!(doc.is_object(), "{plan}");
+    }
+    let out = lint(&["examples/attack.py", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["ok"], false);
+    let d = &doc["diagnostics"][0];
+    assert_eq!(d["code"], "Z201");
+    assert_eq!(d["tool"], "fetch_url");
+    assert_eq!(d["argument"], "url");
+    assert_eq!(d["line"], 7);
+    // Sources are named by tool and line (the attack reads a mail at line 3).
+    assert!(
+        d["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name"] == "search_email" && s["line"] == 3),
+        "{d}"
+    );
+}
+
+#[test]
+fn sarif_output_validates_against_the_official_schema() {
+    let schema = root().join("target/sarif/sarif-2.1.0-rtm.5.json");
+    assert!(
+        schema.exists(),
+        "{} is missing: .ci/run fetches it (npm pack @microsoft/jest-sarif)",
+        schema.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut plans: Vec<PathBuf> = [
+        "examples/attack.py",
+        "examples/triage.py",
+        "examples/summary.py",
+    ]
+    .iter()
+    .map(|p| root().join(p))
+    .collect();
+    for name in [
+        "z001_syntax.py",
+        "readers_unknown_recipient.py",
+        "z102_unknown_arg.py",
+    ] {
+        plans.push(root().join("tests/lint/plans").join(name));
+    }
+    for plan in plans {
+        let out = lint(&[
+            plan.to_str().unwrap(),
+            "--format",
+            "sarif",
+            "--policy",
+            "tests/scenarios/policy.yaml",
+        ]);
+        let log = write(dir.path(), "out.sarif", &out.stdout);
+        let check = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import json, sys, jsonschema\n\
+                 log = json.load(open(sys.argv[1]))\n\
+                 jsonschema.validate(log, json.load(open(sys.argv[2])))\n\
+                 assert log['version'] == '2.1.0'\n",
+            ])
+            .arg(&log)
+            .arg(&schema)
+            .output()
+            .expect("python3 with jsonschema (.ci/run installs it)");
+        assert!(
+            check.status.success(),
+            "{}: {}",
+            plan.display(),
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+}
+
+#[test]
+fn the_schema_check_rejects_a_broken_log() {
+    // The validator is only worth something if it can fail.
+    let schema = root().join("target/sarif/sarif-2.1.0-rtm.5.json");
+    let dir = tempfile::tempdir().unwrap();
+    let log = write(
+        dir.path(),
+        "bad.sarif",
+        br#"{"version": "2.1.0", "runs": [{"results": []}]}"#,
+    );
+    let check = std::process::Command::new("python3")
+        .args(["-c", "import json, sys, jsonschema\njsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))\n"])
+        .arg(&log)
+        .arg(&schema)
+        .output()
+        .unwrap();
+    assert!(
+        !check.status.success(),
+        "a run without `tool` must be invalid"
+    );
+}
+
+#[test]
+fn hostile_input_ends_with_a_diagnostic_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("binary.py", vec![0, 159, 146, 150, 255, 0, 1], "Z001"),
+        ("huge.py", b"x = 1\n".repeat(300_000), "Z002"),
+        (
+            "deep.py",
+            format!("x = {}1{}\n", "(".repeat(5000), ")".repeat(5000)).into_bytes(),
+            "Z002",
+        ),
+        (
+            "chain.py",
+            format!("x = 1{}\n", " + 1".repeat(100_000)).into_bytes(),
+            "Z002",
+        ),
+        ("nul.py", b"x = 1\n\0\n".to_vec(), "Z001"),
+        ("empty.py", Vec::new(), ""),
+    ];
+    for (name, bytes, code) in cases {
+        let p = write(dir.path(), name, &bytes);
+        let out = lint(&[p.to_str().unwrap(), "--format", "json"]);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        if code.is_empty() {
+            assert_eq!(out.status.code(), Some(0), "{name}");
+            assert_eq!(doc["diagnostics"].as_array().unwrap().len(), 0, "{name}");
+        } else {
+            assert_eq!(out.status.code(), Some(1), "{name}: {doc}");
+            assert_eq!(doc["diagnostics"][0]["code"], code, "{name}: {doc}");
+        }
+    }
+}
+
+#[test]
+fn a_big_generated_plan_is_analysed() {
+    // 5,000 lines of reads, branches, loops and sends; lint must finish and find the certain denials.
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "big.py", generated_plan(5000).as_bytes());
+    let out = lint(&[
+        p.to_str().unwrap(),
+        "--format",
+        "json",
+        "--policy",
+        "tests/scenarios/policy.yaml",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    // 500 blocks of ten lines, every fifth sending to the mail's sender.
+    assert_eq!(doc["errors"], 100);
+    assert_eq!(doc["calls"].as_array().unwrap().len(), 500 * 4);
+}
