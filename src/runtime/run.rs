@@ -198,7 +198,14 @@ fn run_plan(
         let analysis = crate::analysis::analyze(&parsed, input.policy, input.mode);
         let denials: Vec<_> = analysis.certain_denials().cloned().collect();
         if !denials.is_empty() {
-            return denied_before_run(&denials, &mut recorder);
+            let mut report = denied_before_run(&denials, &mut recorder);
+            // The lint's own diagnostics say why, with the sources and a fix.
+            report.diagnostics = analysis
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.code == "Z201")
+                .collect();
+            return report;
         }
     }
 
