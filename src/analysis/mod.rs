@@ -135,7 +135,7 @@ pub fn lint(source: &str, policy: &Policy, mode: Mode) -> LintReport {
             return report;
         }
     };
-    if let Err(diags) = lower::compile(&parsed.module, source, &sigs, mode) {
+    if let Err(diags) = lower::check(&parsed.module, source, &sigs, mode) {
         report.details = vec![DiagnosticDetail::default(); diags.len()];
         report.diagnostics = diags;
         return report;

@@ -91,6 +91,33 @@ pub fn compile(
     sigs: &Signatures,
     mode: Mode,
 ) -> Result<Lowered, Vec<Diagnostic>> {
+    let c = lower_plan(module, source, sigs, mode)?;
+    link(c)
+}
+
+/// Only the compiler's own checks (the `Z09x` codes), without building the program: what `lint` needs.
+///
+/// ```
+/// use zamburak::lower::{check, Mode};
+/// use zamburak::plan::Signatures;
+/// let module = ruff_python_parser::parse_module("x = 1\n").unwrap().into_syntax();
+/// assert!(check(&module, "x = 1\n", &Signatures::default(), Mode::Strict).is_ok());
+/// ```
+pub fn check(
+    module: &ModModule,
+    source: &str,
+    sigs: &Signatures,
+    mode: Mode,
+) -> Result<(), Vec<Diagnostic>> {
+    lower_plan(module, source, sigs, mode).map(|_| ())
+}
+
+fn lower_plan<'a>(
+    module: &'a ModModule,
+    source: &str,
+    sigs: &'a Signatures,
+    mode: Mode,
+) -> Result<Compiler<'a>, Vec<Diagnostic>> {
     let mut line_starts = vec![0];
     line_starts.extend(source.match_indices('\n').map(|(i, _)| i + 1));
     let mut c = Compiler {
@@ -131,7 +158,10 @@ pub fn compile(
     if !c.diags.is_empty() {
         return Err(c.diags);
     }
+    Ok(c)
+}
 
+fn link(c: Compiler<'_>) -> Result<Lowered, Vec<Diagnostic>> {
     let header = format!(
         "_STRICT = {}\n_LIT = {}\n_RM = {}\n_UV = {}\n",
         if c.strict { "True" } else { "False" },

@@ -21,7 +21,7 @@ mod compiler;
 mod prelude;
 pub(crate) mod scope;
 
-pub use compiler::compile;
+pub use compiler::{check, compile};
 
 /// Which propagation rules the lowered program follows (SEMANTICS.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
