@@ -287,7 +287,7 @@ pub enum SpaceError {
 }
 
 /// The names behind a run's labels: the policy's kinds and tags, the principals met so far, and the calls made.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LabelSpace {
     kinds: Vec<String>,
     tags: Vec<String>,

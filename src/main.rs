@@ -51,6 +51,29 @@ enum Command {
         mode: Option<Mode>,
         #[arg(long, value_enum, default_value_t = RunFormat::Text)]
         format: RunFormat,
+        /// Seconds a `confirm` claim may wait for `zamburak approve` (default 600).
+        #[arg(long, value_name = "SECONDS")]
+        approval_ttl: Option<u64>,
+        /// `ask`: put each `confirm` claim to you on the terminal (only when stdin is a terminal);
+        /// `suspend` (default): save the run and exit 4.
+        #[arg(long, value_enum, default_value_t = Confirm::Suspend)]
+        confirm: Confirm,
+    },
+    /// Approve the claim a suspended run waits on, and continue the run.
+    Approve {
+        /// The snapshot `run` wrote (TRACE.zsnap).
+        snapshot: PathBuf,
+        /// Who decides (recorded in the trace). Default: $USER.
+        #[arg(long)]
+        by: Option<String>,
+    },
+    /// Reject the claim a suspended run waits on: the call never happens and the run stops.
+    Reject {
+        /// The snapshot `run` wrote (TRACE.zsnap).
+        snapshot: PathBuf,
+        /// Who decides (recorded in the trace). Default: $USER.
+        #[arg(long)]
+        by: Option<String>,
     },
     /// Check a trace's hash chain; prints the head hash, or the first broken record (exit 1).
     Verify {
@@ -105,6 +128,12 @@ enum RunFormat {
     Json,
 }
 
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Confirm {
+    Suspend,
+    Ask,
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug)]
 enum Mode {
     Strict,
@@ -157,13 +186,23 @@ fn main() -> ExitCode {
             trace,
             mode,
             format,
+            approval_ttl,
+            confirm,
         } => zamburak::runtime::command::run_command(&zamburak::runtime::command::RunOptions {
             plan,
             policy,
             trace,
             mode: mode.map(lower_mode),
             json: matches!(format, RunFormat::Json),
+            approval_ttl_secs: approval_ttl,
+            confirm_ask: confirm == Confirm::Ask,
         }),
+        Command::Approve { snapshot, by } => {
+            zamburak::runtime::snapshot::decide_command(&snapshot, true, by.as_deref())
+        }
+        Command::Reject { snapshot, by } => {
+            zamburak::runtime::snapshot::decide_command(&snapshot, false, by.as_deref())
+        }
         Command::Verify { trace } => zamburak::trace::verify_command(&trace),
         Command::View { .. } => not_built("view"),
         Command::Policy { command } => match command {

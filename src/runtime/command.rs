@@ -9,7 +9,10 @@ use crate::exit;
 use crate::lower::Mode;
 use crate::plan;
 use crate::policy::Policy;
-use crate::runtime::run::{BuiltinBackend, RunInput, RunReport, Status, execute_plan};
+use crate::runtime::run::{
+    BuiltinBackend, RunInput, RunReport, Status, execute_plan, execute_plan_asking,
+};
+use crate::runtime::snapshot;
 use crate::trace::TraceWriter;
 use crate::trace::record::Header;
 
@@ -23,6 +26,10 @@ pub struct RunOptions {
     pub trace: Option<PathBuf>,
     pub mode: Option<Mode>,
     pub json: bool,
+    /// How long a `confirm` claim may wait for a decision; default [`snapshot::DEFAULT_TTL_SECS`].
+    pub approval_ttl_secs: Option<u64>,
+    /// `--confirm ask`: ask on the terminal when stdin is one.
+    pub confirm_ask: bool,
 }
 
 /// The one JSON document `run --format json` prints.
@@ -110,7 +117,37 @@ pub fn run_command(opts: &RunOptions) -> i32 {
             print!("{text}");
         }
     };
-    let report = execute_plan(&input, &mut backend, Some(&mut writer), &mut print);
+    let ask = opts.confirm_ask && std::io::IsTerminal::is_terminal(&std::io::stdin());
+    let report = if ask {
+        execute_plan_asking(
+            &input,
+            &mut backend,
+            Some(&mut writer),
+            &mut print,
+            &mut ask_on_terminal,
+        )
+    } else {
+        execute_plan(&input, &mut backend, Some(&mut writer), &mut print)
+    };
+    let mut exit_override = None;
+    if report.status == Status::Suspended {
+        let ctx = snapshot::SuspendContext {
+            plan: &opts.plan,
+            plan_source: &source,
+            policy: opts.policy.as_deref(),
+            policy_bytes: &policy_text,
+            mode,
+            trace: &trace_path,
+            ttl_secs: opts.approval_ttl_secs.unwrap_or(snapshot::DEFAULT_TTL_SECS),
+        };
+        match snapshot::suspend(&report, &ctx, &mut writer) {
+            Ok(path) => eprintln!("{}", snapshot::describe_claim(&report, &path)),
+            Err(e) => {
+                eprintln!("error: the run cannot be suspended: {e}");
+                exit_override = Some(exit::USAGE);
+            }
+        }
+    }
     let head = match writer.close() {
         Ok(head) => Some(head),
         Err(e) => {
@@ -161,7 +198,39 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         // An unfinished trace is an audit failure: do not report success.
         return exit::USAGE;
     }
-    report.exit_code
+    exit_override.unwrap_or(report.exit_code)
+}
+
+/// Puts a claim to the person at the terminal. Only `y` or `yes` approves.
+fn ask_on_terminal(call: &crate::trace::record::Call) -> (bool, String) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "line {}: `{}` needs your confirmation",
+        call.line, call.tool
+    );
+    for a in &call.args {
+        let value = a
+            .preview
+            .as_ref()
+            .map_or_else(|| format!("<{}>", a.digest), |v| v.to_string());
+        let _ = writeln!(
+            err,
+            "  {} = {value}
+      label: {}",
+            a.name, a.label
+        );
+    }
+    let _ = writeln!(err, "  control context: {}", call.pc);
+    let _ = writeln!(err, "  why: {} ({})", call.reason, call.rule);
+    let _ = write!(err, "approve? [y/N] ");
+    let _ = err.flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().read_line(&mut answer);
+    let yes = matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+    let by = std::env::var("USER").unwrap_or_else(|_| "terminal".into());
+    (yes, by)
 }
 
 fn read_plan(path: &Path) -> Result<Vec<u8>, String> {
@@ -201,10 +270,7 @@ fn print_text(report: &RunReport, filename: &str) {
         Status::Rejected => "rejected before the run: no tool ran".to_string(),
         Status::Error => "stopped by an error".to_string(),
         Status::Denied => "stopped: a tool call was denied".to_string(),
-        Status::Suspended => {
-            "suspended: a tool call needs confirmation (approvals are not built yet; the call did not run)"
-                .to_string()
-        }
+        Status::Suspended => "suspended: a tool call waits for your decision (exit 4)".to_string(),
     };
     eprintln!("{summary}");
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use monty::{MontyRun, RunProgress};
+use monty::{FunctionCall, MontyRun, RunProgress};
 use monty_types::{
     CompileOptions, MontyException, MontyObject, PrintWriter, ResourceLimits, ResourceTracker,
 };
@@ -22,6 +22,9 @@ pub enum HostReply {
     Deny { message: String },
     /// The call failed (e.g. a verifier rejected its input); the run stops with an error.
     Fail { exc_type: String, message: String },
+    /// The call waits for a human: the run stops here and the paused call is handed back (see
+    /// [`execute_parking`]) so it can be saved and resumed later.
+    Suspend { message: String },
 }
 
 /// The host side of a run: decides and performs tool and verifier calls.
@@ -91,6 +94,19 @@ pub fn execute(
     limits: &ExecLimits,
     print: &mut dyn FnMut(&str),
 ) -> ExecOutcome {
+    execute_parking(lowered, sigs, host, limits, print, &mut None)
+}
+
+/// [`execute`], and when the host suspends a call, the paused call is left in `parked` (the run's outcome
+/// is then `Denied` with the host's message).
+pub fn execute_parking(
+    lowered: &Lowered,
+    sigs: &Signatures,
+    host: &mut dyn Host,
+    limits: &ExecLimits,
+    print: &mut dyn FnMut(&str),
+    parked: &mut Option<FunctionCall>,
+) -> ExecOutcome {
     let runner = match MontyRun::new(
         lowered.code.clone(),
         "plan.py",
@@ -110,11 +126,117 @@ pub fn execute(
         ..ResourceLimits::default()
     });
     let mut out = String::new();
-    let mut progress = runner.start(
+    let progress = runner.start(
         Vec::new(),
         tracker,
         PrintWriter::CollectString(&mut out, Some(MAX_PRINT)),
     );
+    if !out.is_empty() {
+        print(&out);
+    }
+    drive(progress, lowered, sigs, host, limits, print, parked)
+}
+
+/// A paused call as the host sees it: name, arguments, control label and plan line.
+pub struct PausedCall {
+    pub name: String,
+    pub args: Vec<(String, LValue)>,
+    pub pc: Packed,
+    pub line: u32,
+}
+
+/// Reads a paused call's name and arguments, exactly as [`execute`] hands them to the host.
+pub fn paused_call(call: &FunctionCall) -> Result<PausedCall, String> {
+    let line = int_kwarg(&call.kwargs, "_zline")
+        .and_then(|l| u32::try_from(l).ok())
+        .unwrap_or(0);
+    let name = call.function_name.clone();
+    let Some(pc) = int_kwarg(&call.kwargs, "_zpc")
+        .map(Packed)
+        .filter(|p| p.is_well_formed())
+    else {
+        return Err(format!(
+            "call to `{name}` without a well-formed control label"
+        ));
+    };
+    let mut args = Vec::new();
+    for (k, v) in &call.kwargs {
+        let MontyObject::String(k) = k else {
+            return Err("malformed argument name".into());
+        };
+        if k == "_zpc" || k == "_zline" {
+            continue;
+        }
+        args.push((
+            k.clone(),
+            unbox(v).map_err(|e| format!("argument `{k}` of `{name}`: {e}"))?,
+        ));
+    }
+    for (i, v) in call.args.iter().enumerate() {
+        let key = if i == 0 {
+            "value".to_string()
+        } else {
+            format!("arg{i}")
+        };
+        args.push((
+            key,
+            unbox(v).map_err(|e| format!("argument of `{name}`: {e}"))?,
+        ));
+    }
+    Ok(PausedCall {
+        name,
+        args,
+        pc,
+        line,
+    })
+}
+
+/// Continues a paused call with the host's reply (a resumed approval), then runs on like [`execute`].
+#[allow(clippy::too_many_arguments)] // the paused call and its reply, then exactly `execute_parking`'s own
+pub fn resume(
+    call: FunctionCall,
+    reply: HostReply,
+    lowered: &Lowered,
+    sigs: &Signatures,
+    host: &mut dyn Host,
+    limits: &ExecLimits,
+    print: &mut dyn FnMut(&str),
+    parked: &mut Option<FunctionCall>,
+) -> ExecOutcome {
+    let line = paused_call(&call).map_or(0, |c| c.line);
+    let mut out = String::new();
+    let progress = match reply {
+        HostReply::Return(v) => call.resume(
+            rebox(&v),
+            PrintWriter::CollectString(&mut out, Some(MAX_PRINT)),
+        ),
+        HostReply::Deny { message } | HostReply::Suspend { message } => {
+            return ExecOutcome::Denied { line, message };
+        }
+        HostReply::Fail { exc_type, message } => {
+            return ExecOutcome::Failed {
+                exc_type,
+                message,
+                line: if line == 0 { None } else { Some(line) },
+            };
+        }
+    };
+    if !out.is_empty() {
+        print(&out);
+    }
+    drive(progress, lowered, sigs, host, limits, print, parked)
+}
+
+fn drive(
+    mut progress: Result<RunProgress, MontyException>,
+    lowered: &Lowered,
+    sigs: &Signatures,
+    host: &mut dyn Host,
+    limits: &ExecLimits,
+    print: &mut dyn FnMut(&str),
+    parked: &mut Option<FunctionCall>,
+) -> ExecOutcome {
+    let mut out = String::new();
     let mut calls = 0usize;
     loop {
         if !out.is_empty() {
@@ -162,54 +284,10 @@ pub fn execute(
                 message: "the run made too many calls".into(),
             };
         }
-        let Some(pc) = int_kwarg(&call.kwargs, "_zpc")
-            .map(Packed)
-            .filter(|p| p.is_well_formed())
-        else {
-            return ExecOutcome::Denied {
-                line,
-                message: format!("call to `{name}` without a well-formed control label"),
-            };
+        let PausedCall { args, pc, .. } = match paused_call(&call) {
+            Ok(c) => c,
+            Err(message) => return ExecOutcome::Denied { line, message },
         };
-        let mut args = Vec::new();
-        for (k, v) in &call.kwargs {
-            let MontyObject::String(k) = k else {
-                return ExecOutcome::Denied {
-                    line,
-                    message: "malformed argument name".into(),
-                };
-            };
-            if k == "_zpc" || k == "_zline" {
-                continue;
-            }
-            match unbox(v) {
-                Ok(v) => args.push((k.clone(), v)),
-                Err(e) => {
-                    return ExecOutcome::Denied {
-                        line,
-                        message: format!("argument `{k}` of `{name}`: {e}"),
-                    };
-                }
-            }
-        }
-        for (i, v) in call.args.iter().enumerate() {
-            match unbox(v) {
-                Ok(v) => args.push((
-                    if i == 0 {
-                        "value".to_string()
-                    } else {
-                        format!("arg{i}")
-                    },
-                    v,
-                )),
-                Err(e) => {
-                    return ExecOutcome::Denied {
-                        line,
-                        message: format!("argument of `{name}`: {e}"),
-                    };
-                }
-            }
-        }
         match host.call(&name, args, pc, line) {
             HostReply::Return(v) => {
                 progress = call.resume(
@@ -218,6 +296,10 @@ pub fn execute(
                 );
             }
             HostReply::Deny { message } => return ExecOutcome::Denied { line, message },
+            HostReply::Suspend { message } => {
+                *parked = Some(call);
+                return ExecOutcome::Denied { line, message };
+            }
             HostReply::Fail { exc_type, message } => {
                 return ExecOutcome::Failed {
                     exc_type,

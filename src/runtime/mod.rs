@@ -3,4 +3,5 @@ pub mod boxing;
 pub mod command;
 pub mod exec;
 pub mod run;
+pub mod snapshot;
 pub mod value;

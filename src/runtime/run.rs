@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::exit;
@@ -18,7 +18,7 @@ use crate::policy::{self, ArgClaim, Claim, Outcome, Policy};
 use crate::runtime::exec::{self, ExecLimits, ExecOutcome, Host, HostReply};
 use crate::runtime::value::{LValue, Raw};
 use crate::trace::record::{
-    ArgRecord, Call, CallResult, End, PlanError as ErrorRecord, VerifierUse,
+    Approval, ArgRecord, Call, CallResult, End, PlanError as ErrorRecord, VerifierUse,
 };
 use crate::trace::{self, Record, TraceWriter};
 
@@ -87,7 +87,7 @@ pub enum Status {
 }
 
 /// One decided tool call, as reported to the caller (never with raw values).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CallDecision {
     pub call_id: u32,
     pub tool: String,
@@ -119,6 +119,9 @@ pub struct RunReport {
     pub error: Option<PlanError>,
     #[serde(skip)]
     pub diagnostics: Vec<Diagnostic>,
+    /// Set when the run is suspended at a `confirm` claim.
+    #[serde(skip)]
+    pub suspension: Option<Suspension>,
 }
 
 /// What a run needs besides the backend.
@@ -137,7 +140,7 @@ pub fn execute_plan(
     trace: Option<&mut TraceWriter>,
     print: &mut dyn FnMut(&str),
 ) -> RunReport {
-    run_plan(input, backend, trace, print, true)
+    run_plan(input, backend, trace, print, true, None)
 }
 
 /// [`execute_plan`] without the pre-flight analysis: a call that lint proves denied is still attempted and
@@ -149,15 +152,40 @@ pub fn execute_plan_without_preflight(
     trace: Option<&mut TraceWriter>,
     print: &mut dyn FnMut(&str),
 ) -> RunReport {
-    run_plan(input, backend, trace, print, false)
+    run_plan(input, backend, trace, print, false, None)
 }
 
-fn run_plan(
+/// [`execute_plan`] with a human at hand: every `confirm` claim is put to `approver`, which answers whether
+/// it is approved and by whom (`run --confirm ask`). The answer is recorded in the trace; an approved call
+/// runs at once, a rejected one stops the run like a denial.
+pub fn execute_plan_asking(
     input: &RunInput<'_>,
     backend: &mut dyn Backend,
     trace: Option<&mut TraceWriter>,
     print: &mut dyn FnMut(&str),
+    approver: &mut Approver,
+) -> RunReport {
+    run_plan(input, backend, trace, print, true, Some(approver))
+}
+
+fn exec_limits(policy: &Policy) -> ExecLimits {
+    let limits = policy.limits();
+    ExecLimits {
+        timeout: std::time::Duration::from_millis(limits.timeout_ms),
+        max_recursion: limits.max_recursion as usize,
+        max_host_calls: (limits.max_tool_calls as usize)
+            .saturating_mul(4)
+            .saturating_add(64),
+    }
+}
+
+fn run_plan<'a>(
+    input: &RunInput<'a>,
+    backend: &'a mut dyn Backend,
+    trace: Option<&mut TraceWriter>,
+    print: &mut dyn FnMut(&str),
     preflight: bool,
+    approver: Option<&'a mut Approver>,
 ) -> RunReport {
     let sigs = input.policy.signatures();
     let mut recorder = Recorder {
@@ -209,14 +237,7 @@ fn run_plan(
         }
     }
 
-    let limits = input.policy.limits();
-    let exec_limits = ExecLimits {
-        timeout: std::time::Duration::from_millis(limits.timeout_ms),
-        max_recursion: limits.max_recursion as usize,
-        max_host_calls: (limits.max_tool_calls as usize)
-            .saturating_mul(4)
-            .saturating_add(64),
-    };
+    let exec_limits = exec_limits(input.policy);
     let mut host = RunHost {
         policy: input.policy,
         backend,
@@ -229,18 +250,121 @@ fn run_plan(
         worst: Outcome::Allow,
         stop: None,
         tainted_sources: BTreeSet::new(),
+        pending: None,
+        approver,
     };
+    let mut parked = None;
     // Monty documents internal assertions that may panic on an inconsistent VM state. A panic must not take
     // the process (and the trace) down with it: it ends the run as an error, and no further call happens.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        exec::execute(&lowered, &sigs, &mut host, &exec_limits, print)
+        exec::execute_parking(&lowered, &sigs, &mut host, &exec_limits, print, &mut parked)
     }))
     .unwrap_or_else(|_| ExecOutcome::Failed {
         exc_type: "InternalError".into(),
         message: "the interpreter failed; the run was stopped".into(),
         line: None,
     });
-    host.conclude(outcome)
+    host.finish_run(outcome, parked)
+}
+
+/// A suspended run, ready to continue in a new process: the decision a human took on its claim.
+pub struct Resumption<'a> {
+    pub input: RunInput<'a>,
+    pub paused: monty::FunctionCall,
+    pub space: LabelSpace,
+    pub state: HostState,
+    /// The claim as it was recorded when the run was suspended.
+    pub claim: Call,
+    /// Approved (the claimed call runs now, exactly as claimed) or rejected (the run stops).
+    pub approved: bool,
+}
+
+/// Continues a suspended run after the human's decision (already recorded in the trace by the caller).
+/// The paused call must be exactly the claimed one; any difference refuses to run it.
+pub fn resume_plan(
+    r: Resumption<'_>,
+    backend: &mut dyn Backend,
+    trace: Option<&mut TraceWriter>,
+    print: &mut dyn FnMut(&str),
+) -> RunReport {
+    let sigs = r.input.policy.signatures();
+    let mut recorder = Recorder {
+        trace,
+        failed: None,
+    };
+    let lowered = match plan::check(r.input.source, &sigs)
+        .and_then(|p| lower::compile(&p.module, r.input.source, &sigs, r.input.mode))
+    {
+        Ok(l) => l,
+        Err(diagnostics) => return rejected(diagnostics, &mut recorder),
+    };
+    let HostState {
+        next_call,
+        tool_calls,
+        decisions,
+        calls_run,
+        worst,
+        tainted_sources,
+    } = r.state;
+    let mut host = RunHost {
+        policy: r.input.policy,
+        backend,
+        space: r.space,
+        recorder,
+        next_call,
+        tool_calls,
+        decisions,
+        calls_run,
+        worst,
+        stop: None,
+        tainted_sources,
+        pending: None,
+        approver: None,
+    };
+    let claim = &r.claim;
+    let reply = if !r.approved {
+        host.stop = Some(Stop::Rejected);
+        HostReply::Deny {
+            message: format!("`{}` was rejected by the user", claim.tool),
+        }
+    } else {
+        match exec::paused_call(&r.paused) {
+            Ok(paused) if paused.name == claim.tool && paused.line == claim.line => host.perform(
+                &paused.name,
+                claim.call_id,
+                &paused.args,
+                paused.line,
+                false,
+            ),
+            _ => {
+                host.stop = Some(Stop::Denied);
+                HostReply::Deny {
+                    message: "the paused call is not the claimed one".into(),
+                }
+            }
+        }
+    };
+    let exec_limits = exec_limits(r.input.policy);
+    let mut parked = None;
+    let paused = r.paused;
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        exec::resume(
+            paused,
+            reply,
+            &lowered,
+            &sigs,
+            &mut host,
+            &exec_limits,
+            print,
+            &mut parked,
+        )
+    }))
+    .unwrap_or_else(|_| ExecOutcome::Failed {
+        exc_type: "InternalError".into(),
+        message: "the interpreter failed; the run was stopped".into(),
+        line: None,
+    });
+    host.finish_run(outcome, parked)
 }
 
 fn rejected(diagnostics: Vec<Diagnostic>, recorder: &mut Recorder<'_>) -> RunReport {
@@ -330,11 +454,14 @@ fn finish(
             message: e.message.clone(),
         }));
     }
-    recorder.record(Record::End(End {
-        status: serde_plain(&status),
-        exit_code,
-        outcome: outcome.clone(),
-    }));
+    // A suspended run is not over: its trace continues when a human decides (see `approve`).
+    if status != Status::Suspended {
+        recorder.record(Record::End(End {
+            status: serde_plain(&status),
+            exit_code,
+            outcome: outcome.clone(),
+        }));
+    }
     RunReport {
         status,
         outcome,
@@ -343,6 +470,7 @@ fn finish(
         calls_run,
         error,
         diagnostics: Vec::new(),
+        suspension: None,
     }
 }
 
@@ -381,8 +509,16 @@ impl Recorder<'_> {
 enum Stop {
     Denied,
     Suspended,
-    VerifierFailed { line: u32, message: String },
-    ToolFailed { line: u32, message: String },
+    /// A human rejected a `confirm` claim.
+    Rejected,
+    VerifierFailed {
+        line: u32,
+        message: String,
+    },
+    ToolFailed {
+        line: u32,
+        message: String,
+    },
 }
 
 struct RunHost<'a, 't> {
@@ -399,9 +535,82 @@ struct RunHost<'a, 't> {
     /// `tool#id` of every result or verifier output that was not trusted-and-public: an error message may
     /// depend on any of them.
     tainted_sources: BTreeSet<String>,
+    /// The claim a suspended run waits on.
+    pending: Option<Pending>,
+    /// Asks a human on the spot (`run --confirm ask` on a terminal): whether the claim is approved, and by
+    /// whom. Without it, a `confirm` suspends the run.
+    approver: Option<&'a mut Approver>,
+}
+
+/// Puts a `confirm` claim to a human on the spot: whether it is approved, and by whom.
+pub type Approver = dyn FnMut(&Call) -> (bool, String);
+
+/// A `confirm` claim waiting for a human.
+struct Pending {
+    call: Call,
+    claim_digest: String,
+}
+
+/// What a suspended run needs to continue in another process, besides Monty's paused call.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct HostState {
+    pub next_call: u32,
+    pub tool_calls: u32,
+    pub decisions: Vec<CallDecision>,
+    pub calls_run: Vec<String>,
+    pub worst: Outcome,
+    pub tainted_sources: BTreeSet<String>,
+}
+
+/// A run stopped at a `confirm` claim: everything a snapshot holds.
+#[derive(Clone, Debug)]
+pub struct Suspension {
+    /// Monty's paused call, serialised (labels are ordinary values inside it).
+    pub paused: Value,
+    pub space: LabelSpace,
+    pub state: HostState,
+    /// The claim as recorded in the trace, and its digest.
+    pub claim: Call,
+    pub claim_digest: String,
 }
 
 impl RunHost<'_, '_> {
+    /// Ends the run: a suspended one keeps what a snapshot needs.
+    fn finish_run(
+        mut self,
+        outcome: ExecOutcome,
+        parked: Option<monty::FunctionCall>,
+    ) -> RunReport {
+        let state = HostState {
+            next_call: self.next_call,
+            tool_calls: self.tool_calls,
+            decisions: self.decisions.clone(),
+            calls_run: self.calls_run.clone(),
+            worst: self.worst,
+            tainted_sources: self.tainted_sources.clone(),
+        };
+        let space = self.space.clone();
+        let paused = parked.and_then(|p| serde_json::to_value(&p).ok());
+        let pending = self.pending.take();
+        if matches!(self.stop, Some(Stop::Suspended)) && (paused.is_none() || pending.is_none()) {
+            // Without the paused call nothing could ever be resumed: fail closed as a denial.
+            self.stop = Some(Stop::Denied);
+        }
+        let mut report = self.conclude(outcome);
+        if report.status == Status::Suspended
+            && let (Some(paused), Some(p)) = (paused, pending)
+        {
+            report.suspension = Some(Suspension {
+                paused,
+                space,
+                state,
+                claim: p.call,
+                claim_digest: p.claim_digest,
+            });
+        }
+        report
+    }
+
     fn fresh_call(&mut self, name: &str) -> u32 {
         let id = self.next_call;
         self.next_call = self.next_call.saturating_add(1);
@@ -504,7 +713,7 @@ impl RunHost<'_, '_> {
             calls_so_far: self.tool_calls - 1,
         };
         let decision = policy::decide(self.policy, &self.space, &claim);
-        let record = Record::Call(Call {
+        let call = Call {
             call_id,
             line,
             tool: name.to_string(),
@@ -527,8 +736,8 @@ impl RunHost<'_, '_> {
             rule: decision.rule.clone(),
             reason: decision.reason.clone(),
             before_run: false,
-        });
-        let recorded = self.recorder.record(record);
+        };
+        let recorded = self.recorder.record(Record::Call(call.clone()));
         self.decisions.push(CallDecision {
             call_id,
             tool: name.to_string(),
@@ -545,8 +754,33 @@ impl RunHost<'_, '_> {
             Outcome::Allow => false,
             Outcome::Draft => true,
             Outcome::Confirm => {
+                let digest = crate::runtime::snapshot::claim_digest(&call);
+                if let Some(ask) = self.approver.as_mut() {
+                    let (approved, by) = ask(&call);
+                    let decision = if approved { "approved" } else { "rejected" };
+                    if !self.recorder.record(Record::Approval(Approval {
+                        call_id,
+                        decision: decision.into(),
+                        by,
+                        at: jiff::Timestamp::now().to_string(),
+                        claim_digest: digest,
+                    })) {
+                        return self.trace_failed();
+                    }
+                    if !approved {
+                        self.stop = Some(Stop::Rejected);
+                        return HostReply::Deny {
+                            message: format!("`{name}` was rejected by the user"),
+                        };
+                    }
+                    return self.perform(name, call_id, &args, line, false);
+                }
                 self.stop = Some(Stop::Suspended);
-                return HostReply::Deny {
+                self.pending = Some(Pending {
+                    call,
+                    claim_digest: digest,
+                });
+                return HostReply::Suspend {
                     message: format!("`{name}` needs confirmation: {}", decision.reason),
                 };
             }
@@ -558,6 +792,18 @@ impl RunHost<'_, '_> {
             }
         };
 
+        self.perform(name, call_id, &args, line, draft)
+    }
+
+    /// Runs a decided call (allowed, drafted, or approved by a human) and labels and records its result.
+    fn perform(
+        &mut self,
+        name: &str,
+        call_id: u32,
+        args: &[(String, LValue)],
+        line: u32,
+        draft: bool,
+    ) -> HostReply {
         let raw_args: Map<String, Value> =
             args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
         let source = self
@@ -679,7 +925,7 @@ impl RunHost<'_, '_> {
                 };
                 (Status::Error, "error".into(), Some(error))
             }
-            (ExecOutcome::Denied { .. }, Some(Stop::Denied)) => {
+            (ExecOutcome::Denied { .. }, Some(Stop::Denied | Stop::Rejected)) => {
                 (Status::Denied, "deny".into(), None)
             }
             (ExecOutcome::Denied { line, message }, None) => {
@@ -707,7 +953,7 @@ impl RunHost<'_, '_> {
             ) => {
                 if matches!(stop, Some(Stop::Suspended)) {
                     (Status::Suspended, serde_plain(&Outcome::Confirm), None)
-                } else if matches!(stop, Some(Stop::Denied)) {
+                } else if matches!(stop, Some(Stop::Denied | Stop::Rejected)) {
                     (Status::Denied, "deny".into(), None)
                 } else {
                     let message = self.redacted(message);

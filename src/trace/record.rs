@@ -18,7 +18,7 @@ use crate::label::LabelView;
 pub const FORMAT: u32 = 1;
 
 /// One trace record. Serialised with a `type` tag: `header`, `call`, `result`, `verifier`, `approval`,
-/// `error`, `end`. Unknown fields are refused, so a record the reader accepts is one this version wrote.
+/// `suspend`, `error`, `end`. Unknown fields are refused, so a record the reader accepts is one this version wrote.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Record {
@@ -27,6 +27,7 @@ pub enum Record {
     Result(CallResult),
     Verifier(VerifierUse),
     Approval(Approval),
+    Suspend(Suspend),
     Error(PlanError),
     End(End),
 }
@@ -40,6 +41,7 @@ impl Record {
             Record::Result(_) => "result",
             Record::Verifier(_) => "verifier",
             Record::Approval(_) => "approval",
+            Record::Suspend(_) => "suspend",
             Record::Error(_) => "error",
             Record::End(_) => "end",
         }
@@ -156,6 +158,20 @@ pub struct Approval {
     pub at: String,
     /// Digest of the exact claim approved (tool + argument digests + plan position).
     pub claim_digest: String,
+}
+
+/// The run stopped at a `confirm` claim and waits for a human (`type: suspend`). A suspended trace has no
+/// `end` record yet; `zamburak approve` or `reject` continues it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Suspend {
+    pub call_id: u32,
+    /// Digest of the claim waiting for a decision (see `runtime::snapshot::claim_digest`).
+    pub claim_digest: String,
+    /// `sha256:<hex>` of the snapshot file's bytes: the only snapshot this trace can be resumed from.
+    pub snapshot_sha256: String,
+    /// RFC 3339 time after which the claim can no longer be approved.
+    pub expires_at: String,
 }
 
 /// A plan exception or failed verifier that stopped the run (`type: error`).

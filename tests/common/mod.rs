@@ -4,6 +4,8 @@
 //! mutation through aliases, and the builtins, methods, `json` and `re`.
 #![allow(dead_code)]
 
+pub mod world;
+
 use proptest::prelude::*;
 
 pub fn leaf() -> impl Strategy<Value = String> {

@@ -1,0 +1,461 @@
+//! Suspended runs: the snapshot a `confirm` claim leaves behind, and the checks before a human's decision
+//! may continue it.
+//!
+//! A snapshot holds Monty's paused call (labels are ordinary values inside it), the run's label space and
+//! host state, and the claim. It is bound three ways, each checked on every use:
+//! * **to the trace**: the trace's `suspend` record names the snapshot's sha256 and must be the trace's last
+//!   record, so a changed snapshot (one byte is enough) or a second use of it is refused;
+//! * **to the plan and the policy**: their sha256 must still match the files;
+//! * **in time**: past `expires_at` it is refused.
+//!
+//! ```
+//! use zamburak::runtime::snapshot::claim_digest;
+//! use zamburak::trace::record::Call;
+//! use zamburak::label::LabelView;
+//! let view = LabelView { integrity: "trusted".into(), verified: vec![], tags: vec![], readers: None, sources: vec![] };
+//! let call = Call { call_id: 2, line: 5, tool: "send_email".into(), args: vec![], pc: view,
+//!     decision: "confirm".into(), rule: "r".into(), reason: "why".into(), before_run: false };
+//! let d = claim_digest(&call);
+//! assert!(d.starts_with("sha256:"));
+//! let mut other = call.clone();
+//! other.line = 6;
+//! assert_ne!(claim_digest(&other), d);
+//! ```
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::exit;
+use crate::label::LabelSpace;
+use crate::lower::Mode;
+use crate::policy::Policy;
+use crate::runtime::exec::paused_call;
+use crate::runtime::run::{
+    BuiltinBackend, HostState, Resumption, RunInput, RunReport, Status, resume_plan,
+};
+use crate::trace::record::{Approval, Call, Record, Suspend};
+use crate::trace::redact::{digest, sha256_bytes};
+use crate::trace::{TraceWriter, reader, verify};
+
+/// The snapshot format this code writes and reads.
+pub const FORMAT: u32 = 1;
+/// How long a claim may wait for a decision unless `run --approval-ttl` says otherwise.
+pub const DEFAULT_TTL_SECS: u64 = 600;
+/// Largest snapshot read; a paused plan's state is far smaller.
+const MAX_SNAPSHOT_BYTES: u64 = 256 << 20;
+
+/// Everything a suspended run needs to continue in another process.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Snapshot {
+    pub format: u32,
+    pub zamburak: String,
+    /// The plan file and the sha256 of its bytes when the run started.
+    pub plan: PathBuf,
+    pub plan_sha256: String,
+    /// The policy file (`None`: the bundled default) and the sha256 of its bytes.
+    pub policy: Option<PathBuf>,
+    pub policy_sha256: String,
+    /// `strict` or `normal`.
+    pub mode: String,
+    /// The trace the run writes, and the hash of its record just before the `suspend` record.
+    pub trace: PathBuf,
+    pub trace_prev: String,
+    pub created_at: String,
+    pub expires_at: String,
+    /// The claim as the trace recorded it, and its digest.
+    pub claim: Call,
+    pub claim_digest: String,
+    /// Monty's paused call (serialised `monty::FunctionCall`).
+    pub paused: Value,
+    pub space: LabelSpace,
+    pub state: HostState,
+}
+
+/// The digest a decision on a claim is bound to: tool, call id, plan line, each argument's name and value
+/// digest, and the control context.
+pub fn claim_digest(call: &Call) -> String {
+    let args: Vec<Value> = call
+        .args
+        .iter()
+        .map(|a| json!({"name": a.name, "digest": a.digest}))
+        .collect();
+    let body = json!({
+        "tool": call.tool,
+        "call_id": call.call_id,
+        "line": call.line,
+        "args": args,
+        "pc": call.pc,
+    });
+    sha256_bytes(body.to_string().as_bytes())
+}
+
+/// Where the snapshot of a run writing `trace` goes.
+pub fn snapshot_path(trace: &Path) -> PathBuf {
+    trace.with_extension("zsnap")
+}
+
+/// What `run` knows when it suspends.
+pub struct SuspendContext<'a> {
+    pub plan: &'a Path,
+    pub plan_source: &'a str,
+    pub policy: Option<&'a Path>,
+    pub policy_bytes: &'a [u8],
+    pub mode: Mode,
+    pub trace: &'a Path,
+    pub ttl_secs: u64,
+}
+
+/// Writes the snapshot of a suspended run and the trace's `suspend` record. Returns the snapshot's path.
+pub fn suspend(
+    report: &RunReport,
+    ctx: &SuspendContext<'_>,
+    writer: &mut TraceWriter,
+) -> Result<PathBuf, String> {
+    let Some(s) = &report.suspension else {
+        return Err("the run is not suspended".into());
+    };
+    let now = jiff::Timestamp::now();
+    let ttl = i64::try_from(ctx.ttl_secs).unwrap_or(i64::MAX);
+    let expires = now
+        .checked_add(jiff::SignedDuration::from_secs(ttl))
+        .unwrap_or(jiff::Timestamp::MAX);
+    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let snap = Snapshot {
+        format: FORMAT,
+        zamburak: env!("CARGO_PKG_VERSION").to_string(),
+        plan: abs(ctx.plan),
+        plan_sha256: sha256_bytes(ctx.plan_source.as_bytes()),
+        policy: ctx.policy.map(abs),
+        policy_sha256: sha256_bytes(ctx.policy_bytes),
+        mode: mode_name(ctx.mode).into(),
+        trace: abs(ctx.trace),
+        trace_prev: writer.head().to_string(),
+        created_at: now.to_string(),
+        expires_at: expires.to_string(),
+        claim: s.claim.clone(),
+        claim_digest: s.claim_digest.clone(),
+        paused: s.paused.clone(),
+        space: s.space.clone(),
+        state: s.state.clone(),
+    };
+    let bytes =
+        serde_json::to_vec(&snap).map_err(|e| format!("cannot encode the snapshot: {e}"))?;
+    let path = snapshot_path(ctx.trace);
+    // The suspend record first: a snapshot the trace does not name can never be used.
+    writer
+        .append(Record::Suspend(Suspend {
+            call_id: snap.claim.call_id,
+            claim_digest: snap.claim_digest.clone(),
+            snapshot_sha256: sha256_bytes(&bytes),
+            expires_at: snap.expires_at.clone(),
+        }))
+        .map_err(|e| format!("cannot write the trace: {e}"))?;
+    write_private(&path, &bytes)?;
+    Ok(path)
+}
+
+fn mode_name(m: Mode) -> &'static str {
+    match m {
+        Mode::Strict => "strict",
+        Mode::Normal => "normal",
+    }
+}
+
+/// Writes a file readable by its owner only, replacing it atomically.
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let tmp = path.with_extension("zsnap.tmp");
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let result = (|| {
+        use std::io::Write;
+        let mut f = opts.open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| format!("cannot write the snapshot {}: {e}", path.display()))
+}
+
+/// A snapshot that passed every check, with what resuming it needs.
+pub struct Opened {
+    pub snapshot: Snapshot,
+    pub policy: Policy,
+    pub plan_source: String,
+    pub paused: monty::FunctionCall,
+    pub writer: TraceWriter,
+}
+
+/// Reads and checks a snapshot: integrity against the trace, single use, expiry, unchanged plan and policy,
+/// and that the paused call is exactly the claimed one.
+pub fn open(path: &Path) -> Result<Opened, String> {
+    let shown = path.display();
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SNAPSHOT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if bytes.len() as u64 > MAX_SNAPSHOT_BYTES {
+        return Err(format!("{shown} is larger than {MAX_SNAPSHOT_BYTES} bytes"));
+    }
+    let snapshot: Snapshot = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{shown} is not a zamburak snapshot: {e}"))?;
+    if snapshot.format != FORMAT {
+        return Err(format!(
+            "{shown} has snapshot format {}; this zamburak reads format {FORMAT}",
+            snapshot.format
+        ));
+    }
+    let digest_now = sha256_bytes(&bytes);
+
+    // Bound to the trace: it must verify, and its last record must be the suspend record naming exactly
+    // these bytes. After a decision the trace moves on, so a snapshot is good for one decision only.
+    let trace = &snapshot.trace;
+    let report = verify::verify(trace).map_err(|e| format!("cannot read the trace: {e}"))?;
+    if let Some(b) = &report.broken {
+        return Err(format!(
+            "the trace {} is broken at seq {}: {}",
+            trace.display(),
+            b.seq,
+            b.why
+        ));
+    }
+    let records = reader::read(trace).map_err(|e| format!("cannot read the trace: {e}"))?;
+    let last = records.last().cloned().unwrap_or(Value::Null);
+    if last["type"] != "suspend" {
+        return Err(format!(
+            "the trace {} is not waiting for this decision (its last record is `{}`): the claim was already \
+             decided, or the run ended",
+            trace.display(),
+            last["type"].as_str().unwrap_or("none")
+        ));
+    }
+    if last["snapshot_sha256"] != Value::String(digest_now.clone())
+        || last["call_id"] != json!(snapshot.claim.call_id)
+        || last["prev"] != Value::String(snapshot.trace_prev.clone())
+    {
+        return Err(format!(
+            "{shown} is not the snapshot the trace {} waits on (it was changed, or belongs to another run)",
+            trace.display()
+        ));
+    }
+    let expires: jiff::Timestamp = snapshot
+        .expires_at
+        .parse()
+        .map_err(|e| format!("{shown}: unreadable expiry: {e}"))?;
+    if jiff::Timestamp::now() > expires {
+        return Err(format!(
+            "the claim expired at {}: run the plan again to get a fresh claim",
+            snapshot.expires_at
+        ));
+    }
+
+    // Bound to the plan and the policy.
+    let plan_bytes = std::fs::read(&snapshot.plan)
+        .map_err(|e| format!("cannot read the plan {}: {e}", snapshot.plan.display()))?;
+    if sha256_bytes(&plan_bytes) != snapshot.plan_sha256 {
+        return Err(format!(
+            "the plan {} changed since the run was suspended",
+            snapshot.plan.display()
+        ));
+    }
+    let plan_source =
+        String::from_utf8(plan_bytes).map_err(|_| "the plan is not UTF-8".to_string())?;
+    let (policy, policy_bytes) = match &snapshot.policy {
+        Some(p) => (
+            Policy::load(p).map_err(|e| e.to_string())?,
+            std::fs::read(p).map_err(|e| format!("cannot read the policy {}: {e}", p.display()))?,
+        ),
+        None => (
+            Policy::bundled_default().map_err(|e| e.to_string())?,
+            crate::policy::BUNDLED_DEFAULT.as_bytes().to_vec(),
+        ),
+    };
+    if sha256_bytes(&policy_bytes) != snapshot.policy_sha256 {
+        return Err("the policy changed since the run was suspended".into());
+    }
+
+    // Exactly the claimed call, with exactly the claimed arguments.
+    if claim_digest(&snapshot.claim) != snapshot.claim_digest
+        || last["claim_digest"] != json!(snapshot.claim_digest)
+    {
+        return Err(format!("{shown}: the claim does not match its digest"));
+    }
+    let paused: monty::FunctionCall = serde_json::from_value(snapshot.paused.clone())
+        .map_err(|e| format!("{shown}: the paused run cannot be read: {e}"))?;
+    let call = paused_call(&paused)?;
+    let same_args = call.args.len() == snapshot.claim.args.len()
+        && call
+            .args
+            .iter()
+            .zip(&snapshot.claim.args)
+            .all(|((n, v), a)| *n == a.name && digest(&v.to_json()) == a.digest);
+    if call.name != snapshot.claim.tool || call.line != snapshot.claim.line || !same_args {
+        return Err(format!("{shown}: the paused call is not the claimed one"));
+    }
+    let writer =
+        TraceWriter::open_append(trace).map_err(|e| format!("cannot append to the trace: {e}"))?;
+    Ok(Opened {
+        snapshot,
+        policy,
+        plan_source,
+        paused,
+        writer,
+    })
+}
+
+/// `zamburak approve|reject SNAPSHOT [--by NAME]`: records the decision in the trace and continues the run.
+pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
+    let Opened {
+        snapshot,
+        policy,
+        plan_source,
+        paused,
+        mut writer,
+    } = match open(path) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            eprintln!("nothing was run.");
+            return exit::USAGE;
+        }
+    };
+    let by = by
+        .map(str::to_string)
+        .or_else(|| std::env::var("USER").ok())
+        .unwrap_or_else(|| "unknown".into());
+    if let Err(e) = writer.append(Record::Approval(Approval {
+        call_id: snapshot.claim.call_id,
+        decision: if approve { "approved" } else { "rejected" }.into(),
+        by,
+        at: jiff::Timestamp::now().to_string(),
+        claim_digest: snapshot.claim_digest.clone(),
+    })) {
+        eprintln!("error: cannot record the decision in the trace: {e}; nothing was run.");
+        return exit::USAGE;
+    }
+    let mode = if snapshot.mode == "normal" {
+        Mode::Normal
+    } else {
+        Mode::Strict
+    };
+    let mut backend = BuiltinBackend::new(&policy);
+    let report = resume_plan(
+        Resumption {
+            input: RunInput {
+                source: &plan_source,
+                policy: &policy,
+                mode,
+            },
+            paused,
+            space: snapshot.space.clone(),
+            state: snapshot.state.clone(),
+            claim: snapshot.claim.clone(),
+            approved: approve,
+        },
+        &mut backend,
+        Some(&mut writer),
+        &mut |text| print!("{text}"),
+    );
+    let filename = snapshot.plan.display().to_string();
+    let mut code = report.exit_code;
+    if report.status == Status::Suspended {
+        // `open` checked these bytes against the snapshot's digest a moment ago.
+        let policy_bytes = match &snapshot.policy {
+            Some(p) => std::fs::read(p).unwrap_or_default(),
+            None => crate::policy::BUNDLED_DEFAULT.as_bytes().to_vec(),
+        };
+        let ctx = SuspendContext {
+            plan: &snapshot.plan,
+            plan_source: &plan_source,
+            policy: snapshot.policy.as_deref(),
+            policy_bytes: &policy_bytes,
+            mode,
+            trace: &snapshot.trace,
+            ttl_secs: ttl_left(&snapshot),
+        };
+        match suspend(&report, &ctx, &mut writer) {
+            Ok(p) => {
+                eprintln!("{}", describe_claim(&report, &p));
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                code = exit::USAGE;
+            }
+        }
+    }
+    for d in report.decisions.iter().skip(snapshot.state.decisions.len()) {
+        eprintln!(
+            "{filename}:{}: {} {}: {} ({})",
+            d.line,
+            serde_json::to_value(d.decision)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            d.tool,
+            d.reason,
+            d.rule
+        );
+    }
+    match writer.close() {
+        Ok(head) => eprintln!(
+            "{}; trace: {} (head {head})",
+            if approve { "approved" } else { "rejected" },
+            snapshot.trace.display()
+        ),
+        Err(e) => {
+            eprintln!("error: the trace could not be completed: {e}");
+            return exit::USAGE;
+        }
+    }
+    code
+}
+
+/// The same time-to-live the first suspension had (a re-suspension does not extend a short one forever).
+fn ttl_left(s: &Snapshot) -> u64 {
+    let (Ok(a), Ok(b)) = (
+        s.created_at.parse::<jiff::Timestamp>(),
+        s.expires_at.parse::<jiff::Timestamp>(),
+    ) else {
+        return 0;
+    };
+    u64::try_from(b.duration_since(a).as_secs()).unwrap_or(0)
+}
+
+/// The claim in plain language: what will happen, where each argument's data came from, why it waits.
+/// Never shows raw values that are not trusted and public (the trace's previews are already redacted).
+pub fn describe_claim(report: &RunReport, snapshot: &Path) -> String {
+    let Some(s) = &report.suspension else {
+        return String::new();
+    };
+    let c = &s.claim;
+    let mut out = format!(
+        "waiting for approval: line {}: `{}` (call {})\n",
+        c.line, c.tool, c.call_id
+    );
+    for a in &c.args {
+        let value = match &a.preview {
+            Some(v) => v.to_string(),
+            None => format!("<{}>", a.digest),
+        };
+        out.push_str(&format!(
+            "  {} = {value}\n      label: {}\n",
+            a.name, a.label
+        ));
+    }
+    out.push_str(&format!("  control context: {}\n", c.pc));
+    out.push_str(&format!("  why it waits: {} ({})\n", c.reason, c.rule));
+    out.push_str(&format!(
+        "approve: zamburak approve {0}\nreject:  zamburak reject {0}",
+        snapshot.display()
+    ));
+    out
+}

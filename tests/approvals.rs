@@ -1,0 +1,334 @@
+//! Approvals end to end, each step a new process of the real binary on a real Maildir: a `confirm` claim
+//! suspends the run (exit 4); `approve` runs exactly that call once and continues; everything else (a
+//! second approval, an expired or tampered snapshot, a changed plan or policy, a rejection) leaves the
+//! outbox untouched.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use common::world::World;
+use serde_json::Value;
+
+/// Forwards a mail's body to a colleague who is not among its readers: `confirm` under the default policy.
+const FORWARD: &str = "mails = read_inbox(limit=5)\nfirst = mails[0]\nsend_email(to=\"bob@example.com\", subject=\"fwd\", body=first[\"body\"])\nprint(\"forwarded\")\n";
+
+fn zamburak(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::cargo_bin("zamburak")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn decide(verb: &str, snapshot: &Path) -> std::process::Output {
+    zamburak(&[verb.as_ref(), snapshot.as_os_str()])
+}
+
+fn records(trace: &Path) -> Vec<Value> {
+    std::fs::read_to_string(trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn suspended(world: &World, plan: &str, extra: &[&str]) -> (PathBuf, PathBuf) {
+    let plan = world.write_plan("plan.py", plan);
+    let out = world.run(&plan, extra);
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let snapshot = world.path("plan.zsnap");
+    assert!(snapshot.exists(), "a suspended run leaves a snapshot");
+    assert!(
+        world.messages("out/outbox").is_empty(),
+        "nothing is sent before the decision"
+    );
+    (snapshot, world.path("plan.zjson"))
+}
+
+#[test]
+fn approve_runs_the_claimed_call_exactly_once() {
+    let world = World::new(None);
+    let (snapshot, trace) = suspended(&world, FORWARD, &[]);
+    let out = decide("approve", &snapshot);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("forwarded"),
+        "the plan continued"
+    );
+    let sent = world.messages("out/outbox");
+    assert_eq!(sent.len(), 1, "the approved call ran once");
+    assert!(sent[0].contains("bob@example.com"));
+
+    // The trace: suspend, approval, result, end; and the chain verifies across the boundary.
+    let recs = records(&trace);
+    let kinds: Vec<&str> = recs.iter().map(|r| r["type"].as_str().unwrap()).collect();
+    let s = kinds.iter().position(|k| *k == "suspend").unwrap();
+    assert_eq!(&kinds[s..s + 3], ["suspend", "approval", "result"]);
+    assert_eq!(recs[s + 1]["decision"], "approved");
+    assert_eq!(recs[s + 1]["claim_digest"], recs[s]["claim_digest"]);
+    assert_eq!(kinds.last(), Some(&"end"));
+    let verify = zamburak(&["verify".as_ref(), trace.as_os_str()]);
+    assert_eq!(
+        verify.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+
+    // Single use: a second approval (even of a kept copy) is refused and sends nothing more.
+    let again = decide("approve", &snapshot);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already decided"));
+    assert_eq!(world.messages("out/outbox").len(), 1);
+}
+
+#[test]
+fn reject_never_sends_and_ends_the_run_as_denied() {
+    let world = World::new(None);
+    let (snapshot, trace) = suspended(&world, FORWARD, &[]);
+    let out = decide("reject", &snapshot);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(world.messages("out/outbox").is_empty());
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("forwarded"),
+        "the plan stopped at the call"
+    );
+    let recs = records(&trace);
+    let approval = recs.iter().find(|r| r["type"] == "approval").unwrap();
+    assert_eq!(approval["decision"], "rejected");
+    let end = recs.last().unwrap();
+    assert_eq!(
+        (end["type"].as_str(), end["outcome"].as_str()),
+        (Some("end"), Some("deny"))
+    );
+    assert_eq!(
+        zamburak(&["verify".as_ref(), trace.as_os_str()])
+            .status
+            .code(),
+        Some(0)
+    );
+    // Decided once: approving afterwards is refused.
+    assert_eq!(decide("approve", &snapshot).status.code(), Some(2));
+    assert!(world.messages("out/outbox").is_empty());
+}
+
+#[test]
+fn an_expired_claim_cannot_be_approved() {
+    let world = World::new(None);
+    let (snapshot, _) = suspended(&world, FORWARD, &["--approval-ttl", "0"]);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let out = decide("approve", &snapshot);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expired"));
+    assert!(world.messages("out/outbox").is_empty());
+}
+
+#[test]
+fn a_tampered_snapshot_is_refused() {
+    let world = World::new(None);
+    let (snapshot, trace) = suspended(&world, FORWARD, &[]);
+    let original = std::fs::read(&snapshot).unwrap();
+
+    // One byte in the middle.
+    let mut bytes = original.clone();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x01;
+    std::fs::write(&snapshot, &bytes).unwrap();
+    assert_eq!(decide("approve", &snapshot).status.code(), Some(2));
+    assert!(world.messages("out/outbox").is_empty());
+
+    // A label inside the paused state made "trusted" (the untrusted bit cleared in the space is not
+    // even needed: any change of the bytes breaks the digest), with the trace's suspend record patched to
+    // the new digest: the trace's chain then breaks.
+    let text = String::from_utf8(original.clone()).unwrap();
+    let forged = text.replacen(
+        "\"integrity\":\"untrusted\"",
+        "\"integrity\":\"trusted\"",
+        1,
+    );
+    assert_ne!(forged, text, "the snapshot holds labels to forge");
+    std::fs::write(&snapshot, &forged).unwrap();
+    let digest = zamburak::trace::redact::sha256_bytes(forged.as_bytes());
+    let trace_text = std::fs::read_to_string(&trace).unwrap();
+    let old_digest = zamburak::trace::redact::sha256_bytes(&original);
+    std::fs::write(&trace, trace_text.replace(&old_digest, &digest)).unwrap();
+    let out = decide("approve", &snapshot);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("broken"));
+    assert!(world.messages("out/outbox").is_empty());
+}
+
+#[test]
+fn a_changed_plan_or_policy_makes_the_snapshot_unusable() {
+    for change in ["plan.py", "policy.yaml"] {
+        let world = World::new(None);
+        let (snapshot, _) = suspended(&world, FORWARD, &[]);
+        let p = world.path(change);
+        let mut text = std::fs::read_to_string(&p).unwrap();
+        text.push_str("\n# edited after the claim was made\n");
+        std::fs::write(&p, text).unwrap();
+        let out = decide("approve", &snapshot);
+        assert_eq!(out.status.code(), Some(2), "{change}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("changed"),
+            "{change}"
+        );
+        assert!(world.messages("out/outbox").is_empty(), "{change}");
+    }
+}
+
+#[test]
+fn garbage_snapshots_give_a_clear_error() {
+    let world = World::new(None);
+    for (name, bytes) in [
+        ("empty.zsnap", Vec::new()),
+        ("binary.zsnap", vec![0u8, 255, 7, 1]),
+        ("json.zsnap", br#"{"format": 99}"#.to_vec()),
+    ] {
+        let p = world.path(name);
+        std::fs::write(&p, bytes).unwrap();
+        let out = decide("approve", &p);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("error:"),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        decide("approve", &world.path("missing.zsnap"))
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn confirm_ask_never_prompts_without_a_terminal() {
+    let world = World::new(None);
+    let plan = world.write_plan("plan.py", FORWARD);
+    let out = Command::cargo_bin("zamburak")
+        .unwrap()
+        .arg("run")
+        .arg(&plan)
+        .arg("--policy")
+        .arg(world.path("policy.yaml"))
+        .args(["--confirm", "ask"])
+        .write_stdin("y\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("[y/N]"));
+    assert!(
+        world.messages("out/outbox").is_empty(),
+        "a `y` on a pipe approves nothing"
+    );
+}
+
+/// The trace's calls, results and verifier uses, without chain fields, times and the approval records that
+/// differ between an uninterrupted run and a suspended one.
+fn effects(trace: &Path) -> Vec<Value> {
+    records(trace)
+        .into_iter()
+        .filter(|r| {
+            matches!(
+                r["type"].as_str(),
+                Some("call" | "result" | "verifier" | "end")
+            )
+        })
+        .map(|mut r| {
+            let o = r.as_object_mut().unwrap();
+            for k in ["seq", "prev", "hash"] {
+                o.remove(k);
+            }
+            // A sent message's id names the time and process that wrote it; its label is what matters.
+            if o["type"] == "result" {
+                o.remove("digest");
+            }
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn labels_after_resume_equal_labels_of_an_uninterrupted_run() {
+    let plans = [
+        // The approved call's result flows on; later calls see mail data.
+        "mails = read_inbox(limit=5)\nfirst = mails[0]\nr = send_email(to=\"bob@example.com\", subject=\"fwd\", body=first[\"body\"])\nsend_email(to=\"me@example.com\", subject=r[\"status\"], body=str(len(mails)))\ndraft_reply(to=first[\"from\"], subject=\"re\", body=\"thanks\")\n",
+        // Two claims in a loop: suspended and approved twice.
+        "mails = read_inbox(limit=2)\nfor m in [mails[0], mails[1]]:\n    send_email(to=\"bob@example.com\", subject=\"fwd\", body=m[\"subject\"])\nsend_email(to=\"me@example.com\", subject=\"done\", body=\"two forwarded\")\n",
+        // A verifier before and after the claim.
+        "mails = read_inbox(limit=5)\nwho = verify_recipient(\"bob@example.com\")\nsend_email(to=who, subject=\"fwd\", body=mails[0][\"body\"])\nagain = verify_recipient(mails[0][\"to\"][0])\nsend_email(to=again, subject=\"fyi\", body=\"sent\")\n",
+    ];
+    for plan in plans {
+        // Uninterrupted: a human approves on the spot.
+        let direct = World::new(None);
+        let plan_path = direct.write_plan("plan.py", plan);
+        let policy = zamburak::policy::Policy::load(&direct.path("policy.yaml")).unwrap();
+        let header = zamburak::trace::record::Header::new(plan, "sha256:x".into(), "strict");
+        let trace_a = direct.path("plan.zjson");
+        let mut writer = zamburak::trace::TraceWriter::create(&trace_a, header).unwrap();
+        let mut backend = zamburak::runtime::run::BuiltinBackend::new(&policy);
+        let mut yes = |_: &zamburak::trace::record::Call| (true, "test".to_string());
+        let input = zamburak::runtime::run::RunInput {
+            source: plan,
+            policy: &policy,
+            mode: zamburak::lower::Mode::Strict,
+        };
+        let report = zamburak::runtime::run::execute_plan_asking(
+            &input,
+            &mut backend,
+            Some(&mut writer),
+            &mut |_| {},
+            &mut yes,
+        );
+        writer.close().unwrap();
+        assert_eq!(report.exit_code, 0, "{plan}: {:?}", report.decisions);
+        let _ = plan_path;
+
+        // Suspended and approved, each step in a new process.
+        let world = World::new(None);
+        let (snapshot, trace_b) = suspended(&world, plan, &[]);
+        let mut rounds = 0;
+        loop {
+            let out = decide("approve", &snapshot);
+            rounds += 1;
+            match out.status.code() {
+                Some(4) => continue,
+                Some(0) => break,
+                other => panic!(
+                    "{plan}: approve ended with {other:?}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                ),
+            }
+        }
+        assert!(rounds >= 1);
+        assert_eq!(effects(&trace_b), effects(&trace_a), "{plan}");
+        assert_eq!(
+            world.messages("out/outbox").len(),
+            direct.messages("out/outbox").len(),
+            "{plan}"
+        );
+    }
+}

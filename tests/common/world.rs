@@ -1,0 +1,85 @@
+//! A copy of the example world (Maildir, files) in a temporary directory, and the binary run against it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// A copy of the example world in a temporary directory, with a policy pointing at it.
+pub struct World {
+    pub dir: tempfile::TempDir,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+impl World {
+    pub fn new(web_port: Option<u16>) -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        copy_dir(&root.join("examples/mail"), &dir.path().join("mail"));
+        copy_dir(&root.join("examples/files"), &dir.path().join("files"));
+        let policy = std::fs::read_to_string(root.join("policies/default.yaml")).unwrap();
+        let allow = match web_port {
+            Some(p) => format!("http://127.0.0.1:{p}/"),
+            None => "http://127.0.0.1:9/".to_string(),
+        };
+        let policy = policy
+            .replace("../examples/mail/inbox", "mail/inbox")
+            .replace("../examples/out/outbox", "out/outbox")
+            .replace("../examples/out/drafts", "out/drafts")
+            .replace("../examples/files", "files")
+            .replace("\"http://127.0.0.1\"", &format!("\"{allow}\""));
+        std::fs::write(dir.path().join("policy.yaml"), policy).unwrap();
+        World { dir }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn write_plan(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    pub fn run(&self, plan: &Path, extra: &[&str]) -> std::process::Output {
+        Command::cargo_bin("zamburak")
+            .unwrap()
+            .arg("run")
+            .arg(plan)
+            .arg("--policy")
+            .arg(self.path("policy.yaml"))
+            .args(extra)
+            .output()
+            .unwrap()
+    }
+
+    /// Messages delivered into a Maildir folder (new/ and cur/).
+    pub fn messages(&self, folder: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for sub in ["new", "cur"] {
+            let Ok(rd) = std::fs::read_dir(self.path(folder).join(sub)) else {
+                continue;
+            };
+            for e in rd {
+                let e = e.unwrap();
+                if !e.file_name().to_string_lossy().starts_with('.') {
+                    out.push(std::fs::read_to_string(e.path()).unwrap());
+                }
+            }
+        }
+        out
+    }
+}
