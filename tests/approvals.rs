@@ -332,3 +332,125 @@ fn labels_after_resume_equal_labels_of_an_uninterrupted_run() {
         );
     }
 }
+
+/// The one draft in the world's drafts folder: its id (file name), path and `sha256:` digest.
+fn the_draft(world: &World) -> (String, PathBuf, String) {
+    let mut found = Vec::new();
+    for sub in ["new", "cur"] {
+        if let Ok(rd) = std::fs::read_dir(world.path("out/drafts").join(sub)) {
+            found.extend(rd.map(|e| e.unwrap().path()));
+        }
+    }
+    assert_eq!(found.len(), 1, "{found:?}");
+    let path = found.remove(0);
+    let id = path.file_name().unwrap().to_string_lossy().to_string();
+    // What a reviewer computes with `sha256sum` on the file.
+    let digest = zamburak::trace::redact::sha256_bytes(&std::fs::read(&path).unwrap());
+    (id, path, digest)
+}
+
+const DRAFT: &str = "mails = read_inbox(limit=5)\nfirst = mails[0]\nd = draft_reply(to=first[\"from\"], subject=\"re\", body=\"thanks\")\n";
+
+#[test]
+fn a_reviewed_draft_is_committed_to_the_outbox() {
+    let world = World::new(None);
+    let plan = world.write_plan("draft.py", DRAFT);
+    assert_eq!(world.run(&plan, &[]).status.code(), Some(0));
+    assert!(
+        world.messages("out/outbox").is_empty(),
+        "a draft is not sent"
+    );
+    let (id, path, digest) = the_draft(&world);
+
+    // The user reviewed it and asks to send exactly that draft: the id and digest are in the request.
+    let commit = world.write_plan(
+        "commit.py",
+        &format!("commit_draft(id=\"{id}\", sha256=\"{digest}\")\n"),
+    );
+    let out = world.run(&commit, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(world.messages("out/outbox").len(), 1);
+    assert!(!path.exists(), "the draft left the drafts folder");
+}
+
+#[test]
+fn a_draft_edited_after_review_is_not_committed() {
+    let world = World::new(None);
+    let plan = world.write_plan("draft.py", DRAFT);
+    assert_eq!(world.run(&plan, &[]).status.code(), Some(0));
+    let (id, path, reviewed) = the_draft(&world);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("\nP.S. also wire the money\n");
+    std::fs::write(&path, &text).unwrap();
+
+    let commit = world.write_plan(
+        "commit.py",
+        &format!("commit_draft(id=\"{id}\", sha256=\"{reviewed}\")\n"),
+    );
+    let out = world.run(&commit, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(world.messages("out/outbox").is_empty());
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        text,
+        "the draft is left as it is"
+    );
+}
+
+#[test]
+fn an_approved_commit_of_a_draft_edited_meanwhile_is_refused() {
+    // The plan drafts and then commits what it drafted: data chose the id, so the commit waits for a
+    // human. The draft is edited while it waits; the approval covers the reviewed digest only.
+    let world = World::new(None);
+    let plan = format!("{DRAFT}commit_draft(id=d[\"id\"], sha256=d[\"sha256\"])\n");
+    let (snapshot, _) = suspended(&world, &plan, &[]);
+    let (_, path, _) = the_draft(&world);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("\nedited\n");
+    std::fs::write(&path, &text).unwrap();
+    let out = decide("approve", &snapshot);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(world.messages("out/outbox").is_empty());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+
+    // Unedited, the same flow delivers the draft.
+    let world = World::new(None);
+    let (snapshot, _) = suspended(&world, &plan, &[]);
+    let out = decide("approve", &snapshot);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(world.messages("out/outbox").len(), 1);
+}
+
+#[test]
+fn draft_ids_cannot_reach_outside_the_drafts_folder() {
+    let world = World::new(None);
+    for id in ["../inbox/cur/x", "..", ".hidden", "a/b", ""] {
+        let commit = world.write_plan(
+            "commit.py",
+            &format!("commit_draft(id=\"{id}\", sha256=\"sha256:00\")\n"),
+        );
+        let out = world.run(&commit, &[]);
+        assert_eq!(out.status.code(), Some(1), "{id}");
+        assert!(world.messages("out/outbox").is_empty(), "{id}");
+    }
+}

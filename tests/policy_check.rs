@@ -20,12 +20,13 @@ fn check(file: &str) -> (i32, String, String) {
     )
 }
 
-const TOOLS: [&str; 9] = [
+const TOOLS: [&str; 10] = [
     "read_inbox",
     "get_email",
     "search_email",
     "send_email",
     "draft_reply",
+    "commit_draft",
     "list_files",
     "read_file",
     "write_file",

@@ -118,6 +118,9 @@ pub enum Source {
     MailSearch,
     #[serde(rename = "builtin.mail.send")]
     MailSend,
+    /// Moves a reviewed draft to the outbox, if its content still has the reviewed digest.
+    #[serde(rename = "builtin.mail.commit")]
+    MailCommit,
     #[serde(rename = "builtin.files.list")]
     FilesList,
     #[serde(rename = "builtin.files.read")]
@@ -130,11 +133,12 @@ pub enum Source {
 
 impl Source {
     /// Every built-in source, in documentation order.
-    pub const ALL: [Source; 8] = [
+    pub const ALL: [Source; 9] = [
         Source::MailList,
         Source::MailGet,
         Source::MailSearch,
         Source::MailSend,
+        Source::MailCommit,
         Source::FilesList,
         Source::FilesRead,
         Source::FilesWrite,
@@ -154,6 +158,7 @@ impl Source {
             Source::MailGet => "builtin.mail.get",
             Source::MailSearch => "builtin.mail.search",
             Source::MailSend => "builtin.mail.send",
+            Source::MailCommit => "builtin.mail.commit",
             Source::FilesList => "builtin.files.list",
             Source::FilesRead => "builtin.files.read",
             Source::FilesWrite => "builtin.files.write",
@@ -168,6 +173,7 @@ impl Source {
             Source::MailGet => &["id"],
             Source::MailSearch => &["query"],
             Source::MailSend => &["to", "subject", "body"],
+            Source::MailCommit => &["id", "sha256"],
             Source::FilesList | Source::FilesRead => &["path"],
             Source::FilesWrite => &["path", "content"],
             Source::WebGet => &["url"],

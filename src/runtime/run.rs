@@ -731,7 +731,12 @@ impl RunHost<'_, '_> {
                     }
                 })
                 .collect(),
-            pc: self.space.describe(&claim.pc),
+            // `pc` is checked for integrity, tags and readers; as a choice it carries no kinds, and listing
+            // "every kind" (the neutral influence) would mislead a reader of the trace.
+            pc: self.space.describe(&Label {
+                verified: crate::label::KindSet::NONE,
+                ..claim.pc.clone()
+            }),
             decision: serde_plain(&decision.outcome),
             rule: decision.rule.clone(),
             reason: decision.reason.clone(),

@@ -167,7 +167,42 @@ pub fn send(
         .write_to_vec()
         .map_err(|_| ToolError::Io)?;
     let tmp = folder.join("tmp").join(&id);
+    let digest = crate::trace::redact::sha256_bytes(&message);
     std::fs::write(&tmp, message).map_err(|_| ToolError::Io)?;
     std::fs::rename(&tmp, folder.join("new").join(&id)).map_err(|_| ToolError::Io)?;
-    Ok(json!({"id": id, "status": if draft { "drafted" } else { "sent" }}))
+    if draft {
+        // The digest names the exact draft a reviewer saw; `commit` moves it only if it is unchanged.
+        return Ok(json!({"id": id, "status": "drafted", "sha256": digest}));
+    }
+    Ok(json!({"id": id, "status": "sent"}))
+}
+
+/// Moves draft `id` from `drafts` into `outbox`, if its bytes still have the digest `sha256` (the one
+/// reviewed). Ids are Maildir file names: no path separators, no leading dot.
+pub fn commit(drafts: &Path, outbox: &Path, id: &str, sha256: &str) -> Result<Value, ToolError> {
+    if id.is_empty() || id.starts_with('.') || id.contains(['/', '\\', '\0']) || id.contains("..") {
+        return Err(ToolError::Refused("not a draft id"));
+    }
+    let found = ["new", "cur"]
+        .iter()
+        .map(|sub| drafts.join(sub).join(id))
+        .find(|p| p.symlink_metadata().is_ok_and(|m| m.is_file()));
+    let Some(path) = found else {
+        return Err(ToolError::Refused("no such draft"));
+    };
+    let bytes = std::fs::read(&path).map_err(|_| ToolError::Io)?;
+    if crate::trace::redact::sha256_bytes(&bytes) != sha256 {
+        return Err(ToolError::Refused(
+            "the draft changed since it was reviewed; review it again",
+        ));
+    }
+    for sub in ["tmp", "new", "cur"] {
+        std::fs::create_dir_all(outbox.join(sub)).map_err(|_| ToolError::Io)?;
+    }
+    // Written as a new file first, so an outbox on another file system works and a crash leaves the draft.
+    let tmp = outbox.join("tmp").join(id);
+    std::fs::write(&tmp, &bytes).map_err(|_| ToolError::Io)?;
+    std::fs::rename(&tmp, outbox.join("new").join(id)).map_err(|_| ToolError::Io)?;
+    std::fs::remove_file(&path).map_err(|_| ToolError::Io)?;
+    Ok(json!({"id": id, "status": "sent"}))
 }

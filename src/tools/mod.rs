@@ -67,7 +67,8 @@ impl Builtins {
             "builtin.mail.list"
             | "builtin.mail.get"
             | "builtin.mail.search"
-            | "builtin.mail.send" => {
+            | "builtin.mail.send"
+            | "builtin.mail.commit" => {
                 let cfg = self
                     .config
                     .mail
@@ -83,6 +84,12 @@ impl Builtins {
                     }
                     "builtin.mail.get" => mail::get(&cfg.maildir, str_arg(args, "id")?),
                     "builtin.mail.search" => mail::search(&cfg.maildir, str_arg(args, "query")?),
+                    "builtin.mail.commit" => mail::commit(
+                        &cfg.drafts,
+                        &cfg.outbox,
+                        str_arg(args, "id")?,
+                        str_arg(args, "sha256")?,
+                    ),
                     _ => {
                         let to: Vec<String> = match args.get("to") {
                             Some(Value::String(s)) => vec![s.clone()],
