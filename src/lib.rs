@@ -15,3 +15,4 @@ pub mod runtime;
 pub mod scenario;
 pub mod tools;
 pub mod trace;
+pub mod view;

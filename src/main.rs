@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use zamburak::exit;
 
 /// Run an AI agent's Python plan on private data without letting prompt injection steer it.
 ///
@@ -140,11 +139,6 @@ enum Mode {
     Normal,
 }
 
-fn not_built(what: &str) -> i32 {
-    eprintln!("zamburak {what}: this command is not built yet in this version of zamburak.");
-    exit::USAGE
-}
-
 fn lower_mode(m: Mode) -> zamburak::lower::Mode {
     match m {
         Mode::Strict => zamburak::lower::Mode::Strict,
@@ -204,7 +198,11 @@ fn main() -> ExitCode {
             zamburak::runtime::snapshot::decide_command(&snapshot, false, by.as_deref())
         }
         Command::Verify { trace } => zamburak::trace::verify_command(&trace),
-        Command::View { .. } => not_built("view"),
+        Command::View {
+            trace,
+            addr,
+            export,
+        } => zamburak::view::view_command(&trace, addr.as_deref(), export.as_deref()),
         Command::Policy { command } => match command {
             PolicyCommand::Check { file } => zamburak::policy::check_command(&file),
             PolicyCommand::Test { scenarios, policy } => {

@@ -19,7 +19,7 @@ pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// One physical line of a trace file.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum RawLine {
+pub enum RawLine {
     /// A full line, without its `\n`.
     Complete(Vec<u8>),
     /// The file ended before a `\n`: the last write was interrupted or the file was cut.
@@ -29,14 +29,14 @@ pub(crate) enum RawLine {
 }
 
 /// Lines of a trace, each at most `limit` bytes in memory.
-pub(crate) struct Lines<R> {
+pub struct Lines<R> {
     inner: R,
     limit: usize,
     done: bool,
 }
 
 impl<R: BufRead> Lines<R> {
-    pub(crate) fn new(inner: R, limit: usize) -> Lines<R> {
+    pub fn new(inner: R, limit: usize) -> Lines<R> {
         Lines {
             inner,
             limit,
@@ -45,7 +45,7 @@ impl<R: BufRead> Lines<R> {
     }
 
     /// The next line, `None` at the end of the file.
-    pub(crate) fn next_line(&mut self) -> io::Result<Option<RawLine>> {
+    pub fn next_line(&mut self) -> io::Result<Option<RawLine>> {
         if self.done {
             return Ok(None);
         }

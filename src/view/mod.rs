@@ -1,0 +1,83 @@
+//! `zamburak view TRACE.zjson [--addr 127.0.0.1:PORT] [--export FILE.html]`: a trace as a redacted lineage
+//! graph, on a local server or as one self-contained HTML file.
+//!
+//! The trace is untrusted input. [`model`] reads it line by line and keeps what parses; [`graph`] builds
+//! and lays out the lineage; [`render`] fills the templates with autoescaping; [`server`] serves them on
+//! loopback behind a token with a script-free Content-Security-Policy.
+//!
+//! ```no_run
+//! let code = zamburak::view::view_command(std::path::Path::new("plan.zjson"), None, Some(std::path::Path::new("plan.html")));
+//! assert!(code == 0 || code == 1);
+//! ```
+
+pub mod graph;
+pub mod model;
+pub mod render;
+pub mod server;
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::exit;
+
+/// Runs `zamburak view`. Exit 0 on success; 1 when the trace's chain is broken (the export is still
+/// written and says where); 2 for a bad address or an unreadable file.
+pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>) -> i32 {
+    let addr = match server::loopback_addr(addr) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let view = match model::load(trace) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let broken = !view.chain.ok;
+    if broken {
+        eprintln!(
+            "warning: the trace's chain is broken at seq {}: {}",
+            view.chain.broken_seq.unwrap_or(0),
+            view.chain.broken_why.as_deref().unwrap_or("")
+        );
+    }
+    let pages = match render::Pages::new(view) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    if let Some(out) = export {
+        let html = match pages.export() {
+            Ok(h) => h,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::USAGE;
+            }
+        };
+        if let Err(e) = std::fs::write(out, html) {
+            eprintln!("error: cannot write {}: {e}", out.display());
+            return exit::USAGE;
+        }
+        eprintln!("wrote {}", out.display());
+        return if broken { exit::REJECTED } else { exit::OK };
+    }
+    let result = server::serve(pages, addr, &mut |url| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{url}");
+        let _ = out.flush();
+        eprintln!("serving the trace on loopback; press Ctrl-C to stop");
+    });
+    match result {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            eprintln!("error: {e}");
+            exit::USAGE
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! What the viewer shows, read from a trace that is untrusted input: every line is parsed on its own, what
+//! parses is kept, what does not is listed as a problem. Nothing here trusts a string from the trace; the
+//! templates escape everything, and previews survive only where the record's own label allows showing them.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::label::LabelView;
+use crate::trace::reader::{Lines, MAX_LINE, RawLine};
+use crate::trace::record::{Call, CallResult, Record};
+use crate::trace::verify;
+
+/// Most records shown; a larger trace is cut with a problem noted.
+pub const MAX_RECORDS: usize = 100_000;
+
+/// The header, as shown.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct HeaderView {
+    pub plan_sha256: String,
+    pub policy_sha256: String,
+    pub mode: String,
+    pub started_at: String,
+    pub zamburak: String,
+}
+
+/// Whether the hash chain checks.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ChainView {
+    pub ok: bool,
+    pub complete: bool,
+    pub records: usize,
+    pub head: Option<String>,
+    pub broken_seq: Option<u64>,
+    pub broken_line: Option<usize>,
+    pub broken_why: Option<String>,
+}
+
+/// One argument of a call, as shown.
+#[derive(Clone, Debug, Serialize)]
+pub struct ArgView {
+    pub name: String,
+    pub label: LabelView,
+    pub digest: String,
+    /// Only for a trusted, public, untagged value.
+    pub preview: Option<String>,
+}
+
+/// A tool call with its result, approval and upstream calls.
+#[derive(Clone, Debug, Serialize)]
+pub struct CallView {
+    pub id: u32,
+    pub line: u32,
+    pub tool: String,
+    /// One of `allow`, `deny`, `confirm`, `draft`, or `unknown` for anything else.
+    pub decision: String,
+    pub rule: String,
+    pub reason: String,
+    pub before_run: bool,
+    pub args: Vec<ArgView>,
+    pub pc: LabelView,
+    pub result: Option<ResultView>,
+    pub approval: Option<String>,
+    /// Calls whose results flow into an argument (data) or into the control context (control).
+    pub data_from: Vec<u32>,
+    pub control_from: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ResultView {
+    pub label: LabelView,
+    pub digest: String,
+    pub preview: Option<String>,
+}
+
+/// A verifier use (a node of the graph too).
+#[derive(Clone, Debug, Serialize)]
+pub struct VerifierView {
+    pub id: u32,
+    pub line: u32,
+    pub verifier: String,
+    pub ok: bool,
+    pub label: LabelView,
+    pub data_from: Vec<u32>,
+}
+
+/// One plan line with the decisions of the calls on it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlanLine {
+    pub no: usize,
+    pub text: String,
+    /// `(call id, decision)` of the calls made from this line.
+    pub calls: Vec<(u32, String)>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Counts {
+    pub allow: usize,
+    pub deny: usize,
+    pub confirm: usize,
+    pub draft: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct EndView {
+    pub status: String,
+    pub outcome: String,
+    pub exit_code: i32,
+}
+
+/// Everything the pages show.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TraceView {
+    pub file: String,
+    pub header: Option<HeaderView>,
+    pub chain: ChainView,
+    pub problems: Vec<String>,
+    pub counts: Counts,
+    pub end: Option<EndView>,
+    pub suspended: bool,
+    pub calls: Vec<CallView>,
+    pub verifiers: Vec<VerifierView>,
+    pub plan: Vec<PlanLine>,
+    pub errors: Vec<String>,
+}
+
+/// A preview may be shown only for a trusted, public, untagged value: a forged record that carries one
+/// for any other label does not get it shown.
+pub fn safe_preview(label: &LabelView, preview: &Option<Value>) -> Option<String> {
+    let shown = label.integrity == "trusted" && label.readers.is_none() && label.tags.is_empty();
+    match preview {
+        Some(v) if shown => Some(match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }),
+        _ => None,
+    }
+}
+
+/// The call ids a label's sources name (`tool#id`).
+pub fn source_ids(label: &LabelView) -> Vec<u32> {
+    let mut ids: Vec<u32> = label
+        .sources
+        .iter()
+        .filter_map(|s| s.rsplit_once('#').and_then(|(_, id)| id.parse().ok()))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+fn known_decision(d: &str) -> String {
+    match d {
+        "allow" | "deny" | "confirm" | "draft" => d.to_string(),
+        _ => "unknown".to_string(),
+    }
+}
+
+/// Reads a trace tolerantly. `Err` only when the file cannot be opened.
+pub fn load(path: &Path) -> Result<TraceView, String> {
+    let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut view = TraceView {
+        file: path.display().to_string(),
+        ..TraceView::default()
+    };
+    match verify::verify(path) {
+        Ok(r) => {
+            view.chain = ChainView {
+                ok: r.broken.is_none(),
+                complete: r.complete,
+                records: r.records,
+                head: r.head.clone(),
+                broken_seq: r.broken.as_ref().map(|b| b.seq),
+                broken_line: r.broken.as_ref().map(|b| b.line),
+                broken_why: r.broken.as_ref().map(|b| b.why.clone()),
+            };
+        }
+        Err(e) => view
+            .problems
+            .push(format!("the chain could not be checked: {e}")),
+    }
+
+    let mut lines = Lines::new(BufReader::new(file), MAX_LINE);
+    let mut records = Vec::new();
+    let mut n = 0usize;
+    loop {
+        let raw = match lines.next_line() {
+            Ok(Some(raw)) => raw,
+            Ok(None) => break,
+            Err(e) => {
+                view.problems.push(format!("reading stopped: {e}"));
+                break;
+            }
+        };
+        n += 1;
+        let bytes = match raw {
+            RawLine::Complete(b) => b,
+            RawLine::Unterminated(b) => {
+                view.problems.push(format!("line {n} is cut off"));
+                b
+            }
+            RawLine::TooLong => {
+                view.problems.push(format!(
+                    "line {n} is longer than {MAX_LINE} bytes; the rest is not shown"
+                ));
+                break;
+            }
+        };
+        if records.len() >= MAX_RECORDS {
+            view.problems
+                .push(format!("only the first {MAX_RECORDS} records are shown"));
+            break;
+        }
+        let parsed: Result<Record, String> = serde_json::from_slice::<Value>(&bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|v| {
+                let Value::Object(mut o) = v else {
+                    return Err("not a JSON object".into());
+                };
+                for k in ["seq", "prev", "hash"] {
+                    o.shift_remove(k);
+                }
+                serde_json::from_value(Value::Object(o)).map_err(|e| e.to_string())
+            });
+        match parsed {
+            Ok(r) => records.push(r),
+            Err(e) => view.problems.push(format!("line {n} is not a record: {e}")),
+        }
+    }
+    build(&mut view, records);
+    Ok(view)
+}
+
+fn build(view: &mut TraceView, records: Vec<Record>) {
+    let mut results: BTreeMap<u32, CallResult> = BTreeMap::new();
+    let mut approvals: BTreeMap<u32, String> = BTreeMap::new();
+    let mut calls: Vec<Call> = Vec::new();
+    let mut plan_text = String::new();
+    for r in records {
+        match r {
+            Record::Header(h) => {
+                plan_text = h.plan.clone();
+                view.header = Some(HeaderView {
+                    plan_sha256: h.plan_sha256,
+                    policy_sha256: h.policy_sha256,
+                    mode: h.mode,
+                    started_at: h.started_at,
+                    zamburak: h.zamburak,
+                });
+            }
+            Record::Call(c) => calls.push(c),
+            Record::Result(r) => {
+                results.insert(r.call_id, r);
+            }
+            Record::Verifier(v) => view.verifiers.push(VerifierView {
+                id: v.call_id,
+                line: v.line,
+                verifier: v.verifier,
+                ok: v.ok,
+                data_from: source_ids(&v.label)
+                    .into_iter()
+                    .filter(|s| *s < v.call_id)
+                    .collect(),
+                label: v.label,
+            }),
+            Record::Approval(a) => {
+                approvals.insert(a.call_id, format!("{} by {} at {}", a.decision, a.by, a.at));
+            }
+            Record::Suspend(_) => view.suspended = true,
+            Record::Error(e) => view.errors.push(format!(
+                "{}{}: {}",
+                e.exc_type,
+                e.line.map(|l| format!(" at line {l}")).unwrap_or_default(),
+                e.message
+            )),
+            Record::End(e) => {
+                view.suspended = false;
+                view.end = Some(EndView {
+                    status: e.status,
+                    outcome: e.outcome,
+                    exit_code: e.exit_code,
+                });
+            }
+        }
+    }
+    for c in calls {
+        let decision = known_decision(&c.decision);
+        match decision.as_str() {
+            "allow" => view.counts.allow += 1,
+            "deny" => view.counts.deny += 1,
+            "confirm" => view.counts.confirm += 1,
+            "draft" => view.counts.draft += 1,
+            _ => {}
+        }
+        let mut data_from: Vec<u32> = c
+            .args
+            .iter()
+            .flat_map(|a| source_ids(&a.label))
+            .filter(|s| *s < c.call_id)
+            .collect();
+        data_from.sort_unstable();
+        data_from.dedup();
+        let control_from = source_ids(&c.pc)
+            .into_iter()
+            .filter(|s| *s < c.call_id)
+            .collect();
+        let result = results.remove(&c.call_id).map(|r| ResultView {
+            preview: safe_preview(&r.label, &r.preview),
+            label: r.label,
+            digest: r.digest,
+        });
+        view.calls.push(CallView {
+            id: c.call_id,
+            line: c.line,
+            decision,
+            rule: c.rule,
+            reason: c.reason,
+            before_run: c.before_run,
+            args: c
+                .args
+                .into_iter()
+                .map(|a| ArgView {
+                    preview: safe_preview(&a.label, &a.preview),
+                    name: a.name,
+                    label: a.label,
+                    digest: a.digest,
+                })
+                .collect(),
+            pc: c.pc,
+            result,
+            approval: approvals.remove(&c.call_id),
+            data_from,
+            control_from,
+            tool: c.tool,
+        });
+    }
+    view.plan = plan_text
+        .lines()
+        .enumerate()
+        .map(|(i, text)| PlanLine {
+            no: i + 1,
+            text: text.to_string(),
+            calls: view
+                .calls
+                .iter()
+                .filter(|c| c.line as usize == i + 1)
+                .map(|c| (c.id, c.decision.clone()))
+                .collect(),
+        })
+        .collect();
+}

@@ -1,0 +1,101 @@
+//! The pages, from the minijinja templates in `templates/` (embedded). Autoescaping is on for every
+//! template (their names end in `.html`), and no template marks trace data `safe`: every string from the
+//! trace reaches the page escaped.
+
+use minijinja::value::Serde;
+use minijinja::{Environment, context};
+
+use super::graph::{self, Graph};
+use super::model::TraceView;
+
+/// The stylesheet, served as a file by the server and inlined by the export.
+pub const CSS: &str = include_str!("../../static/view.css");
+
+const TEMPLATES: &[(&str, &str)] = &[
+    ("base.html", include_str!("../../templates/base.html")),
+    ("summary.html", include_str!("../../templates/summary.html")),
+    ("plan.html", include_str!("../../templates/plan.html")),
+    ("graph.html", include_str!("../../templates/graph.html")),
+    ("call.html", include_str!("../../templates/call.html")),
+    ("export.html", include_str!("../../templates/export.html")),
+    (
+        "_summary.html",
+        include_str!("../../templates/_summary.html"),
+    ),
+    ("_plan.html", include_str!("../../templates/_plan.html")),
+    ("_graph.html", include_str!("../../templates/_graph.html")),
+    ("_call.html", include_str!("../../templates/_call.html")),
+    ("_label.html", include_str!("../../templates/_label.html")),
+];
+
+/// A trace ready to render: the view and its laid-out graph.
+pub struct Pages {
+    env: Environment<'static>,
+    pub view: TraceView,
+    pub graph: Graph,
+}
+
+/// Which page.
+pub enum Page {
+    Summary,
+    Plan,
+    Graph,
+    Call(u32),
+}
+
+impl Pages {
+    pub fn new(view: TraceView) -> Result<Pages, String> {
+        let mut env = Environment::new();
+        for (name, text) in TEMPLATES {
+            env.add_template(name, text)
+                .map_err(|e| format!("template {name}: {e}"))?;
+        }
+        let graph = graph::layout(&graph::nodes(&view));
+        Ok(Pages { env, view, graph })
+    }
+
+    /// One page of the server, whose links start with `root` (`/TOKEN/`). `None`: no such call.
+    pub fn page(&self, page: &Page, root: &str) -> Option<Result<String, String>> {
+        let call_href = format!("{root}call/");
+        let (name, call) = match page {
+            Page::Summary => ("summary.html", None),
+            Page::Plan => ("plan.html", None),
+            Page::Graph => ("graph.html", None),
+            Page::Call(id) => (
+                "call.html",
+                Some(self.view.calls.iter().find(|c| c.id == *id)?),
+            ),
+        };
+        Some(self.render(
+            name,
+            context! {
+                view => Serde(&self.view),
+                graph => Serde(&self.graph),
+                root => root,
+                call_href => call_href,
+                c => Serde(call),
+            },
+        ))
+    }
+
+    /// The whole trace as one self-contained page: inline style, inline SVG, no script.
+    pub fn export(&self) -> Result<String, String> {
+        self.render(
+            "export.html",
+            context! {
+                view => Serde(&self.view),
+                graph => Serde(&self.graph),
+                root => "#",
+                call_href => "#call-",
+                css => CSS,
+            },
+        )
+    }
+
+    fn render(&self, name: &str, ctx: minijinja::Value) -> Result<String, String> {
+        self.env
+            .get_template(name)
+            .and_then(|t| t.render(ctx))
+            .map_err(|e| format!("cannot render {name}: {e}"))
+    }
+}

@@ -1,0 +1,141 @@
+//! The local server: loopback only, every path behind an unguessable token, strict headers on every
+//! response, no outbound requests.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::header::{
+    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS,
+    X_FRAME_OPTIONS,
+};
+use axum::http::{HeaderValue, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use super::render::{CSS, Page, Pages};
+
+/// The Content-Security-Policy of every response: no script of any kind, styles only from this server.
+pub const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; \
+                       form-action 'none'; frame-ancestors 'none'";
+
+/// Checks an `--addr`: an IP address on the loopback interface. Host names are refused too (they could
+/// resolve anywhere).
+pub fn loopback_addr(addr: Option<&str>) -> Result<SocketAddr, String> {
+    let Some(text) = addr else {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], 0)));
+    };
+    let a: SocketAddr = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not IP:PORT (e.g. 127.0.0.1:8080)"))?;
+    if !a.ip().is_loopback() {
+        return Err(format!(
+            "`{text}` is not a loopback address; the viewer only listens on 127.0.0.1 or [::1]"
+        ));
+    }
+    Ok(a)
+}
+
+/// 32 random bytes from the operating system, as hex.
+pub fn token() -> Result<String, String> {
+    use std::io::Read;
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| format!("no randomness for the access token: {e}"))?;
+    Ok(hex::encode(bytes))
+}
+
+struct AppState {
+    pages: Pages,
+    token: String,
+}
+
+fn not_found() -> Response {
+    (StatusCode::NOT_FOUND, "not found").into_response()
+}
+
+fn html(body: String) -> Response {
+    ([(CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
+}
+
+/// Compares without an early exit, so response times do not reveal how much of a guessed token is right.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+async fn handle(State(state): State<Arc<AppState>>, uri: Uri) -> Response {
+    let path = uri.path();
+    let Some(rest) = path.strip_prefix('/') else {
+        return not_found();
+    };
+    let (tok, page) = rest.split_once('/').unwrap_or((rest, ""));
+    if !same(tok, &state.token) {
+        return not_found();
+    }
+    let root = format!("/{}/", state.token);
+    let page = match page {
+        "" => Page::Summary,
+        "plan" => Page::Plan,
+        "graph" => Page::Graph,
+        "static/view.css" => {
+            return ([(CONTENT_TYPE, "text/css; charset=utf-8")], CSS).into_response();
+        }
+        other => match other.strip_prefix("call/").and_then(|id| id.parse().ok()) {
+            Some(id) => Page::Call(id),
+            None => return not_found(),
+        },
+    };
+    match state.pages.page(&page, &root) {
+        None => not_found(),
+        Some(Ok(body)) => html(body),
+        Some(Err(e)) => (StatusCode::INTERNAL_SERVER_ERROR, e).into_response(),
+    }
+}
+
+/// The application: one handler behind the token, and the security headers on every response (404s too).
+pub fn app(pages: Pages, token: String) -> Router {
+    let state = Arc::new(AppState { pages, token });
+    let header = |name, value: &'static str| {
+        SetResponseHeaderLayer::overriding(name, HeaderValue::from_static(value))
+    };
+    Router::new()
+        .fallback(handle)
+        .with_state(state)
+        .layer(header(CONTENT_SECURITY_POLICY, CSP))
+        .layer(header(X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .layer(header(REFERRER_POLICY, "no-referrer"))
+        .layer(header(X_FRAME_OPTIONS, "DENY"))
+        .layer(header(CACHE_CONTROL, "no-store"))
+}
+
+/// Serves until Ctrl-C. `ready` gets the URL once the socket is bound.
+pub fn serve(pages: Pages, addr: SocketAddr, ready: &mut dyn FnMut(&str)) -> Result<(), String> {
+    let token = token()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the server: {e}"))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let bound = listener
+            .local_addr()
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        ready(&format!("http://{bound}/{token}/"));
+        let app = app(pages, token);
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .map_err(|e| format!("the server stopped: {e}"))
+    })
+}

@@ -1,0 +1,471 @@
+//! `zamburak view`: real traces from real runs, the real server on loopback, and a real headless Chromium
+//! (Debian's `chromium`; `.ci/run` installs it). Security tests assert both what is shown and that nothing
+//! happened: no request left the page, no script ran, no private value appeared.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as Proc, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use assert_cmd::Command;
+use common::world::World;
+use serde_json::Value;
+use zamburak::label::LabelView;
+use zamburak::trace::TraceWriter;
+use zamburak::trace::record::{ArgRecord, Call, CallResult, End, Header, Record};
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("zamburak")
+}
+
+/// Runs an example plan in a fresh world; returns the world and the trace.
+fn traced(example: &str, code: i32) -> (World, PathBuf) {
+    let world = World::new(None);
+    let src = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(example),
+    )
+    .unwrap();
+    let plan = world.write_plan(example, &src);
+    let out = world.run(&plan, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trace = plan.with_extension("zjson");
+    (world, trace)
+}
+
+fn export(trace: &Path) -> (i32, String) {
+    let out_file = trace.with_extension("html");
+    let out = Command::new(bin())
+        .arg("view")
+        .arg(trace)
+        .arg("--export")
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    let html = std::fs::read_to_string(&out_file).unwrap_or_default();
+    (out.status.code().unwrap_or(-1), html)
+}
+
+/// The lineage edges a trace implies, computed here from its records (not by the viewer's code).
+fn expected_edges(trace: &Path) -> Vec<(u64, u64, &'static str)> {
+    let mut edges = Vec::new();
+    for line in std::fs::read_to_string(trace).unwrap().lines() {
+        let r: Value = serde_json::from_str(line).unwrap();
+        if r["type"] != "call" {
+            continue;
+        }
+        let to = r["call_id"].as_u64().unwrap();
+        let ids = |label: &Value| -> Vec<u64> {
+            label["sources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| {
+                    s.as_str()
+                        .unwrap()
+                        .rsplit_once('#')
+                        .unwrap()
+                        .1
+                        .parse()
+                        .unwrap()
+                })
+                .filter(|id| *id < to)
+                .collect()
+        };
+        let mut data: Vec<u64> = r["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|a| ids(&a["label"]))
+            .collect();
+        data.sort();
+        data.dedup();
+        edges.extend(data.into_iter().map(|f| (f, to, "data")));
+        edges.extend(ids(&r["pc"]).into_iter().map(|f| (f, to, "control")));
+    }
+    edges.sort();
+    edges
+}
+
+/// The edges a page shows, read from its DOM.
+fn shown_edges(html: &str) -> Vec<(u64, u64, &'static str)> {
+    let re = regex::Regex::new(r#"class="edge (data|control)" data-from="(\d+)" data-to="(\d+)""#)
+        .unwrap();
+    let mut edges: Vec<(u64, u64, &'static str)> = re
+        .captures_iter(html)
+        .map(|c| {
+            let kind = if &c[1] == "data" { "data" } else { "control" };
+            (c[2].parse().unwrap(), c[3].parse().unwrap(), kind)
+        })
+        .collect();
+    edges.sort();
+    edges
+}
+
+#[test]
+fn export_shows_the_run_its_lineage_and_the_chain() {
+    let (_world, trace) = traced("triage.py", 0);
+    let (code, html) = export(&trace);
+    assert_eq!(code, 0);
+    assert!(html.contains("Hash chain verified"));
+    let edges = expected_edges(&trace);
+    assert!(!edges.is_empty());
+    assert_eq!(shown_edges(&html), edges);
+    // Every call of the trace is a node, drafts marked as such.
+    let calls = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"type\":\"call\""))
+        .count();
+    assert_eq!(html.matches("id=\"node-").count(), calls);
+    assert!(html.contains("class=\"node call decision-draft"));
+    // Self-contained: no script, no external reference.
+    assert!(!html.contains("<script"));
+    assert!(!html.contains("src=\"http") && !html.contains("href=\"http"));
+}
+
+#[test]
+fn a_denied_call_stands_out() {
+    let (_world, trace) = traced("attack.py", 3);
+    let (code, html) = export(&trace);
+    assert_eq!(code, 0);
+    assert!(
+        html.contains("class=\"node call decision-deny"),
+        "the denied call is a red node"
+    );
+    assert!(html.contains("decided before the run"));
+    assert!(html.contains("<td class=\"decision-deny\">1</td>"));
+}
+
+fn view_label(integrity: &str, tags: &[&str], public: bool, sources: &[&str]) -> LabelView {
+    LabelView {
+        integrity: integrity.into(),
+        verified: vec![],
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        readers: if public { None } else { Some(vec![]) },
+        sources: sources.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+const PRIVATE: &str = "PRIVATE-MARKER-7f3a";
+
+/// A trace whose every string is hostile, chained properly so the viewer shows it all.
+fn hostile_trace(dir: &Path, port: u16) -> PathBuf {
+    let p = |s: &str| s.replace("PORT", &port.to_string());
+    let script = p("<script>fetch('http://127.0.0.1:PORT/script')</script>");
+    let img = p("<img src=x onerror=\"fetch('http://127.0.0.1:PORT/img')\">");
+    let link = "<a href=\"javascript:fetch('http://127.0.0.1:PORT/js')\">x</a>"
+        .replace("PORT", &port.to_string());
+    let path = dir.join("hostile.zjson");
+    let plan = format!("x = 1  # {script}\ny = 2  # {img} {link}\n");
+    let mut w =
+        TraceWriter::create(&path, Header::new(&plan, format!("sha256:{img}"), &script)).unwrap();
+    w.append(Record::Call(Call {
+        call_id: 1,
+        line: 1,
+        tool: script.clone(),
+        args: vec![ArgRecord {
+            name: img.clone(),
+            label: view_label("trusted", &[], true, &[]),
+            digest: link.clone(),
+            preview: Some(Value::String(img.clone())),
+        }],
+        pc: view_label(&img, &[&script], false, &[]),
+        decision: img.clone(),
+        rule: script.clone(),
+        reason: link.clone(),
+        before_run: false,
+    }))
+    .unwrap();
+    w.append(Record::Result(CallResult {
+        call_id: 1,
+        tool: script.clone(),
+        label: view_label("untrusted", &["PRIVATE"], false, &["x#1"]),
+        digest: "sha256:00".into(),
+        // A forged preview of an untrusted, private value: never shown.
+        preview: Some(Value::String(PRIVATE.into())),
+    }))
+    .unwrap();
+    w.append(Record::Call(Call {
+        call_id: 2,
+        line: 2,
+        tool: "send".into(),
+        args: vec![ArgRecord {
+            name: "body".into(),
+            label: view_label("untrusted", &[&img], false, &[&format!("{script}#1")]),
+            digest: "sha256:01".into(),
+            preview: Some(Value::String(PRIVATE.into())),
+        }],
+        pc: view_label("trusted", &[], true, &[]),
+        decision: "deny".into(),
+        rule: "args.body.require".into(),
+        reason: script.clone(),
+        before_run: false,
+    }))
+    .unwrap();
+    w.append(Record::End(End {
+        status: script.clone(),
+        exit_code: 3,
+        outcome: img.clone(),
+    }))
+    .unwrap();
+    w.close().unwrap();
+    path
+}
+
+/// A loopback listener that counts every connection made to it.
+fn canary() -> (u16, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    std::thread::spawn(move || {
+        for s in listener.incoming() {
+            h.fetch_add(1, Ordering::SeqCst);
+            if let Ok(mut s) = s {
+                let _ = s.write_all(b"HTTP/1.1 204 No Content\r\n\r\n");
+            }
+        }
+    });
+    (port, hits)
+}
+
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(trace: &Path) -> Server {
+    let mut child = Proc::new(bin())
+        .arg("view")
+        .arg(trace)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim().to_string();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with('/'),
+        "{url}"
+    );
+    Server { child, url }
+}
+
+fn chromium(args: &[&str]) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Proc::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .output()
+        .expect("chromium (Debian's package; .ci/run installs it)");
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// Raw HTTP/1.1 GET; returns the status code.
+fn get_status(url: &str) -> u16 {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest
+        .split_once('/')
+        .map(|(h, p)| (h, format!("/{p}")))
+        .unwrap();
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap();
+    resp.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn chromium_renders_the_graph_and_marks_the_denial() {
+    let (_world, trace) = traced("triage.py", 0);
+    let server = serve(&trace);
+    let dom = chromium(&["--dump-dom", &format!("{}graph", server.url)]);
+    assert_eq!(shown_edges(&dom), expected_edges(&trace), "{dom}");
+    assert!(dom.contains("id=\"node-1\""));
+    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let shot = artifacts.join("view-graph.png");
+    let _ = std::fs::remove_file(&shot);
+    chromium(&[
+        &format!("--screenshot={}", shot.display()),
+        "--window-size=1400,1000",
+        &format!("{}graph", server.url),
+    ]);
+    assert!(
+        std::fs::metadata(&shot)
+            .map(|m| m.len() > 1000)
+            .unwrap_or(false),
+        "a screenshot was saved"
+    );
+
+    let (_w2, denied) = traced("attack.py", 3);
+    let server = serve(&denied);
+    let dom = chromium(&["--dump-dom", &format!("{}graph", server.url)]);
+    assert!(dom.contains("decision-deny"), "{dom}");
+}
+
+#[test]
+fn hostile_trace_strings_execute_nothing_and_leak_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (port, hits) = canary();
+    let trace = hostile_trace(dir.path(), port);
+    let server = serve(&trace);
+    let (code, html) = export(&trace);
+    assert_eq!(code, 0, "the hostile trace's chain is intact");
+    let export_file = trace.with_extension("html");
+    let mut pages: Vec<String> = ["", "plan", "graph", "call/1", "call/2"]
+        .iter()
+        .map(|p| format!("{}{p}", server.url))
+        .collect();
+    pages.push(format!("file://{}", export_file.display()));
+    for page in &pages {
+        let dom = chromium(&["--virtual-time-budget=2000", "--dump-dom", page]);
+        assert!(dom.contains("Summary"), "{page} rendered: {dom}");
+        assert!(!dom.contains("<script"), "{page}: a script element exists");
+        assert!(
+            !dom.contains("<img"),
+            "{page}: an injected image element exists"
+        );
+        assert!(
+            !dom.to_lowercase().contains("<a href=\"javascript:"),
+            "{page}: a javascript: link exists"
+        );
+        assert!(!dom.contains(PRIVATE), "{page}: the private value is shown");
+    }
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "a payload made a request");
+    // The payloads are shown, as text.
+    assert!(html.contains("&lt;script&gt;fetch("));
+    assert!(!html.contains(PRIVATE));
+}
+
+#[test]
+fn requests_need_the_token_and_the_server_only_binds_loopback() {
+    let (_world, trace) = traced("summary.py", 0);
+    let server = serve(&trace);
+    assert_eq!(get_status(&server.url), 200);
+    let base = server
+        .url
+        .trim_end_matches('/')
+        .rsplit_once('/')
+        .unwrap()
+        .0
+        .to_string();
+    assert_eq!(get_status(&format!("{base}/")), 404, "no token");
+    assert_eq!(get_status(&format!("{base}/graph")), 404, "no token");
+    let wrong = format!("{base}/{}/", "0".repeat(64));
+    assert_eq!(get_status(&wrong), 404, "wrong token");
+    assert_eq!(get_status(&format!("{}static/view.css", server.url)), 200);
+    for addr in [
+        "0.0.0.0:0",
+        "192.168.1.5:80",
+        "[::]:0",
+        "localhost:8080",
+        "example.com:80",
+    ] {
+        let out = Command::new(bin())
+            .arg("view")
+            .arg(&trace)
+            .arg("--addr")
+            .arg(addr)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{addr}");
+        assert!(
+            out.stdout.is_empty(),
+            "{addr}: no URL is printed, nothing is served"
+        );
+    }
+}
+
+#[test]
+fn a_tampered_trace_says_where_it_breaks_and_still_shows_the_rest() {
+    let (_world, trace) = traced("triage.py", 0);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mid = lines.len() / 2;
+    let mut bytes = text.clone().into_bytes();
+    let offset = lines[..mid].iter().map(|l| l.len() + 1).sum::<usize>() + lines[mid].len() / 2;
+    bytes[offset] ^= 0x01;
+    std::fs::write(&trace, &bytes).unwrap();
+    let verify = Command::new(bin())
+        .arg("verify")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&verify.stdout).to_string();
+    let seq = said.split_whitespace().nth(3).unwrap().to_string();
+    let (code, html) = export(&trace);
+    assert_eq!(code, 1);
+    assert!(
+        html.contains(&format!("BROKEN at seq {seq}")),
+        "{said}\n{html}"
+    );
+    assert!(
+        html.contains("id=\"node-1\""),
+        "calls before the break are shown"
+    );
+}
+
+#[test]
+fn garbage_traces_render_what_they_can() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("binary.zjson", vec![0, 255, 10, 159, 146, 150]),
+        ("empty.zjson", Vec::new()),
+        (
+            "deep.zjson",
+            format!("{}{}\n", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(),
+        ),
+        ("long.zjson", vec![b'a'; 17 * 1024 * 1024]),
+        ("notjson.zjson", b"{\"type\": \"call\"}\nhello\n".to_vec()),
+    ];
+    for (name, bytes) in cases {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let (code, html) = export(&p);
+        assert!(code == 0 || code == 1, "{name}: exit {code}");
+        assert!(html.contains("Run summary"), "{name}");
+    }
+    let missing = Command::new(bin())
+        .arg("view")
+        .arg(dir.path().join("missing.zjson"))
+        .arg("--export")
+        .arg(dir.path().join("m.html"))
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+}
