@@ -17,7 +17,11 @@ fn label(integrity: &str, sources: Vec<String>) -> LabelView {
     LabelView {
         integrity: integrity.into(),
         verified: vec![],
-        tags: if integrity == "untrusted" { vec!["PRIVATE".into()] } else { vec![] },
+        tags: if integrity == "untrusted" {
+            vec!["PRIVATE".into()]
+        } else {
+            vec![]
+        },
         readers: None,
         sources,
     }
@@ -30,28 +34,46 @@ fn trace() -> &'static PathBuf {
         .get_or_init(|| {
             let dir = tempfile::tempdir().expect("a temporary directory");
             let path = dir.path().join("big.zjson");
-            let plan: String = (1..=2000).map(|i| format!("r{i} = tool(x=r{})\n", i / 2)).collect();
-            let mut w = TraceWriter::create(&path, Header::new(&plan, "sha256:00".into(), "strict"))
-                .expect("writable temp dir");
+            let plan: String = (1..=2000)
+                .map(|i| format!("r{i} = tool(x=r{})\n", i / 2))
+                .collect();
+            let mut w =
+                TraceWriter::create(&path, Header::new(&plan, "sha256:00".into(), "strict"))
+                    .expect("writable temp dir");
             for i in 1..=2000u32 {
                 let from: Vec<String> = [i / 2, i / 3, i.saturating_sub(1)]
                     .iter()
                     .filter(|s| **s > 0)
                     .map(|s| format!("tool#{s}"))
                     .collect();
-                let pc = if i % 7 == 0 { vec![format!("tool#{}", i / 7)] } else { vec![] };
+                let pc = if i % 7 == 0 {
+                    vec![format!("tool#{}", i / 7)]
+                } else {
+                    vec![]
+                };
                 w.append(Record::Call(Call {
                     call_id: i,
                     line: i,
                     tool: "tool".into(),
                     args: vec![ArgRecord {
                         name: "x".into(),
-                        label: label(if from.is_empty() { "trusted" } else { "untrusted" }, from),
+                        label: label(
+                            if from.is_empty() {
+                                "trusted"
+                            } else {
+                                "untrusted"
+                            },
+                            from,
+                        ),
                         digest: "sha256:00".into(),
                         preview: None,
                     }],
                     pc: label("trusted", pc),
-                    decision: if i % 50 == 0 { "deny".into() } else { "allow".into() },
+                    decision: if i % 50 == 0 {
+                        "deny".into()
+                    } else {
+                        "allow".into()
+                    },
                     rule: "allow".into(),
                     reason: "every requirement holds".into(),
                     before_run: false,
@@ -66,8 +88,12 @@ fn trace() -> &'static PathBuf {
                 }))
                 .expect("append");
             }
-            w.append(Record::End(End { status: "completed".into(), exit_code: 0, outcome: "allow".into() }))
-                .expect("append");
+            w.append(Record::End(End {
+                status: "completed".into(),
+                exit_code: 0,
+                outcome: "allow".into(),
+            }))
+            .expect("append");
             w.close().expect("close");
             (dir, path)
         })
