@@ -15,7 +15,9 @@ use ruff_text_size::Ranged;
 
 use super::domain::{AVal, HeapObj, Shape, may_top, meet, must_bottom, neutral};
 use crate::label::{Integrity, KindSet, Label, LabelSpace, Readers, TagSet};
-use crate::lower::scope::{MUTATING_METHODS, assigned_names, escapes, mutation_receivers};
+use crate::lower::scope::{
+    MUTATING_METHODS, assigned_names, escapes, expr_walrus, mutation_receivers, target_names,
+};
 use crate::policy::Policy;
 use crate::policy::model::{IntegritySpec, ReadersSpec};
 
@@ -510,15 +512,7 @@ impl<'a> Interp<'a> {
                     Some(e) => self.expr(e),
                     None => AVal::literal(),
                 };
-                let v = AVal {
-                    may: v.may.join(&self.pc_may),
-                    must: if self.strict {
-                        v.must.join(&self.pc_must)
-                    } else {
-                        v.must.clone()
-                    },
-                    ..v
-                };
+                let v = self.returned(v);
                 if let Some(f) = self.fns.last_mut() {
                     f.ret = Some(match f.ret.take() {
                         Some(old) => old.merge(&v),
@@ -540,6 +534,20 @@ impl<'a> Interp<'a> {
             }
             // `import json` / `import re`, `pass`: nothing flows.
             _ => {}
+        }
+    }
+
+    /// A returned value (`_ret`): it carries the early exits taken so far (part of `pc`, in both modes)
+    /// and, in STRICT, the control context.
+    fn returned(&self, v: AVal) -> AVal {
+        AVal {
+            may: v.may.join(&self.pc_may),
+            must: if self.strict {
+                v.must.join(&self.pc_must)
+            } else {
+                v.must.clone()
+            },
+            ..v
         }
     }
 
@@ -671,7 +679,7 @@ impl<'a> Interp<'a> {
         }
         for (t, _) in rest {
             if let Some(t) = t {
-                walrus_names(t, &mut names);
+                expr_walrus(t, &mut names);
             }
         }
         let before = self.snapshot(&names);
@@ -746,7 +754,7 @@ impl<'a> Interp<'a> {
         let mut cond_may = neutral();
         let mut names = BTreeSet::new();
         assigned_names(body, &mut names);
-        walrus_names(test, &mut names);
+        expr_walrus(test, &mut names);
         let (exits, lp_may, _) = self.fixpoint(body, names, |me, exits| {
             me.pc_may = ps_may.join(exits);
             me.pc_must = ps_must.clone();
@@ -1306,15 +1314,7 @@ impl<'a> Interp<'a> {
         let result = match body {
             FuncBody::Expr(e) => {
                 let v = self.expr(e);
-                AVal {
-                    may: v.may.join(&self.pc_may),
-                    must: if self.strict {
-                        v.must.join(&self.pc_must)
-                    } else {
-                        v.must.clone()
-                    },
-                    ..v
-                }
+                self.returned(v)
             }
             FuncBody::Stmts(body) => {
                 self.fns.push(FnCtx { ret: None });
@@ -1742,28 +1742,6 @@ impl<'a> Interp<'a> {
             }
         }
     }
-}
-
-fn target_names(t: &Expr, out: &mut BTreeSet<String>) {
-    match t {
-        Expr::Name(n) => {
-            out.insert(n.id.to_string());
-        }
-        Expr::Tuple(t) => t.elts.iter().for_each(|e| target_names(e, out)),
-        Expr::List(t) => t.elts.iter().for_each(|e| target_names(e, out)),
-        Expr::Starred(s) => target_names(&s.value, out),
-        _ => {}
-    }
-}
-
-/// Names bound by `:=` in an expression.
-fn walrus_names(e: &Expr, out: &mut BTreeSet<String>) {
-    crate::lower::scope::each_child(e, &mut |x| {
-        if let Expr::Named(n) = x {
-            target_names(&n.target, out);
-        }
-        true
-    });
 }
 
 /// Whether a block calls a plan function (by name) or a function value, outside nested scopes.

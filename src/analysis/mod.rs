@@ -201,6 +201,9 @@ pub fn analyze(parsed: &plan::ParsedPlan, policy: &Policy, mode: Mode) -> LintRe
     report
 }
 
+/// An argument's claim label, its elements (for a list reading) and its recipient texts.
+type ClaimParts = (Label, Option<Vec<Label>>, Vec<String>);
+
 fn deep_may(a: &ArgAcc) -> Label {
     let mut l = a.val.may.clone();
     if let Some(s) = &a.struct_may {
@@ -228,39 +231,30 @@ fn predict(
 ) -> CallPrediction {
     // Two readings of a value that may be a list or a dict: the list reading checks structure and elements
     // apart, the dict reading checks everything joined. The worst of both bounds the runtime's decision.
-    let as_list: Vec<ArgClaim> = site
-        .args
-        .iter()
-        .map(|a| ArgClaim {
-            name: a.name.clone(),
-            label: a.struct_may.clone().unwrap_or_else(|| a.val.may.clone()),
-            elements: a.elems_may.clone().map(|e| vec![e]),
-            texts: texts(a),
-            digest: String::new(),
-        })
-        .collect();
-    let as_whole: Vec<ArgClaim> = site
-        .args
-        .iter()
-        .map(|a| ArgClaim {
-            name: a.name.clone(),
-            label: deep_may(a),
-            elements: None,
-            texts: texts(a),
-            digest: String::new(),
-        })
-        .collect();
-    let must_args: Vec<ArgClaim> = site
-        .args
-        .iter()
-        .map(|a| ArgClaim {
-            name: a.name.clone(),
-            label: a.claim_must.clone(),
-            elements: None,
-            texts: Vec::new(),
-            digest: String::new(),
-        })
-        .collect();
+    let claims = |f: &dyn Fn(&ArgAcc) -> ClaimParts| -> Vec<ArgClaim> {
+        site.args
+            .iter()
+            .map(|a| {
+                let (label, elements, texts) = f(a);
+                ArgClaim {
+                    name: a.name.clone(),
+                    label,
+                    elements,
+                    texts,
+                    digest: String::new(),
+                }
+            })
+            .collect()
+    };
+    let as_list = claims(&|a| {
+        (
+            a.struct_may.clone().unwrap_or_else(|| a.val.may.clone()),
+            a.elems_may.clone().map(|e| vec![e]),
+            texts(a),
+        )
+    });
+    let as_whole = claims(&|a| (deep_may(a), None, texts(a)));
+    let must_args = claims(&|a| (a.claim_must.clone(), None, Vec::new()));
     let claim = |args: Vec<ArgClaim>, pc: &Label| Claim {
         tool: site.tool.clone(),
         args,

@@ -1782,14 +1782,7 @@ fn direct_calls<'b>(body: &'b [Stmt], out: &mut Vec<&'b ruff_python_ast::ExprCal
 }
 
 fn collect_target_names(t: &Expr, out: &mut BTreeSet<String>) {
-    match t {
-        Expr::Name(n) => {
-            out.insert(n.id.to_string());
-        }
-        Expr::Tuple(t) => t.elts.iter().for_each(|e| collect_target_names(e, out)),
-        Expr::List(t) => t.elts.iter().for_each(|e| collect_target_names(e, out)),
-        _ => {}
-    }
+    super::scope::target_names(t, out);
 }
 
 fn contains_walrus(e: &Expr) -> bool {

@@ -68,19 +68,21 @@ pub fn assigned_names(body: &[Stmt], out: &mut BTreeSet<String>) {
     }
 }
 
-fn target_names(t: &Expr, out: &mut BTreeSet<String>) {
+/// Names an assignment target binds (`a`, `a, b`, `[a, *b]`).
+pub(crate) fn target_names(t: &Expr, out: &mut BTreeSet<String>) {
     match t {
         Expr::Name(n) => {
             out.insert(n.id.to_string());
         }
         Expr::Tuple(t) => t.elts.iter().for_each(|e| target_names(e, out)),
         Expr::List(t) => t.elts.iter().for_each(|e| target_names(e, out)),
+        Expr::Starred(s) => target_names(&s.value, out),
         _ => {}
     }
 }
 
 /// Walrus targets inside an expression (not inside lambdas or comprehensions, where they are rejected).
-fn expr_walrus(e: &Expr, out: &mut BTreeSet<String>) {
+pub(crate) fn expr_walrus(e: &Expr, out: &mut BTreeSet<String>) {
     each_child(e, &mut |c| {
         if let Expr::Named(n) = c {
             target_names(&n.target, out);
