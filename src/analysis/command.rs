@@ -94,7 +94,7 @@ pub fn lint_command(opts: &LintOptions) -> i32 {
     };
     let rendered = match opts.format {
         Format::Text => output::text(&report, &filename),
-        Format::Json => format!("{}\n", output::json(&report, &filename)),
+        Format::Json => format!("{}\n", output::json_text(&report, &filename)),
         Format::Sarif => format!("{}\n", output::sarif(&report, &filename)),
     };
     // A closed pipe (`lint … | head`) is the reader's choice, not a failure worth a panic.
@@ -102,9 +102,12 @@ pub fn lint_command(opts: &LintOptions) -> i32 {
     let _ = out
         .write_all(rendered.as_bytes())
         .and_then(|()| out.flush());
-    if report.has_errors() {
+    let code = if report.has_errors() {
         exit::REJECTED
     } else {
         exit::OK
-    }
+    };
+    // The process ends right after this; freeing a large report would only delay the planner's loop.
+    std::mem::forget(report);
+    code
 }

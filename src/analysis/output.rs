@@ -14,7 +14,11 @@
 //! assert!(output::text(&report, "plan.py").contains("error[Z201]"));
 //! ```
 
+use serde::Serialize;
 use serde_json::{Value, json};
+
+use crate::label::LabelView;
+use crate::policy::Outcome;
 
 use super::LintReport;
 use crate::plan::{Severity, render};
@@ -90,50 +94,145 @@ pub fn text(report: &LintReport, filename: &str) -> String {
 
 /// One JSON document: diagnostics and the per-call-site predictions.
 pub fn json(report: &LintReport, filename: &str) -> Value {
+    serde_json::to_value(document(report, filename)).unwrap_or(Value::Null)
+}
+
+/// [`json`] as text, serialised straight from typed values (what `lint --format json` prints).
+pub fn json_text(report: &LintReport, filename: &str) -> String {
+    serde_json::to_string(&document(report, filename))
+        .unwrap_or_else(|e| json!({ "error": e.to_string() }).to_string())
+}
+
+#[derive(Serialize)]
+struct Document<'a> {
+    file: &'a str,
+    ok: bool,
+    errors: usize,
+    warnings: usize,
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+    calls: Vec<JsonCall<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    code: &'a str,
+    severity: &'static str,
+    line: u32,
+    column: u32,
+    end_line: u32,
+    end_column: u32,
+    message: &'a str,
+    hint: Option<&'a str>,
+    tool: Option<&'a str>,
+    argument: Option<&'a str>,
+    sources: Vec<JsonSource<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonSource<'a> {
+    name: &'a str,
+    line: u32,
+}
+
+#[derive(Serialize)]
+struct Pair<T> {
+    may: T,
+    must: T,
+}
+
+#[derive(Serialize)]
+struct JsonCall<'a> {
+    tool: &'a str,
+    line: u32,
+    column: u32,
+    end_line: u32,
+    end_column: u32,
+    predicted: Pair<Outcome>,
+    rule: Pair<&'a str>,
+    reason: Pair<&'a str>,
+    pc: Pair<&'a LabelView>,
+    args: Vec<JsonArg<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonArg<'a> {
+    name: &'a str,
+    may: &'a LabelView,
+    must: &'a LabelView,
+}
+
+fn document<'a>(report: &'a LintReport, filename: &'a str) -> Document<'a> {
     let src = &report.source;
-    let diagnostics: Vec<Value> = report
+    let diagnostics = report
         .diagnostics
         .iter()
         .enumerate()
         .map(|(i, d)| {
             let (line, column) = report.lines.line_col(src, d.start);
             let (end_line, end_column) = report.lines.line_col(src, d.end.max(d.start));
-            let detail = report.details.get(i).cloned().unwrap_or_default();
-            json!({
-                "code": d.code,
-                "severity": severity(d.severity),
-                "line": line,
-                "column": column,
-                "end_line": end_line,
-                "end_column": end_column,
-                "message": d.message,
-                "hint": d.hint,
-                "tool": detail.tool,
-                "argument": detail.argument,
-                "sources": detail.sources.iter().map(|s| json!({"name": s.name, "line": s.line})).collect::<Vec<_>>(),
-            })
+            let detail = report.details.get(i);
+            JsonDiagnostic {
+                code: d.code,
+                severity: severity(d.severity),
+                line,
+                column,
+                end_line,
+                end_column,
+                message: &d.message,
+                hint: d.hint.as_deref(),
+                tool: detail.and_then(|x| x.tool.as_deref()),
+                argument: detail.and_then(|x| x.argument.as_deref()),
+                sources: detail
+                    .map(|x| {
+                        x.sources
+                            .iter()
+                            .map(|s| JsonSource {
+                                name: &s.name,
+                                line: s.line,
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            }
         })
         .collect();
-    let calls: Vec<Value> = report
+    let calls = report
         .calls
         .iter()
         .map(|c| {
             let (end_line, end_column) = report.lines.line_col(src, c.end);
-            json!({
-                "tool": c.tool,
-                "line": c.line,
-                "column": c.column,
-                "end_line": end_line,
-                "end_column": end_column,
-                "predicted": {
-                    "may": c.may.outcome,
-                    "must": c.must.outcome,
+            JsonCall {
+                tool: &c.tool,
+                line: c.line,
+                column: c.column,
+                end_line,
+                end_column,
+                predicted: Pair {
+                    may: c.may.outcome,
+                    must: c.must.outcome,
                 },
-                "rule": { "may": c.may.rule, "must": c.must.rule },
-                "reason": { "may": c.may.reason, "must": c.must.reason },
-                "pc": { "may": c.pc_may, "must": c.pc_must },
-                "args": c.args.iter().map(|a| json!({"name": a.name, "may": a.may, "must": a.must})).collect::<Vec<_>>(),
-            })
+                rule: Pair {
+                    may: &c.may.rule,
+                    must: &c.must.rule,
+                },
+                reason: Pair {
+                    may: &c.may.reason,
+                    must: &c.must.reason,
+                },
+                pc: Pair {
+                    may: &c.pc_may,
+                    must: &c.pc_must,
+                },
+                args: c
+                    .args
+                    .iter()
+                    .map(|a| JsonArg {
+                        name: &a.name,
+                        may: &a.may,
+                        must: &a.must,
+                    })
+                    .collect(),
+            }
         })
         .collect();
     let errors = report
@@ -141,14 +240,14 @@ pub fn json(report: &LintReport, filename: &str) -> Value {
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .count();
-    json!({
-        "file": filename,
-        "ok": errors == 0,
-        "errors": errors,
-        "warnings": report.diagnostics.len() - errors,
-        "diagnostics": diagnostics,
-        "calls": calls,
-    })
+    Document {
+        file: filename,
+        ok: errors == 0,
+        errors,
+        warnings: report.diagnostics.len() - errors,
+        diagnostics,
+        calls,
+    }
 }
 
 /// SARIF 2.1.0, for CI code scanning.
