@@ -205,26 +205,40 @@ pub fn resume(
 ) -> ExecOutcome {
     let line = paused_call(&call).map_or(0, |c| c.line);
     let mut out = String::new();
-    let progress = match reply {
-        HostReply::Return(v) => call.resume(
-            rebox(&v),
-            PrintWriter::CollectString(&mut out, Some(MAX_PRINT)),
-        ),
-        HostReply::Deny { message } | HostReply::Suspend { message } => {
-            return ExecOutcome::Denied { line, message };
-        }
-        HostReply::Fail { exc_type, message } => {
-            return ExecOutcome::Failed {
-                exc_type,
-                message,
-                line: if line == 0 { None } else { Some(line) },
-            };
-        }
+    let progress = match answer(call, reply, line, &mut out, parked) {
+        Ok(progress) => progress,
+        Err(outcome) => return outcome,
     };
     if !out.is_empty() {
         print(&out);
     }
     drive(progress, lowered, sigs, host, limits, print, parked)
+}
+
+/// Gives a paused call the host's reply: the run goes on (`Ok`) or stops here (`Err`), leaving a
+/// suspended call in `parked`.
+fn answer(
+    call: FunctionCall,
+    reply: HostReply,
+    line: u32,
+    out: &mut String,
+    parked: &mut Option<FunctionCall>,
+) -> Result<Result<RunProgress, MontyException>, ExecOutcome> {
+    match reply {
+        HostReply::Return(v) => {
+            Ok(call.resume(rebox(&v), PrintWriter::CollectString(out, Some(MAX_PRINT))))
+        }
+        HostReply::Deny { message } => Err(ExecOutcome::Denied { line, message }),
+        HostReply::Suspend { message } => {
+            *parked = Some(call);
+            Err(ExecOutcome::Denied { line, message })
+        }
+        HostReply::Fail { exc_type, message } => Err(ExecOutcome::Failed {
+            exc_type,
+            message,
+            line: if line == 0 { None } else { Some(line) },
+        }),
+    }
 }
 
 fn drive(
@@ -288,25 +302,10 @@ fn drive(
             Ok(c) => c,
             Err(message) => return ExecOutcome::Denied { line, message },
         };
-        match host.call(&name, args, pc, line) {
-            HostReply::Return(v) => {
-                progress = call.resume(
-                    rebox(&v),
-                    PrintWriter::CollectString(&mut out, Some(MAX_PRINT)),
-                );
-            }
-            HostReply::Deny { message } => return ExecOutcome::Denied { line, message },
-            HostReply::Suspend { message } => {
-                *parked = Some(call);
-                return ExecOutcome::Denied { line, message };
-            }
-            HostReply::Fail { exc_type, message } => {
-                return ExecOutcome::Failed {
-                    exc_type,
-                    message,
-                    line: if line == 0 { None } else { Some(line) },
-                };
-            }
-        }
+        let reply = host.call(&name, args, pc, line);
+        progress = match answer(call, reply, line, &mut out, parked) {
+            Ok(progress) => progress,
+            Err(outcome) => return outcome,
+        };
     }
 }

@@ -214,6 +214,14 @@ pub fn open(path: &Path) -> Result<Opened, String> {
             snapshot.format
         ));
     }
+    if snapshot.zamburak != env!("CARGO_PKG_VERSION") {
+        // The paused run carries the program another version compiled; resume it with that version.
+        return Err(format!(
+            "{shown} was written by zamburak {}; this is {}",
+            snapshot.zamburak,
+            env!("CARGO_PKG_VERSION")
+        ));
+    }
     let digest_now = sha256_bytes(&bytes);
 
     // Bound to the trace: it must verify, and its last record must be the suspend record naming exactly
