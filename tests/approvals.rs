@@ -454,3 +454,20 @@ fn draft_ids_cannot_reach_outside_the_drafts_folder() {
         assert!(world.messages("out/outbox").is_empty(), "{id}");
     }
 }
+
+#[test]
+fn a_decision_in_progress_blocks_a_second_one() {
+    // Two `approve` processes racing on one snapshot would both find the trace waiting; the trace is
+    // locked for the whole decision. Hold the lock here, as a concurrent approve would.
+    let world = World::new(None);
+    let (snapshot, trace) = suspended(&world, FORWARD, &[]);
+    let held = std::fs::File::open(&trace).unwrap();
+    held.lock().unwrap();
+    let out = decide("approve", &snapshot);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("in progress"));
+    assert!(world.messages("out/outbox").is_empty());
+    held.unlock().unwrap();
+    assert_eq!(decide("approve", &snapshot).status.code(), Some(0));
+    assert_eq!(world.messages("out/outbox").len(), 1);
+}

@@ -192,6 +192,8 @@ pub struct Opened {
     pub plan_source: String,
     pub paused: monty::FunctionCall,
     pub writer: TraceWriter,
+    /// Holds the trace's lock until the decision is done.
+    pub lock: std::fs::File,
 }
 
 /// Reads and checks a snapshot: integrity against the trace, single use, expiry, unchanged plan and policy,
@@ -224,9 +226,28 @@ pub fn open(path: &Path) -> Result<Opened, String> {
     }
     let digest_now = sha256_bytes(&bytes);
 
+    // One decision at a time: two `approve` processes racing on one snapshot would both see the trace
+    // waiting. The lock is held until the decision is recorded and the run has continued.
+    let trace = &snapshot.trace;
+    let lock = std::fs::OpenOptions::new()
+        .read(true)
+        .open(trace)
+        .map_err(|e| format!("cannot read the trace {}: {e}", trace.display()))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(format!(
+                "another decision on {} is in progress",
+                trace.display()
+            ));
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(format!("cannot lock the trace {}: {e}", trace.display()));
+        }
+    }
+
     // Bound to the trace: it must verify, and its last record must be the suspend record naming exactly
     // these bytes. After a decision the trace moves on, so a snapshot is good for one decision only.
-    let trace = &snapshot.trace;
     let report = verify::verify(trace).map_err(|e| format!("cannot read the trace: {e}"))?;
     if let Some(b) = &report.broken {
         return Err(format!(
@@ -317,6 +338,7 @@ pub fn open(path: &Path) -> Result<Opened, String> {
         plan_source,
         paused,
         writer,
+        lock,
     })
 }
 
@@ -328,6 +350,7 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
         plan_source,
         paused,
         mut writer,
+        lock: _lock,
     } = match open(path) {
         Ok(o) => o,
         Err(e) => {
