@@ -375,3 +375,61 @@ fn truthiness_of_a_container_depends_on_its_structure() {
         assert!(untrusted(v), "{plan}");
     }
 }
+
+/// Lowered code of a plan (STRICT), to check which representation the compiler chose.
+fn lowered(plan: &str) -> String {
+    let module = ruff_python_parser::parse_module(plan)
+        .unwrap()
+        .into_syntax();
+    compile(&module, plan, &sigs(), Mode::Strict)
+        .unwrap_or_else(|d| panic!("{d:?}"))
+        .code
+}
+
+#[test]
+fn flat_scalar_assigned_inside_an_untrusted_branch_carries_pc_in_strict() {
+    // `b` is a flat scalar (kept as `b_`/`b_l`); the sink inside the branch sees its label.
+    let plan = "e = get()\nb = 0\nif e['subject'] == 'hi':\n    b = 1\n    sink(b)\n";
+    assert!(lowered(plan).contains("b_l = "), "b is unboxed");
+    let (strict, pc) = sink_label(plan, Mode::Strict);
+    assert!(untrusted(pc));
+    assert!(untrusted(strict), "strict joins pc into the assigned value");
+    let (normal, _) = sink_label(plan, Mode::Normal);
+    assert!(!untrusted(normal), "normal does not");
+}
+
+#[test]
+fn flat_arithmetic_strings_and_comparisons_keep_operand_labels() {
+    let tainted = "e = get()\nn = len(e['subject'])\nm = n * 2 + 1\nt = f'{m}!'.upper()\nc = t != 'X'\nsink(c)\n";
+    let clean = "k = 3\nm = k * 2 + 1\nt = f'{m}!'.upper()\nc = t != 'X'\nsink(c)\n";
+    for name in ["n_l = ", "m_l = ", "t_l = ", "c_l = "] {
+        assert!(lowered(tainted).contains(name), "{name}");
+    }
+    for mode in [Mode::Strict, Mode::Normal] {
+        let (out, sinks, printed) = run(tainted, mode, mail());
+        assert_eq!(out, ExecOutcome::Completed, "{printed}");
+        assert_eq!(sinks[0].0.raw, Raw::Bool(true));
+        assert!(
+            untrusted(sinks[0].0.label),
+            "{mode:?}: derives from the mail"
+        );
+        let (out, sinks, printed) = run(clean, mode, mail());
+        assert_eq!(out, ExecOutcome::Completed, "{printed}");
+        assert!(!untrusted(sinks[0].0.label), "{mode:?}: literals only");
+    }
+}
+
+#[test]
+fn flat_counter_in_a_loop_with_an_untrusted_break_is_raised_after_the_loop() {
+    let plan = "e = get()\nn = 0\nfor i in range(5):\n    if e['subject'] == 'hi':\n        break\n    n = n + 1\nsink(n)\n";
+    assert!(lowered(plan).contains("n_l = "), "n is unboxed");
+    let (v, pc) = sink_label(plan, Mode::Strict);
+    assert!(untrusted(v), "strict: the count depends on the mail");
+    assert!(
+        untrusted(pc),
+        "strict: reaching the sink depends on the mail"
+    );
+    let (v, pc) = sink_label(plan, Mode::Normal);
+    assert!(!untrusted(v), "normal never joins pc into values");
+    assert!(untrusted(pc), "normal: the sink's pc carries the loop exit");
+}

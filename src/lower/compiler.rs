@@ -46,6 +46,21 @@ struct Frame {
     first_def: std::collections::BTreeMap<String, usize>,
     /// Names surely assigned in the code being compiled now (loop targets inside their loop body).
     sure: SureSet,
+    /// Flat variables of this scope, kept unboxed as `x_` (raw) and `x_l` (label); see `flat.rs`.
+    flat: BTreeSet<String>,
+}
+
+/// A flat expression compiled to two pieces of code: `raw` (evaluated first) and `label` (side-effect free;
+/// it may read temporaries `raw` binds).
+struct Flat {
+    raw: String,
+    label: String,
+}
+
+/// Code that can be written twice without evaluating anything twice.
+fn is_atom(code: &str) -> bool {
+    code.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'[' || b == b']')
 }
 
 /// A set behind a `RefCell`, so it can be updated through `&self` accessors.
@@ -149,10 +164,18 @@ fn lower_plan<'a>(
         locals: names.clone(),
         first_def: first_defs(&module.body),
         sure: SureSet::default(),
+        flat: BTreeSet::new(),
     });
+    let flat = c.infer_flat(&module.body, &BTreeSet::new());
+    if let Some(f) = c.frames.last_mut() {
+        f.flat = flat;
+    }
     c.emit(0, "_pc = _NEUTRAL".into());
     for n in &names {
         c.emit(0, format!("{} = _UNDEF", mangle(n)));
+        if c.is_shadow(n) {
+            c.emit(0, format!("{}_l = _LIT", n));
+        }
     }
     c.block(&module.body, 0);
     if !c.diags.is_empty() {
@@ -237,6 +260,15 @@ fn cmp_name(op: CmpOp) -> &'static str {
     }
 }
 
+impl super::flat::Names for Compiler<'_> {
+    fn is_flat_name(&self, name: &str) -> bool {
+        self.is_shadow(name)
+    }
+    fn is_builtin_call(&self, name: &str) -> bool {
+        Compiler::is_builtin_call(self, name)
+    }
+}
+
 impl Compiler<'_> {
     fn line_of(&self, offset: usize) -> u32 {
         let idx = self.line_starts.partition_point(|s| *s <= offset);
@@ -294,14 +326,314 @@ impl Compiler<'_> {
         self.frames.iter().any(|f| f.locals.contains(name))
     }
 
+    // ---- flat (unboxed) values --------------------------------------------------------------------------
+
+    /// A variable of the current scope kept unboxed (`x_`, `x_l`).
+    fn is_shadow(&self, name: &str) -> bool {
+        self.frame().flat.contains(name)
+    }
+
+    /// A call of `name` reaches the builtin: the plan does not bind it and the policy declares no tool or
+    /// verifier of that name (the order `call` resolves names in).
+    fn is_builtin_call(&self, name: &str) -> bool {
+        !self.is_local(name)
+            && !self.sigs.tools.contains_key(name)
+            && !self.sigs.verifiers.contains(name)
+            && BUILTINS.contains(&name)
+    }
+
+    /// The arguments of `range(...)` when a `for` iterates it raw.
+    fn range_args<'e>(&self, iter: &'e Expr) -> Option<&'e [Expr]> {
+        match iter {
+            Expr::Call(c)
+                if matches!(c.func.as_ref(), Expr::Name(n) if n.id.as_str() == "range" && !self.is_local("range"))
+                    && c.arguments.keywords.is_empty()
+                    && (1..=3).contains(&c.arguments.args.len())
+                    && !c
+                        .arguments
+                        .args
+                        .iter()
+                        .any(|a| matches!(a, Expr::Starred(_))) =>
+            {
+                Some(&c.arguments.args)
+            }
+            _ => None,
+        }
+    }
+
+    /// The flat variables of a scope (the current frame must be that scope's, already pushed).
+    fn infer_flat(&self, body: &[Stmt], params: &BTreeSet<String>) -> BTreeSet<String> {
+        super::flat::infer(body, params, &|n| self.is_builtin_call(n), &|e| {
+            self.range_args(e).is_some()
+        })
+    }
+
+    fn is_flat_expr(&self, e: &Expr) -> bool {
+        super::flat::is_flat(e, self)
+    }
+
+    /// Joins two label codes and marks the result computed (every kind unverified).
+    fn join_uv(&mut self, a: &str, b: &str) -> String {
+        if a == "_LIT" {
+            return format!("({b} | _UV)");
+        }
+        if b == "_LIT" {
+            return format!("({a} | _UV)");
+        }
+        let (a1, a2) = self.twice(a);
+        let (b1, b2) = self.twice(b);
+        format!("((({a1} | {b1}) ^ (({a2} ^ {b2}) & _RM)) | _UV)")
+    }
+
+    /// A label code written twice: bound to a temporary on its first use unless it is an atom.
+    fn twice(&mut self, code: &str) -> (String, String) {
+        if is_atom(code) {
+            (code.to_string(), code.to_string())
+        } else {
+            let t = self.fresh("q");
+            (format!("({t} := {code})"), t)
+        }
+    }
+
+    /// A flat expression as raw and label code: written out where the rules allow, else the boxed code
+    /// split through a temporary.
+    fn flat(&mut self, e: &Expr, pc: &str) -> Flat {
+        if let Some(f) = self.try_flat(e, pc) {
+            return f;
+        }
+        let code = self.expr(e, pc);
+        let t = self.fresh("f");
+        Flat {
+            raw: format!("({t} := {code})[0]"),
+            label: format!("{t}[1]"),
+        }
+    }
+
+    /// Raw code for a flat expression whose operation applies to raw values exactly as in the plain plan;
+    /// `None` (before compiling anything) when it does not.
+    fn try_flat(&mut self, e: &Expr, pc: &str) -> Option<Flat> {
+        use super::flat::{FLAT_BUILTINS, RAW_METHODS, flat_operator, raw_comparison};
+        if !self.is_flat_expr(e) {
+            return None;
+        }
+        let lit = |raw: String| {
+            Some(Flat {
+                raw,
+                label: "_LIT".into(),
+            })
+        };
+        match e {
+            Expr::NumberLiteral(n) => match &n.value {
+                Number::Int(i) => lit(format!("{i}")),
+                Number::Float(f) if f.is_finite() => lit(format!("{f:?}")),
+                _ => None,
+            },
+            Expr::StringLiteral(s) => lit(py_str(s.value.to_str())),
+            Expr::BooleanLiteral(b) => lit(if b.value { "True" } else { "False" }.into()),
+            Expr::NoneLiteral(_) => lit("None".into()),
+            Expr::Name(n) if self.is_shadow(n.id.as_str()) => {
+                let name = n.id.as_str();
+                Some(Flat {
+                    raw: self.load_name(name, n.range().start().to_usize()),
+                    label: format!("{name}_l"),
+                })
+            }
+            Expr::BinOp(b) if flat_operator(b.op) => {
+                let op = op_name(b.op)?;
+                let l = self.flat(&b.left, pc);
+                let r = self.flat(&b.right, pc);
+                let label = self.join_uv(&l.label, &r.label);
+                Some(Flat {
+                    raw: format!("({} {op} {})", l.raw, r.raw),
+                    label,
+                })
+            }
+            Expr::UnaryOp(u) if self.is_flat_expr(&u.operand) => {
+                let op = match u.op {
+                    UnaryOp::Not => "not ",
+                    UnaryOp::USub => "-",
+                    UnaryOp::UAdd => "+",
+                    UnaryOp::Invert => "~",
+                };
+                let v = self.flat(&u.operand, pc);
+                Some(Flat {
+                    raw: format!("({op}{})", v.raw),
+                    label: format!("({} | _UV)", v.label),
+                })
+            }
+            Expr::Compare(c)
+                if c.ops.len() == 1
+                    && self.is_flat_expr(&c.left)
+                    && self.is_flat_expr(&c.comparators[0]) =>
+            {
+                let op = raw_comparison(c.ops[0])?;
+                let l = self.flat(&c.left, pc);
+                let r = self.flat(&c.comparators[0], pc);
+                let label = self.join_uv(&l.label, &r.label);
+                Some(Flat {
+                    raw: format!("({} {op} {})", l.raw, r.raw),
+                    label,
+                })
+            }
+            Expr::Call(c)
+                if c.arguments.keywords.is_empty()
+                    && c.arguments.args.iter().all(|a| self.is_flat_expr(a)) =>
+            {
+                match c.func.as_ref() {
+                    Expr::Name(f)
+                        if FLAT_BUILTINS.contains(&f.id.as_str())
+                            && f.id.as_str() != "round"
+                            && self.is_builtin_call(f.id.as_str())
+                            && c.arguments.args.len() == 1 =>
+                    {
+                        let v = self.flat(&c.arguments.args[0], pc);
+                        Some(Flat {
+                            raw: format!("{}({})", f.id.as_str(), v.raw),
+                            label: format!("({} | _UV)", v.label),
+                        })
+                    }
+                    Expr::Attribute(a)
+                        if RAW_METHODS.contains(&a.attr.id.as_str())
+                            && self.is_flat_expr(&a.value) =>
+                    {
+                        let recv = self.flat(&a.value, pc);
+                        let mut raws = Vec::new();
+                        let mut label = recv.label;
+                        for arg in &c.arguments.args {
+                            let v = self.flat(arg, pc);
+                            raws.push(v.raw);
+                            label = self.join_uv(&label, &v.label);
+                        }
+                        if c.arguments.args.is_empty() {
+                            label = format!("({label} | _UV)");
+                        }
+                        Some(Flat {
+                            raw: format!(
+                                "({}).{}({})",
+                                recv.raw,
+                                a.attr.id.as_str(),
+                                raws.join(", ")
+                            ),
+                            label,
+                        })
+                    }
+                    _ => None,
+                }
+            }
+            Expr::FString(f) => self.flat_fstring(f, pc),
+            Expr::Subscript(s)
+                if !matches!(s.slice.as_ref(), Expr::Slice(_)) && self.is_flat_expr(&s.value) =>
+            {
+                let v = self.flat(&s.value, pc);
+                let i = self.flat(&s.slice, pc);
+                let label = self.join_uv(&v.label, &i.label);
+                Some(Flat {
+                    raw: format!("({})[{}]", v.raw, i.raw),
+                    label,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// An f-string of flat interpolations without format specs, as string concatenation (`format(x, '')`
+    /// is `str(x)` for every flat type).
+    fn flat_fstring(&mut self, f: &ruff_python_ast::ExprFString, pc: &str) -> Option<Flat> {
+        let mut elements = Vec::new();
+        for part in f.value.iter() {
+            match part {
+                FStringPart::Literal(l) => elements.push(Err(py_str(&l.value))),
+                FStringPart::FString(fs) => {
+                    for el in fs.elements.iter() {
+                        match el {
+                            InterpolatedStringElement::Literal(l) => {
+                                elements.push(Err(py_str(&l.value)))
+                            }
+                            InterpolatedStringElement::Interpolation(i) => {
+                                let conv = match i.conversion {
+                                    ConversionFlag::None | ConversionFlag::Str => "str",
+                                    ConversionFlag::Repr => "repr",
+                                    ConversionFlag::Ascii => return None,
+                                };
+                                if i.debug_text.is_some()
+                                    || i.format_spec.is_some()
+                                    || !self.is_flat_expr(&i.expression)
+                                {
+                                    return None;
+                                }
+                                elements.push(Ok((conv, &*i.expression)));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut raws = Vec::new();
+        let mut label = "_LIT".to_string();
+        for el in elements {
+            match el {
+                Err(text) => raws.push(text),
+                Ok((conv, e)) => {
+                    let v = self.flat(e, pc);
+                    raws.push(format!("{conv}({})", v.raw));
+                    label = self.join_uv(&label, &v.label);
+                }
+            }
+        }
+        let raw = if raws.is_empty() {
+            "''".to_string()
+        } else {
+            format!("({})", raws.join(" + "))
+        };
+        Some(Flat { raw, label })
+    }
+
+    /// Assigns a flat value to a shadowed variable (raw first: the label code may read temporaries it binds).
+    fn assign_flat(&mut self, name: &str, v: Flat, indent: usize) {
+        let m = mangle(name);
+        self.emit(indent, format!("{m} = {}", v.raw));
+        self.emit(indent, format!("{name}_l = {}", v.label));
+        self.join_pc_into(name, indent);
+    }
+
+    /// STRICT: a shadowed variable assigned under `_pc` carries it.
+    fn join_pc_into(&mut self, name: &str, indent: usize) {
+        if self.strict {
+            self.emit(
+                indent,
+                format!("{name}_l = ({name}_l | _pc) ^ (({name}_l ^ _pc) & _RM)"),
+            );
+        }
+    }
+
     // ---- statements -----------------------------------------------------------------------------------
 
     fn block(&mut self, body: &[Stmt], indent: usize) {
         if body.is_empty() {
             self.emit(indent, "pass".into());
         }
+        // A name assigned by a statement of this block is bound for the statements after it (a statement
+        // that raises ends the run), so loads there need no `_ld` check.
+        let mut added = Vec::new();
         for stmt in body {
             self.stmt(stmt, indent);
+            let mut names = BTreeSet::new();
+            match stmt {
+                Stmt::Assign(a) => a
+                    .targets
+                    .iter()
+                    .for_each(|t| collect_target_names(t, &mut names)),
+                Stmt::AugAssign(a) => collect_target_names(&a.target, &mut names),
+                _ => {}
+            }
+            for n in names {
+                if self.frame().sure.insert_new(&n) {
+                    added.push(n);
+                }
+            }
+        }
+        for n in added {
+            self.frame().sure.borrow_mut().remove(&n);
         }
     }
 
@@ -315,6 +647,14 @@ impl Compiler<'_> {
                 let e = self.expr(&s.value, "_pc");
                 self.flush_pre(indent);
                 self.emit(indent, e);
+            }
+            Stmt::Assign(s) if matches!(s.targets.as_slice(), [Expr::Name(n)] if self.is_shadow(n.id.as_str())) =>
+            {
+                let v = self.flat(&s.value, "_pc");
+                self.flush_pre(indent);
+                if let Expr::Name(n) = &s.targets[0] {
+                    self.assign_flat(n.id.as_str(), v, indent);
+                }
             }
             Stmt::Assign(s) => {
                 let v = self.expr(&s.value, "_pc");
@@ -410,6 +750,16 @@ impl Compiler<'_> {
 
     fn assign(&mut self, target: &Expr, value: String, indent: usize) {
         match target {
+            Expr::Name(n) if self.is_shadow(n.id.as_str()) => {
+                let (raw, label) = if is_atom(&value) {
+                    (format!("{value}[0]"), format!("{value}[1]"))
+                } else {
+                    let t = self.fresh("v");
+                    self.emit(indent, format!("{t} = {value}"));
+                    (format!("{t}[0]"), format!("{t}[1]"))
+                };
+                self.assign_flat(n.id.as_str(), Flat { raw, label }, indent);
+            }
             Expr::Name(n) => {
                 let name = mangle(n.id.as_str());
                 if self.strict {
@@ -477,6 +827,32 @@ impl Compiler<'_> {
         };
         let line = self.line;
         match s.target.as_ref() {
+            Expr::Name(n)
+                if self.is_shadow(n.id.as_str())
+                    && super::flat::flat_operator(s.op)
+                    && self.is_flat_expr(&s.value) =>
+            {
+                let name = n.id.as_str();
+                let cur = self.load_name(name, n.range().start().to_usize());
+                let v = self.flat(&s.value, "_pc");
+                self.flush_pre(indent);
+                let label = self.join_uv(&format!("{name}_l"), &v.label);
+                let raw = format!("({cur} {op} {})", v.raw);
+                self.assign_flat(name, Flat { raw, label }, indent);
+            }
+            Expr::Name(n) if self.is_shadow(n.id.as_str()) => {
+                // Not reached (the inference keeps such names boxed); compiled through the helper anyway.
+                let name = n.id.as_str();
+                let cur = self.load_name(name, n.range().start().to_usize());
+                let v = self.expr(&s.value, "_pc");
+                self.flush_pre(indent);
+                let t = self.fresh("v");
+                self.emit(
+                    indent,
+                    format!("{t} = _iop('{op}', ({cur}, {name}_l), {v}, _pc, {line})"),
+                );
+                self.assign(&s.target, t, indent);
+            }
             Expr::Name(n) => {
                 let cur = self.load_name(n.id.as_str(), n.range().start().to_usize());
                 let v = self.expr(&s.value, "_pc");
@@ -569,7 +945,8 @@ impl Compiler<'_> {
         match e {
             Expr::Name(n) => {
                 let name = n.id.as_str();
-                if !self.is_local(name) {
+                // A flat variable is never a container, so it has nothing to raise.
+                if !self.is_local(name) || self.is_shadow(name) {
                     return None;
                 }
                 Some(mangle(name))
@@ -582,12 +959,25 @@ impl Compiler<'_> {
                         Number::Int(i) => format!("({i}, _LIT)"),
                         _ => return None,
                     },
+                    Expr::Name(n) if self.is_shadow(n.id.as_str()) => {
+                        format!("({}, {}_l)", mangle(n.id.as_str()), n.id.as_str())
+                    }
                     Expr::Name(n) if self.is_local(n.id.as_str()) => mangle(n.id.as_str()),
                     _ => return None,
                 };
                 Some(format!("_gi({base}, {idx})"))
             }
             _ => None,
+        }
+    }
+
+    /// Raises one variable's label by `label` (not-taken branches, loop exits).
+    fn raise_name(&mut self, name: &str, label: &str, indent: usize) {
+        if self.is_shadow(name) {
+            self.emit(indent, format!("{name}_l = _j({name}_l, {label})"));
+        } else {
+            let m = mangle(name);
+            self.emit(indent, format!("{m} = _rz({m}, {label})"));
         }
     }
 
@@ -601,8 +991,7 @@ impl Compiler<'_> {
             assigned_names(b, &mut names);
         }
         for n in names {
-            let m = mangle(&n);
-            self.emit(indent, format!("{m} = _rz({m}, {label})"));
+            self.raise_name(&n, label, indent);
         }
     }
 
@@ -636,13 +1025,23 @@ impl Compiler<'_> {
     ) {
         let c = self.fresh("c");
         let ps = self.fresh("ps");
-        let t = self.expr(test, "_pc");
-        self.flush_pre(indent);
-        self.emit(indent, format!("{c} = {t}"));
-        self.emit(indent, format!("{ps} = _pc"));
-        // `_pc = _j(_pc, _inf(label))`, written out: this runs for every `if`, so no helper calls.
         let l = self.fresh("l");
-        self.emit(indent, format!("{l} = _cl({c})"));
+        // A flat condition is tested raw; its label needs no structure (it is not a container).
+        let flat_test = self.is_flat_expr(test);
+        if flat_test {
+            let f = self.flat(test, "_pc");
+            self.flush_pre(indent);
+            self.emit(indent, format!("{c} = {}", f.raw));
+            self.emit(indent, format!("{ps} = _pc"));
+            self.emit(indent, format!("{l} = {}", f.label));
+        } else {
+            let t = self.expr(test, "_pc");
+            self.flush_pre(indent);
+            self.emit(indent, format!("{c} = {t}"));
+            self.emit(indent, format!("{ps} = _pc"));
+            self.emit(indent, format!("{l} = _cl({c})"));
+        }
+        // `_pc = _j(_pc, _inf(label))`, written out: this runs for every `if`, so no helper calls.
         self.emit(
             indent,
             format!("{l} = ({l} | _UV) if {l} & 1 else ({l} & _NUV)"),
@@ -669,10 +1068,14 @@ impl Compiler<'_> {
                     .insert(mark, (indent, format!("if _pc != {ps}:"), self.line));
             }
         }
-        self.emit(
-            indent,
-            format!("if ({c}[0] if type({c}[0]) is not list else {c}[0][1]):"),
-        );
+        if flat_test {
+            self.emit(indent, format!("if {c}:"));
+        } else {
+            self.emit(
+                indent,
+                format!("if ({c}[0] if type({c}[0]) is not list else {c}[0][1]):"),
+            );
+        }
         self.block(body, indent + 1);
         if let Some(((next_test, next_body), tail)) = rest.split_first() {
             self.emit(indent, "else:".into());
@@ -699,21 +1102,7 @@ impl Compiler<'_> {
         let e = self.fresh("e");
         // `for x in range(...)` iterates the raw range: no list of boxes is built. Every element carries
         // the range's label (its arguments' join), which is also its structure label.
-        let range_args = match iter {
-            Expr::Call(c)
-                if matches!(c.func.as_ref(), Expr::Name(n) if n.id.as_str() == "range" && !self.is_local("range"))
-                    && c.arguments.keywords.is_empty()
-                    && (1..=3).contains(&c.arguments.args.len())
-                    && !c
-                        .arguments
-                        .args
-                        .iter()
-                        .any(|a| matches!(a, Expr::Starred(_))) =>
-            {
-                Some(self.exprs(&c.arguments.args, "_pc"))
-            }
-            _ => None,
-        };
+        let range_args = self.range_args(iter).map(|args| self.exprs(args, "_pc"));
         let (struct_label, header) = match range_args {
             Some(args) => {
                 self.flush_pre(indent);
@@ -750,7 +1139,11 @@ impl Compiler<'_> {
         self.emit(indent, format!("{lp} = _pc"));
         self.preraise(&[body], indent);
         self.emit(indent, header);
-        if is_range {
+        let shadow_target = match target {
+            Expr::Name(n) if is_range && self.is_shadow(n.id.as_str()) => Some(n.id.to_string()),
+            _ => None,
+        };
+        if is_range && shadow_target.is_none() {
             self.emit(indent + 1, format!("{e} = ({e}r, {it}[1])"));
         }
         if esc.loop_exit || esc.ret {
@@ -759,7 +1152,16 @@ impl Compiler<'_> {
             // Without early exits the accumulator stays neutral and every `if` restores `_pc`.
             self.emit(indent + 1, format!("_pc = {lp}"));
         }
-        self.assign(target, e.clone(), indent + 1);
+        match &shadow_target {
+            Some(name) => {
+                let v = Flat {
+                    raw: format!("{e}r"),
+                    label: format!("{it}[1]"),
+                };
+                self.assign_flat(name, v, indent + 1);
+            }
+            None => self.assign(target, e.clone(), indent + 1),
+        }
         // The target is assigned at the top of every iteration: loads of it in the body need no check.
         let mut targets = BTreeSet::new();
         collect_target_names(target, &mut targets);
@@ -785,8 +1187,7 @@ impl Compiler<'_> {
             collect_target_names(target, &mut tn);
             names.extend(tn);
             for n in names {
-                let m = mangle(&n);
-                self.emit(indent, format!("{m} = _rz({m}, _j({lp}, {x}))"));
+                self.raise_name(&n, &format!("_j({lp}, {x})"), indent);
             }
         }
     }
@@ -890,11 +1291,8 @@ impl Compiler<'_> {
         let i1 = indent + 1;
         self.emit(i1, "_pc = _zp".into());
         self.emit(i1, format!("{xf} = _NEUTRAL"));
-        for n in locals.difference(&param_names) {
-            self.emit(i1, format!("{} = _UNDEF", mangle(n)));
-        }
-        let mut all = locals;
-        all.extend(param_names);
+        let mut all = locals.clone();
+        all.extend(param_names.iter().cloned());
         self.frames.push(Frame {
             loops: Vec::new(),
             xf: Some(xf.clone()),
@@ -910,7 +1308,18 @@ impl Compiler<'_> {
                 d
             },
             sure: SureSet::default(),
+            flat: BTreeSet::new(),
         });
+        let flat = self.infer_flat(&f.body, &param_names);
+        if let Some(fr) = self.frames.last_mut() {
+            fr.flat = flat;
+        }
+        for n in locals.difference(&param_names) {
+            self.emit(i1, format!("{} = _UNDEF", mangle(n)));
+            if self.is_shadow(n) {
+                self.emit(i1, format!("{n}_l = _LIT"));
+            }
+        }
         self.block(&f.body, i1);
         self.emit(i1, format!("return _ret((None, _LIT), _pc, {xf})"));
         self.frames.pop();
@@ -934,6 +1343,18 @@ impl Compiler<'_> {
     }
 
     fn expr(&mut self, e: &Expr, pc: &str) -> String {
+        if matches!(
+            e,
+            Expr::BinOp(_)
+                | Expr::UnaryOp(_)
+                | Expr::Compare(_)
+                | Expr::Call(_)
+                | Expr::FString(_)
+                | Expr::Subscript(_)
+        ) && let Some(f) = self.try_flat(e, pc)
+        {
+            return format!("({}, {})", f.raw, f.label);
+        }
         match e {
             Expr::NumberLiteral(n) => match &n.value {
                 Number::Int(i) => self.constant(format!("({i}, _LIT)")),
@@ -957,7 +1378,10 @@ impl Compiler<'_> {
             Expr::NoneLiteral(_) => "(None, _LIT)".into(),
             Expr::Name(n) => {
                 let name = n.id.as_str();
-                if self.is_local(name) {
+                if self.is_shadow(name) {
+                    let raw = self.load_name(name, n.range().start().to_usize());
+                    format!("({raw}, {name}_l)")
+                } else if self.is_local(name) {
                     self.load_name(name, n.range().start().to_usize())
                 } else if BUILTIN_VALUES.contains(&name) {
                     format!("(_fn_{name}, _LIT)")
@@ -1524,6 +1948,7 @@ impl Compiler<'_> {
             locals,
             first_def: Default::default(),
             sure: SureSet::default(),
+            flat: BTreeSet::new(),
         });
         build(self, 1);
         self.frames.pop();

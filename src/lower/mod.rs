@@ -9,15 +9,18 @@
 //! ```
 //! use zamburak::lower::{compile, Mode};
 //! use zamburak::plan::Signatures;
-//! let src = "x = 1 + 2\n";
+//! let src = "x = 1 + 2\nitems = [x, 'a']\n";
 //! let module = ruff_python_parser::parse_module(src).unwrap().into_syntax();
 //! let lowered = compile(&module, src, &Signatures::default(), Mode::Strict).unwrap();
-//! // Literals are boxed once (`_k0 = (1, _LIT)`), operators go through label-joining helpers.
-//! assert!(lowered.code.contains("_k0 = (1, _LIT)"));
-//! assert!(lowered.code.contains("x_ = _as(_add(_k0, _k1), _pc)"));
+//! // A scalar computed from scalars lives unboxed: raw value `x_`, label `x_l`.
+//! assert!(lowered.code.contains("x_ = (1 + 2)"));
+//! assert!(lowered.code.contains("x_l = (_LIT | _UV)"));
+//! // Containers are boxed; literals are boxed once (`_k0 = ('a', _LIT)`).
+//! assert!(lowered.code.contains("items_ = _as(_mk('l', [(x_, x_l), _k0], _pc), _pc)"));
 //! ```
 
 mod compiler;
+mod flat;
 mod prelude;
 pub(crate) mod scope;
 
