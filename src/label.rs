@@ -25,15 +25,16 @@
 //! | 1 | unknown (fails every sink) | OR |
 //! | 2..=9 | *not* verified for kind 0..7 (inverted, so OR is the intersection of verified sets) | OR |
 //! | 10..=25 | tag 0..15 present | OR |
-//! | 26 | readers are public | AND |
-//! | 27..=42 | principal 0..15 may read | AND |
+//! | 26 | readers are *not* public (inverted) | OR |
+//! | 27..=42 | principal 0..15 may *not* read (inverted, so OR intersects the readers) | OR |
 //! | 43..=61 | derives from a call whose id ≡ k (mod 19) | OR |
 //!
-//! The join is `(a | b) ^ ((a ^ b) & READERS_MASK)`: OR everywhere except the readers bits, which AND.
-//! Every label fits in 62 bits, so it stays a small `int` in Monty (a big int would double the cost of
-//! every operation, see the lowering study). A public label sets all principal bits, so a principal
-//! interned later is a reader of every public value and of no restricted one: restricted labels made
-//! before the principal existed have its bit clear.
+//! Every field that shrinks under a join is stored inverted, so the join is a single `a | b` and `0` is its
+//! identity (the neutral `pc`): in Monty a join is then one operation, not five. Every label fits in 62 bits,
+//! so it stays a small `int` in Monty (a big int would double the cost of every operation, see the lowering
+//! study). A public label clears all "not a reader" bits, so a principal interned later is a reader of every
+//! public value and of no restricted one: restricted labels made before the principal existed have its
+//! "not a reader" bit set.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -60,14 +61,15 @@ const SOURCE_SHIFT: u32 = 43;
 /// All "not verified" bits: OR-ing them in removes every verified kind.
 pub const UNVERIFIED_MASK: i64 = 0xFF << KIND_SHIFT;
 pub const TAGS_MASK: i64 = 0xFFFF << TAG_SHIFT;
+/// Set when the readers are *not* public.
 pub const PUBLIC_BIT: i64 = 1 << PUBLIC_SHIFT;
 pub const PRINCIPALS_MASK: i64 = 0xFFFF << PRINCIPAL_SHIFT;
-/// Bits that join by AND (readers intersect).
+/// The readers bits ("not public", "principal k may not read"); all clear means public.
 pub const READERS_MASK: i64 = PUBLIC_BIT | PRINCIPALS_MASK;
 pub const SOURCES_MASK: i64 = ((1i64 << SOURCE_BITS) - 1) << SOURCE_SHIFT;
 
 /// The packed label of a plan literal: trusted, no kinds, no tags, public, no sources.
-pub const LITERAL: i64 = UNVERIFIED_MASK | READERS_MASK;
+pub const LITERAL: i64 = UNVERIFIED_MASK;
 
 /// Integrity of a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -245,10 +247,9 @@ impl Packed {
     pub const LITERAL: Packed = Packed(LITERAL);
     pub const UNKNOWN: Packed = Packed(LITERAL | UNKNOWN_BIT | UNTRUSTED_BIT);
 
-    /// The join: OR, except readers, which AND. Mirrors [`Label::join`].
+    /// The join: OR (the fields that intersect are stored inverted). Mirrors [`Label::join`].
     pub fn join(self, other: Packed) -> Packed {
-        let (a, b) = (self.0, other.0);
-        Packed((a | b) ^ ((a ^ b) & READERS_MASK))
+        Packed(self.0 | other.0)
     }
     /// Mirrors [`Label::computed`].
     pub fn computed(self) -> Packed {
@@ -405,12 +406,13 @@ impl LabelSpace {
         bits |= i64::from(!label.verified.0) << KIND_SHIFT;
         bits |= i64::from(label.tags.0) << TAG_SHIFT;
         bits |= match &label.readers {
-            Readers::Public => READERS_MASK,
+            Readers::Public => 0,
+            // Inverted: "not public", and "may not read" for every principal slot outside the set.
             Readers::Only(set) => set
                 .iter()
                 .filter(|p| usize::from(**p) < MAX_PRINCIPALS)
-                .fold(0, |acc, p| {
-                    acc | (1i64 << (PRINCIPAL_SHIFT + u32::from(*p)))
+                .fold(READERS_MASK, |acc, p| {
+                    acc & !(1i64 << (PRINCIPAL_SHIFT + u32::from(*p)))
                 }),
         };
         for s in &label.sources {
@@ -426,12 +428,12 @@ impl LabelSpace {
             return Label::unknown();
         }
         let bits = packed.0;
-        let readers = if bits & PUBLIC_BIT != 0 {
+        let readers = if bits & PUBLIC_BIT == 0 {
             Readers::Public
         } else {
             Readers::Only(
                 (0..MAX_PRINCIPALS as u16)
-                    .filter(|p| bits & (1i64 << (PRINCIPAL_SHIFT + u32::from(*p))) != 0)
+                    .filter(|p| bits & (1i64 << (PRINCIPAL_SHIFT + u32::from(*p))) == 0)
                     .filter(|p| usize::from(*p) < self.principals.len())
                     .collect(),
             )

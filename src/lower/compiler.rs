@@ -13,7 +13,7 @@ use super::scope::{
     Escapes, MUTATING_METHODS, assigned_names, each_child, escapes, mutation_receivers,
 };
 use super::{Lowered, Mode};
-use crate::label::{LITERAL, READERS_MASK, UNVERIFIED_MASK};
+use crate::label::{LITERAL, UNVERIFIED_MASK};
 use crate::plan::{Diagnostic, Severity, Signatures};
 
 use crate::plan::subset::BUILTINS;
@@ -55,6 +55,14 @@ struct Frame {
 struct Flat {
     raw: String,
     label: String,
+}
+
+/// A label code without a trailing `| _UV` (the caller adds its own; OR is idempotent).
+fn strip_uv(code: &str) -> &str {
+    code.strip_prefix('(')
+        .and_then(|c| c.strip_suffix(" | _UV)"))
+        .filter(|inner| is_atom(inner))
+        .unwrap_or(code)
 }
 
 /// Code that can be written twice without evaluating anything twice.
@@ -186,10 +194,9 @@ fn lower_plan<'a>(
 
 fn link(c: Compiler<'_>) -> Result<Lowered, Vec<Diagnostic>> {
     let header = format!(
-        "_STRICT = {}\n_LIT = {}\n_RM = {}\n_UV = {}\n",
+        "_STRICT = {}\n_LIT = {}\n_UV = {}\n",
         if c.strict { "True" } else { "False" },
         LITERAL,
-        READERS_MASK,
         UNVERIFIED_MASK
     );
     let mut used = BTreeSet::new();
@@ -380,19 +387,7 @@ impl Compiler<'_> {
         if b == "_LIT" {
             return format!("({a} | _UV)");
         }
-        let (a1, a2) = self.twice(a);
-        let (b1, b2) = self.twice(b);
-        format!("((({a1} | {b1}) ^ (({a2} ^ {b2}) & _RM)) | _UV)")
-    }
-
-    /// A label code written twice: bound to a temporary on its first use unless it is an atom.
-    fn twice(&mut self, code: &str) -> (String, String) {
-        if is_atom(code) {
-            (code.to_string(), code.to_string())
-        } else {
-            let t = self.fresh("q");
-            (format!("({t} := {code})"), t)
-        }
+        format!("({} | {} | _UV)", strip_uv(a), strip_uv(b))
     }
 
     /// A flat expression as raw and label code: written out where the rules allow, else the boxed code
@@ -599,10 +594,7 @@ impl Compiler<'_> {
     /// STRICT: a shadowed variable assigned under `_pc` carries it.
     fn join_pc_into(&mut self, name: &str, indent: usize) {
         if self.strict {
-            self.emit(
-                indent,
-                format!("{name}_l = ({name}_l | _pc) ^ (({name}_l ^ _pc) & _RM)"),
-            );
+            self.emit(indent, format!("{name}_l = {name}_l | _pc"));
         }
     }
 
@@ -974,7 +966,7 @@ impl Compiler<'_> {
     /// Raises one variable's label by `label` (not-taken branches, loop exits).
     fn raise_name(&mut self, name: &str, label: &str, indent: usize) {
         if self.is_shadow(name) {
-            self.emit(indent, format!("{name}_l = _j({name}_l, {label})"));
+            self.emit(indent, format!("{name}_l = ({name}_l | {label})"));
         } else {
             let m = mangle(name);
             self.emit(indent, format!("{m} = _rz({m}, {label})"));
@@ -1046,7 +1038,7 @@ impl Compiler<'_> {
             indent,
             format!("{l} = ({l} | _UV) if {l} & 1 else ({l} & _NUV)"),
         );
-        self.emit(indent, format!("_pc = (_pc | {l}) ^ ((_pc ^ {l}) & _RM)"));
+        self.emit(indent, format!("_pc = _pc | {l}"));
         let mut bodies: Vec<&[Stmt]> = vec![body];
         bodies.extend(rest.iter().map(|(_, b)| *b));
         // Later `elif` tests run only when this one failed, so their branches are part of this decision.
@@ -1057,7 +1049,7 @@ impl Compiler<'_> {
             esc.ret |= e.ret;
         }
         for acc in self.exit_accumulators(esc) {
-            self.emit(indent, format!("{acc} = _j({acc}, {l})"));
+            self.emit(indent, format!("{acc} = ({acc} | {l})"));
         }
         if self.strict {
             // Joining an unchanged pc would change nothing: pre-raise only when the condition raised it.
@@ -1087,11 +1079,11 @@ impl Compiler<'_> {
         let escaping = esc.loop_exit || esc.ret;
         if escaping {
             // What follows runs only if no branch left early: it depends on the condition.
-            self.emit(indent, format!("_pc = _j({ps}, {l})"));
+            self.emit(indent, format!("_pc = ({ps} | {l})"));
         } else {
             self.emit(indent, format!("_pc = {ps}"));
         }
-        self.raise_assigned(&bodies, &format!("_j({ps}, {l})"), indent);
+        self.raise_assigned(&bodies, &format!("({ps} | {l})"), indent);
     }
 
     fn for_loop(&mut self, target: &Expr, iter: &Expr, body: &[Stmt], indent: usize) {
@@ -1122,18 +1114,18 @@ impl Compiler<'_> {
         let is_range = header.contains(&format!("{e}r in"));
         self.emit(indent, format!("{ps} = _pc"));
         self.emit(indent, format!("{x} = _NEUTRAL"));
-        self.emit(indent, format!("_pc = _j(_pc, _inf({struct_label}))"));
+        self.emit(indent, format!("_pc = (_pc | _inf({struct_label}))"));
         let esc = escapes(body);
         if esc.loop_exit || esc.ret {
             // Whether the loop is left early also depends on how many elements there are.
-            self.emit(indent, format!("{x} = _j({x}, _inf({struct_label}))"));
+            self.emit(indent, format!("{x} = ({x} | _inf({struct_label}))"));
         }
         if esc.ret {
             for acc in self.exit_accumulators(Escapes {
                 loop_exit: false,
                 ret: true,
             }) {
-                self.emit(indent, format!("{acc} = _j({acc}, _inf({struct_label}))"));
+                self.emit(indent, format!("{acc} = ({acc} | _inf({struct_label}))"));
             }
         }
         self.emit(indent, format!("{lp} = _pc"));
@@ -1147,7 +1139,7 @@ impl Compiler<'_> {
             self.emit(indent + 1, format!("{e} = ({e}r, {it}[1])"));
         }
         if esc.loop_exit || esc.ret {
-            self.emit(indent + 1, format!("_pc = _j({lp}, {x})"));
+            self.emit(indent + 1, format!("_pc = ({lp} | {x})"));
         } else {
             // Without early exits the accumulator stays neutral and every `if` restores `_pc`.
             self.emit(indent + 1, format!("_pc = {lp}"));
@@ -1179,7 +1171,7 @@ impl Compiler<'_> {
                 f.sure.borrow_mut().remove(t);
             }
         }
-        self.emit(indent, format!("_pc = _j({ps}, {x})"));
+        self.emit(indent, format!("_pc = ({ps} | {x})"));
         if self.strict {
             let mut names = BTreeSet::new();
             assigned_names(body, &mut names);
@@ -1187,7 +1179,7 @@ impl Compiler<'_> {
             collect_target_names(target, &mut tn);
             names.extend(tn);
             for n in names {
-                self.raise_name(&n, &format!("_j({lp}, {x})"), indent);
+                self.raise_name(&n, &format!("({lp} | {x})"), indent);
             }
         }
     }
@@ -1202,22 +1194,22 @@ impl Compiler<'_> {
         self.emit(indent, format!("{w} = _NEUTRAL"));
         self.emit(indent, "while True:".into());
         let i1 = indent + 1;
-        self.emit(i1, format!("_pc = _j(_j({ps}, {x}), {w})"));
+        self.emit(i1, format!("_pc = (({ps} | {x}) | {w})"));
         let t = self.expr(test, "_pc");
         self.flush_pre(i1);
         self.emit(i1, format!("{c} = {t}"));
-        self.emit(i1, format!("{w} = _j({w}, _inf(_cl({c})))"));
-        self.emit(i1, format!("_pc = _j(_pc, _inf(_cl({c})))"));
+        self.emit(i1, format!("{w} = ({w} | _inf(_cl({c})))"));
+        self.emit(i1, format!("_pc = (_pc | _inf(_cl({c})))"));
         let esc = escapes(body);
         if esc.loop_exit || esc.ret {
-            self.emit(i1, format!("{x} = _j({x}, {w})"));
+            self.emit(i1, format!("{x} = ({x} | {w})"));
         }
         if esc.ret {
             for acc in self.exit_accumulators(Escapes {
                 loop_exit: false,
                 ret: true,
             }) {
-                self.emit(i1, format!("{acc} = _j({acc}, {w})"));
+                self.emit(i1, format!("{acc} = ({acc} | {w})"));
             }
         }
         self.preraise(&[body], i1);
@@ -1230,8 +1222,8 @@ impl Compiler<'_> {
         if let Some(f) = self.frames.last_mut() {
             f.loops.pop();
         }
-        self.emit(indent, format!("_pc = _j({ps}, {x})"));
-        self.raise_assigned(&[body], &format!("_j(_j({ps}, {x}), {w})"), indent);
+        self.emit(indent, format!("_pc = ({ps} | {x})"));
+        self.raise_assigned(&[body], &format!("(({ps} | {x}) | {w})"), indent);
     }
 
     fn params(&mut self, params: &Parameters, node: &impl Ranged) -> Option<Vec<String>> {
@@ -1438,7 +1430,7 @@ impl Compiler<'_> {
                 let mut acc = self.expr(&b.values[0], pc);
                 for next in &b.values[1..] {
                     let t = self.fresh("t");
-                    let inner_pc = format!("_j({pc}, _inf(_cl({t})))");
+                    let inner_pc = format!("({pc} | _inf(_cl({t})))");
                     let rhs = self.expr(next, &inner_pc);
                     acc = match b.op {
                         BoolOp::And => {
@@ -1456,7 +1448,7 @@ impl Compiler<'_> {
             Expr::If(x) => {
                 let t = self.fresh("t");
                 let test = self.expr(&x.test, pc);
-                let inner_pc = format!("_j({pc}, _inf(_cl({t})))");
+                let inner_pc = format!("({pc} | _inf(_cl({t})))");
                 let body = self.expr(&x.body, &inner_pc);
                 let orelse = self.expr(&x.orelse, &inner_pc);
                 format!(
@@ -1842,11 +1834,21 @@ impl Compiler<'_> {
                     .collect::<Vec<_>>()
                     .join(", ");
                 let _ = MUTATING_METHODS;
+                let args = if args.is_empty() {
+                    "_NOARGS".to_string()
+                } else {
+                    format!("[{args}]")
+                };
+                let kw = if kw.is_empty() {
+                    "_NOKW".to_string()
+                } else {
+                    format!("{{{kw}}}")
+                };
                 match method {
                     "lower" | "upper" | "strip" | "get" | "append" => {
-                        format!("_m_{method}({recv}, [{args}], {{{kw}}}, {pc}, {line})")
+                        format!("_m_{method}({recv}, {args}, {kw}, {pc}, {line})")
                     }
-                    _ => format!("_m({recv}, '{method}', [{args}], {{{kw}}}, {pc}, {line})"),
+                    _ => format!("_m({recv}, '{method}', {args}, {kw}, {pc}, {line})"),
                 }
             }
             callee => {
@@ -2054,7 +2056,7 @@ impl Compiler<'_> {
         let strict = self.strict;
         let mut build = |this: &mut Self, indent: usize| {
             let res = this.fresh("res");
-            let s0 = if strict { "_j(_LIT, _zp)" } else { "_LIT" };
+            let s0 = if strict { "(_LIT | _zp)" } else { "_LIT" };
             this.emit(indent, format!("{res} = _new('{kind}', {empty}, {s0})"));
             let mut depth = indent;
             for g in generators {
@@ -2066,9 +2068,9 @@ impl Compiler<'_> {
                 this.emit(depth, format!("{it} = {v}"));
                 this.emit(
                     depth,
-                    format!("{res}[0][2] = _j({res}[0][2], _struct({it}))"),
+                    format!("{res}[0][2] = ({res}[0][2] | _struct({it}))"),
                 );
-                this.emit(depth, format!("_pc = _j(_pc, _inf(_struct({it})))"));
+                this.emit(depth, format!("_pc = (_pc | _inf(_struct({it})))"));
                 this.emit(depth, format!("{lp} = _pc"));
                 this.emit(depth, format!("for {e} in _elems({it}):"));
                 depth += 1;
@@ -2081,9 +2083,9 @@ impl Compiler<'_> {
                     this.emit(depth, format!("{c} = {t}"));
                     this.emit(
                         depth,
-                        format!("{res}[0][2] = _j({res}[0][2], _inf(_cl({c})))"),
+                        format!("{res}[0][2] = ({res}[0][2] | _inf(_cl({c})))"),
                     );
-                    this.emit(depth, format!("_pc = _j(_pc, _inf(_cl({c})))"));
+                    this.emit(depth, format!("_pc = (_pc | _inf(_cl({c})))"));
                     this.emit(depth, format!("if not _tr({c}):"));
                     this.emit(depth + 1, "continue".into());
                 }
@@ -2099,7 +2101,7 @@ impl Compiler<'_> {
                         depth,
                         format!("{res}[0][1][_key({kt})] = ({kt}, _as({vv}, _pc))"),
                     );
-                    this.emit(depth, format!("{res}[0][2] = _j({res}[0][2], _deep({kt}))"));
+                    this.emit(depth, format!("{res}[0][2] = ({res}[0][2] | _deep({kt}))"));
                 }
                 ("s", Some(x), _) => {
                     let xx = this.expr(x, "_pc");
@@ -2107,7 +2109,7 @@ impl Compiler<'_> {
                     let xt = this.fresh("k");
                     this.emit(depth, format!("{xt} = _as({xx}, _pc)"));
                     this.emit(depth, format!("{res}[0][1][_key({xt})] = {xt}"));
-                    this.emit(depth, format!("{res}[0][2] = _j({res}[0][2], _deep({xt}))"));
+                    this.emit(depth, format!("{res}[0][2] = ({res}[0][2] | _deep({xt}))"));
                 }
                 (_, Some(x), _) => {
                     let xx = this.expr(x, "_pc");

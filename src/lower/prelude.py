@@ -5,18 +5,22 @@
 # [kind, items, structure]: kind 'l' list, 't' tuple, 'd' dict, 's' set. items: a list of boxed values for
 # 'l'/'t'; for 'd' a dict raw_key -> (boxed_key, boxed_value); for 's' a dict raw_element -> boxed_element.
 # A label is an int (see src/label.rs). The label of a reference joins into the structure on every read.
-# _STRICT, _LIT, _RM and _UV are defined by the compiler above this text.
+# _STRICT, _LIT and _UV are defined by the compiler above this text. A label's join is `a | b` (src/label.rs
+# stores the fields that intersect inverted), and 0 is its identity.
 
 import json
 import re
 
-_NEUTRAL = _RM
+_NEUTRAL = 0
 _NUV = ~_UV
 _UNDEF = ['undefined']
+# Shared empty arguments for method calls without any (helpers never mutate them).
+_NOARGS = ()
+_NOKW = {}
 
 
 def _j(a, b):
-    return (a | b) ^ ((a ^ b) & _RM)
+    return a | b
 
 
 def _inf(l):
@@ -43,19 +47,23 @@ def _rz(v, l):
     # Raise a variable's label after a branch or loop that may have assigned it (not-taken branches).
     if v is _UNDEF:
         return v
-    return (v[0], _j(v[1], l))
+    a = v[1]
+    j = a | l
+    if j == a:
+        return v
+    return (v[0], j)
 
 
 def _as(v, pc):
     # Joining the neutral pc is the identity: skip the allocation in the common case.
     if _STRICT and pc != _NEUTRAL:
         l = v[1]
-        return (v[0], (l | pc) ^ ((l ^ pc) & _RM))
+        return (v[0], l | pc)
     return v
 
 
 def _jv(v, l):
-    return (v[0], _j(v[1], l))
+    return (v[0], (v[1] | l))
 
 
 def _isc(v):
@@ -64,7 +72,7 @@ def _isc(v):
 
 def _sl(v):
     # Structure label of a container reference: what its length, keys and order reveal.
-    return _j(v[1], v[0][2])
+    return (v[1] | v[0][2])
 
 
 def _deep(v, seen=None):
@@ -75,19 +83,19 @@ def _deep(v, seen=None):
             seen = {}
         key = id(x)
         if key in seen:
-            return _j(v[1], x[2])
+            return (v[1] | x[2])
         seen[key] = True
-        l = _j(v[1], x[2])
+        l = (v[1] | x[2])
         k = x[0]
         if k == 'l' or k == 't':
             for e in x[1]:
-                l = _j(l, _deep(e, seen))
+                l = (l | _deep(e, seen))
         elif k == 'd':
             for kv in x[1].values():
-                l = _j(_j(l, _deep(kv[0], seen)), _deep(kv[1], seen))
+                l = ((l | _deep(kv[0], seen)) | _deep(kv[1], seen))
         else:
             for e in x[1].values():
-                l = _j(l, _deep(e, seen))
+                l = (l | _deep(e, seen))
         return l
     return v[1]
 
@@ -128,7 +136,7 @@ def _raw(v, memo=None):
 def _box(x, l):
     t = type(x)
     if t is list:
-        return (['l', [_box(e, l) for e in x], l], l)
+        return (['l', [(e, l) if type(e) is str else _box(e, l) for e in x], l], l)
     if t is tuple:
         return (['t', [_box(e, l) for e in x], l], l)
     if t is dict:
@@ -159,23 +167,23 @@ def _key(k):
 def _mk(kind, items, pc):
     s = _LIT
     if _STRICT:
-        s = _j(s, pc)
-        items = [(e[0], _j(e[1], pc)) for e in items]
+        s = (s | pc)
+        items = [(e[0], (e[1] | pc)) for e in items]
     return ([kind, items, s], _LIT)
 
 
 def _mkd(keys, vals, pc):
     s = _LIT
     if _STRICT:
-        s = _j(s, pc)
+        s = (s | pc)
     d = {}
     i = 0
     for k in keys:
         v = vals[i]
         if _STRICT:
-            v = (v[0], _j(v[1], pc))
+            v = (v[0], (v[1] | pc))
         d[_key(k)] = (k, v)
-        s = _j(s, _deep(k))
+        s = (s | _deep(k))
         i += 1
     return (['d', d, s], _LIT)
 
@@ -183,11 +191,11 @@ def _mkd(keys, vals, pc):
 def _mks(items, pc):
     s = _LIT
     if _STRICT:
-        s = _j(s, pc)
+        s = (s | pc)
     d = {}
     for e in items:
         d[_key(e)] = e
-        s = _j(s, _deep(e))
+        s = (s | _deep(e))
     return (['s', d, s], _LIT)
 
 
@@ -202,7 +210,7 @@ def _cl(v):
     if type(x) is list:
         l = v[1]
         s = x[2]
-        return (l | s) ^ ((l ^ s) & _RM)
+        return l | s
     return v[1]
 
 
@@ -217,13 +225,14 @@ def _elems(v):
     # The elements of an iterable, each joined with the influence of its structure.
     x = v[0]
     if type(x) is list:
-        ch = _inf(_j(v[1], x[2]))
+        ch = _inf((v[1] | x[2]))
         k = x[0]
         if k == 'l' or k == 't':
-            return [(e[0], _j(e[1], ch)) for e in x[1]]
+            # An element whose label already carries `ch` is reused as it is (no new tuple).
+            return [e if (e[1] | ch) == e[1] else (e[0], e[1] | ch) for e in x[1]]
         if k == 'd':
-            return [(kv[0][0], _j(kv[0][1], ch)) for kv in x[1].values()]
-        return [(e[0], _j(e[1], ch)) for e in x[1].values()]
+            return [(kv[0][0], (kv[0][1] | ch)) for kv in x[1].values()]
+        return [(e[0], (e[1] | ch)) for e in x[1].values()]
     if type(x) is str:
         l = v[1] | _UV
         return [(c, l) for c in x]
@@ -248,16 +257,16 @@ def _nsu(c, pc, line):
     # No-sensitive-upgrade: a container may only be mutated under a pc its structure already carries.
     if _STRICT:
         s = c[0][2]
-        if (_j(s, pc) | _UV) != (s | _UV):
+        if ((s | pc) | _UV) != (s | _UV):
             _violation(line)
 
 
 def _mut(c, extra, pc, line):
     _nsu(c, pc, line)
     x = c[0]
-    l = _j(x[2], extra)
+    l = (x[2] | extra)
     if _STRICT:
-        l = _j(l, pc)
+        l = (l | pc)
     x[2] = l
 
 
@@ -266,7 +275,7 @@ def _pr(c, l):
     if c is _UNDEF:
         return
     if type(c[0]) is list:
-        c[0][2] = _j(c[0][2], l)
+        c[0][2] = (c[0][2] | l)
 
 
 def _prp(f, l):
@@ -281,35 +290,35 @@ def _prp(f, l):
 def _gi(c, i):
     x = c[0]
     if type(x) is list:
-        ch = _inf(_j(_j(c[1], x[2]), i[1]))
+        ch = _inf(((c[1] | x[2]) | i[1]))
         k = x[0]
         if k == 'l' or k == 't':
             r = i[0]
             if type(r) is not int and type(r) is not bool:
                 raise TypeError('indices must be integers')
             e = x[1][r]
-            return (e[0], _j(e[1], ch))
+            return (e[0], (e[1] | ch))
         if k == 'd':
             kv = x[1][_key(i)]
             e = kv[1]
-            return (e[0], _j(e[1], ch))
+            return (e[0], (e[1] | ch))
         raise TypeError("'set' object is not subscriptable")
     if _isfn(x):
         raise TypeError("'function' object is not subscriptable")
-    return (x[_raw(i)], _j(c[1], i[1]) | _UV)
+    return (x[_raw(i)], (c[1] | i[1]) | _UV)
 
 
 def _gs(c, lo, hi, st):
-    bl = _j(_j(lo[1], hi[1]), st[1])
+    bl = ((lo[1] | hi[1]) | st[1])
     x = c[0]
     if type(x) is list:
         k = x[0]
         if k != 'l' and k != 't':
             raise TypeError('only lists, tuples and strings can be sliced')
-        ch = _inf(_j(_j(c[1], x[2]), bl))
-        items = [(e[0], _j(e[1], ch)) for e in x[1][lo[0]:hi[0]:st[0]]]
-        return _new(k, items, _j(_j(_j(x[2], c[1]), bl), _LIT))
-    return (x[lo[0]:hi[0]:st[0]], _j(c[1], bl) | _UV)
+        ch = _inf(((c[1] | x[2]) | bl))
+        items = [(e[0], (e[1] | ch)) for e in x[1][lo[0]:hi[0]:st[0]]]
+        return _new(k, items, (((x[2] | c[1]) | bl) | _LIT))
+    return (x[lo[0]:hi[0]:st[0]], (c[1] | bl) | _UV)
 
 
 def _si(c, i, v, pc, line):
@@ -322,13 +331,23 @@ def _si(c, i, v, pc, line):
     s = x[2]
     if _STRICT and pc != _NEUTRAL:
         # No-sensitive-upgrade, then the value and the structure join pc.
-        if (((s | pc) ^ ((s ^ pc) & _RM)) | _UV) != (s | _UV):
+        if ((s | pc) | _UV) != (s | _UV):
             _violation(line)
         lv = v[1]
-        v = (v[0], (lv | pc) ^ ((lv ^ pc) & _RM))
-        s = (s | pc) ^ ((s ^ pc) & _RM)
-    il = _inf(i[1])
-    s = (s | il) ^ ((s ^ il) & _RM)
+        v = (v[0], lv | pc)
+        s = s | pc
+    il = i[1]
+    il = (il | _UV) if il & 1 else (il & _NUV)
+    s = s | il
+    if k == 'd':
+        r = i[0]
+        t = type(r)
+        if t is str or t is int:
+            # A flat key: it is its own raw form and its label is its deep label.
+            x[1][r] = (i, v)
+            lk = i[1]
+            x[2] = s | lk
+            return
     if k == 'l':
         r = i[0]
         if type(r) is not int and type(r) is not bool:
@@ -336,7 +355,7 @@ def _si(c, i, v, pc, line):
         x[1][r] = v
     else:
         x[1][_key(i)] = (i, v)
-        s = _j(s, _deep(i))
+        s = (s | _deep(i))
     x[2] = s
 
 
@@ -344,7 +363,7 @@ def _call(f, pc, *args, **kw):
     fn = f[0]
     if not _isfn(fn):
         raise TypeError("'" + type(fn).__name__ + "' object is not callable")
-    return fn(*args, _zp=_j(pc, _inf(f[1])), **kw)
+    return fn(*args, _zp=(pc | _inf(f[1])), **kw)
 
 
 def _callv(f, args, pc):
@@ -352,9 +371,9 @@ def _callv(f, args, pc):
 
 
 def _ret(v, pc, xf):
-    l = _j(v[1], xf)
+    l = (v[1] | xf)
     if _STRICT:
-        l = _j(l, pc)
+        l = (l | pc)
     return (v[0], l)
 
 
@@ -367,8 +386,8 @@ def _seq_add(a, b):
         raise TypeError('can only concatenate a list to a list and a tuple to a tuple')
     ca = _inf(_sl(a))
     cb = _inf(_sl(b))
-    items = [(e[0], _j(e[1], ca)) for e in xa[1]] + [(e[0], _j(e[1], cb)) for e in xb[1]]
-    return _new(xa[0], items, _j(_sl(a), _sl(b)))
+    items = [(e[0], (e[1] | ca)) for e in xa[1]] + [(e[0], (e[1] | cb)) for e in xb[1]]
+    return _new(xa[0], items, (_sl(a) | _sl(b)))
 
 
 def _seq_mul(a, n):
@@ -378,9 +397,9 @@ def _seq_mul(a, n):
     r = n[0]
     if type(r) is not int and type(r) is not bool:
         raise TypeError("can't multiply sequence by non-int")
-    ch = _inf(_j(_sl(a), n[1]))
-    items = [(e[0], _j(e[1], ch)) for e in xa[1]] * r
-    return _new(xa[0], items, _j(_sl(a), n[1]))
+    ch = _inf((_sl(a) | n[1]))
+    items = [(e[0], (e[1] | ch)) for e in xa[1]] * r
+    return _new(xa[0], items, (_sl(a) | n[1]))
 
 
 def _bin(op, a, b):
@@ -404,7 +423,7 @@ def _bin(op, a, b):
     y = b[0]
     if _isfn(x) or _isfn(y):
         raise TypeError('unsupported operand type: function')
-    l = _j(a[1], b[1]) | _UV
+    l = (a[1] | b[1]) | _UV
     if op == '+':
         return (x + y, l)
     if op == '-':
@@ -442,7 +461,7 @@ def _add(a, b):
     if (tx is int or tx is str or tx is float) and type(y) is tx:
         la = a[1]
         lb = b[1]
-        return (x + y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+        return (x + y, (la | lb) | _UV)
     return _bin('+', a, b)
 
 
@@ -453,7 +472,7 @@ def _sub(a, b):
     if (tx is int or tx is float) and type(y) is tx:
         la = a[1]
         lb = b[1]
-        return (x - y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+        return (x - y, (la | lb) | _UV)
     return _bin('-', a, b)
 
 
@@ -464,7 +483,7 @@ def _mul(a, b):
     if (tx is int or tx is float) and type(y) is tx:
         la = a[1]
         lb = b[1]
-        return (x * y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+        return (x * y, (la | lb) | _UV)
     return _bin('*', a, b)
 
 
@@ -474,7 +493,7 @@ def _mod(a, b):
     if type(x) is int and type(y) is int:
         la = a[1]
         lb = b[1]
-        return (x % y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+        return (x % y, (la | lb) | _UV)
     return _bin('%', a, b)
 
 
@@ -484,7 +503,7 @@ def _fdiv(a, b):
     if type(x) is int and type(y) is int:
         la = a[1]
         lb = b[1]
-        return (x // y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+        return (x // y, (la | lb) | _UV)
     return _bin('//', a, b)
 
 
@@ -495,7 +514,7 @@ def _eq(a, b):
     if (tx is int or tx is str or tx is float or tx is bool) and type(y) is tx:
         la = a[1]
         lb = b[1]
-        return (x == y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+        return (x == y, (la | lb) | _UV)
     return _cmp('==', a, b)
 
 
@@ -506,7 +525,7 @@ def _ne(a, b):
     if (tx is int or tx is str or tx is float or tx is bool) and type(y) is tx:
         la = a[1]
         lb = b[1]
-        return (x != y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+        return (x != y, (la | lb) | _UV)
     return _cmp('!=', a, b)
 
 
@@ -517,7 +536,7 @@ def _lt(a, b):
     if (tx is int or tx is str or tx is float or tx is bool) and type(y) is tx:
         la = a[1]
         lb = b[1]
-        return (x < y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+        return (x < y, (la | lb) | _UV)
     return _cmp('<', a, b)
 
 
@@ -528,7 +547,7 @@ def _gt(a, b):
     if (tx is int or tx is str or tx is float or tx is bool) and type(y) is tx:
         la = a[1]
         lb = b[1]
-        return (x > y, ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+        return (x > y, (la | lb) | _UV)
     return _cmp('>', a, b)
 
 
@@ -561,7 +580,7 @@ def _cmp(op, a, b):
         same = a[0] is b[0]
         if op == 'is not':
             same = not same
-        return (same, _j(a[1], b[1]) | _UV)
+        return (same, (a[1] | b[1]) | _UV)
     if op == 'in' or op == 'not in':
         r = _in(a, b)
         if op == 'not in':
@@ -572,7 +591,7 @@ def _cmp(op, a, b):
     m = {}
     x = _raw(a, m)
     y = _raw(b, m)
-    l = _j(_deep(a), _deep(b)) | _UV
+    l = (_deep(a) | _deep(b)) | _UV
     if op == '==':
         return (x == y, l)
     if op == '!=':
@@ -589,7 +608,7 @@ def _cmp(op, a, b):
 
 
 def _in(a, b):
-    l = _j(_deep(a), _deep(b)) | _UV
+    l = (_deep(a) | _deep(b)) | _UV
     x = b[0]
     if type(x) is list:
         k = x[0]
@@ -619,7 +638,7 @@ def _fv(v, conv, spec):
     sp = ''
     if spec is not None:
         sp = spec[0]
-        l = _j(l, spec[1])
+        l = (l | spec[1])
     return (f'{r:{sp}}', l | _UV)
 
 
@@ -628,7 +647,7 @@ def _fcat(parts):
     l = _LIT
     for p in parts:
         s = s + p[0]
-        l = _j(l, p[1])
+        l = (l | p[1])
     return (s, l | _UV)
 
 
@@ -637,7 +656,7 @@ def _fcat(parts):
 def _lbls(vs):
     l = _LIT
     for v in vs:
-        l = _j(l, _deep(v))
+        l = (l | _deep(v))
     return l
 
 
@@ -661,7 +680,7 @@ def _bi_int(x=None, base=None, _zp=_NEUTRAL):
         return (0, _LIT)
     if base is None:
         return (int(_raw(x)), _deep(x) | _UV)
-    return (int(_raw(x), base[0]), _j(_deep(x), base[1]) | _UV)
+    return (int(_raw(x), base[0]), (_deep(x) | base[1]) | _UV)
 
 
 def _bi_float(x=None, _zp=_NEUTRAL):
@@ -683,7 +702,7 @@ def _bi_abs(x, _zp=_NEUTRAL):
 def _bi_round(x, n=None, _zp=_NEUTRAL):
     if n is None:
         return (round(_raw(x)), _deep(x) | _UV)
-    return (round(_raw(x), n[0]), _j(_deep(x), n[1]) | _UV)
+    return (round(_raw(x), n[0]), (_deep(x) | n[1]) | _UV)
 
 
 def _bi_range(*args, _zp=_NEUTRAL):
@@ -714,10 +733,10 @@ def _keyed(es, key, pc):
         if key is not None:
             kv = _call(key, pc, e)
         ks.append(_raw(kv))
-        l = _j(l, _deep(kv))
-        l = _j(l, _deep(e))
+        l = (l | _deep(kv))
+        l = (l | _deep(e))
     if key is not None:
-        l = _j(l, key[1])
+        l = (l | key[1])
     return ks, l
 
 
@@ -727,11 +746,11 @@ def _bi_sorted(it, key=None, reverse=None, _zp=_NEUTRAL):
     rv = False
     if reverse is not None:
         rv = bool(_raw(reverse))
-        l = _j(l, reverse[1])
+        l = (l | reverse[1])
     order = sorted(range(len(es)), key=lambda i: ks[i], reverse=rv)
-    s = _j(_struct(it), l)
+    s = (_struct(it) | l)
     ch = _inf(s)
-    return _new('l', [(es[i][0], _j(es[i][1], ch)) for i in order], s)
+    return _new('l', [(es[i][0], (es[i][1] | ch)) for i in order], s)
 
 
 def _minmax(args, key, default, pc, want_max, name):
@@ -748,7 +767,7 @@ def _minmax(args, key, default, pc, want_max, name):
             best = i
         i += 1
     e = es[best]
-    return (e[0], _j(e[1], _inf(_j(s, l))))
+    return (e[0], (e[1] | _inf((s | l))))
 
 
 def _bi_min(*args, key=None, default=None, _zp=_NEUTRAL):
@@ -765,10 +784,10 @@ def _bi_sum(it, start=None, _zp=_NEUTRAL):
     l = _struct(it)
     if start is not None:
         total = _raw(start)
-        l = _j(l, start[1])
+        l = (l | start[1])
     for e in es:
         total = total + _raw(e)
-        l = _j(l, _deep(e))
+        l = (l | _deep(e))
     return (total, l | _UV)
 
 
@@ -778,7 +797,7 @@ def _bi_any(it, _zp=_NEUTRAL):
     for e in es:
         if _tr(e):
             r = True
-    return (r, _j(_struct(it), _lbls(es)) | _UV)
+    return (r, (_struct(it) | _lbls(es)) | _UV)
 
 
 def _bi_all(it, _zp=_NEUTRAL):
@@ -787,7 +806,7 @@ def _bi_all(it, _zp=_NEUTRAL):
     for e in es:
         if not _tr(e):
             r = False
-    return (r, _j(_struct(it), _lbls(es)) | _UV)
+    return (r, (_struct(it) | _lbls(es)) | _UV)
 
 
 def _bi_enumerate(it, start=None, _zp=_NEUTRAL):
@@ -796,8 +815,8 @@ def _bi_enumerate(it, start=None, _zp=_NEUTRAL):
     n = 0
     if start is not None:
         n = _raw(start)
-        s = _j(s, start[1])
-    il = _j(_LIT, _inf(s))
+        s = (s | start[1])
+    il = (_LIT | _inf(s))
     out = []
     for e in es:
         out.append(_new('t', [(n, il), e], s))
@@ -809,7 +828,7 @@ def _bi_zip(*its, _zp=_NEUTRAL):
     lists = [_elems(i) for i in its]
     s = _LIT
     for i in its:
-        s = _j(s, _struct(i))
+        s = (s | _struct(i))
     n = min([len(x) for x in lists]) if len(lists) > 0 else 0
     out = []
     k = 0
@@ -823,11 +842,11 @@ def _bi_map(f, *its, _zp=_NEUTRAL):
     lists = [_elems(i) for i in its]
     s = _inf(f[1])
     for i in its:
-        s = _j(s, _struct(i))
+        s = (s | _struct(i))
     n = min([len(x) for x in lists]) if len(lists) > 0 else 0
     out = []
     k = 0
-    pc = _j(_zp, _inf(s))
+    pc = (_zp | _inf(s))
     while k < n:
         out.append(_callv(f, [x[k] for x in lists], pc))
         k += 1
@@ -837,14 +856,14 @@ def _bi_map(f, *its, _zp=_NEUTRAL):
 def _bi_filter(f, it, _zp=_NEUTRAL):
     es = _elems(it)
     s = _struct(it)
-    pc = _j(_zp, _inf(s))
+    pc = (_zp | _inf(s))
     out = []
     for e in es:
         if f[0] is None:
             t = e
         else:
             t = _callv(f, [e], pc)
-        s = _j(s, _inf(_deep(t)))
+        s = (s | _inf(_deep(t)))
         if _tr(t):
             out.append(e)
     return _new('l', out, s)
@@ -875,7 +894,7 @@ def _bi_set(x=None, _zp=_NEUTRAL):
     d = {}
     for e in _elems(x):
         d[_key(e)] = e
-        s = _j(s, _deep(e))
+        s = (s | _deep(e))
     return _new('s', d, s)
 
 
@@ -891,7 +910,7 @@ def _bi_dict(_src=None, _zp=_NEUTRAL, **kw):
             for p in _elems(_src):
                 pair = _unpack(p, 2)
                 d[_key(pair[0])] = (pair[0], pair[1])
-                s = _j(s, _deep(pair[0]))
+                s = (s | _deep(pair[0]))
     for k, v in kw.items():
         d[k] = ((k, _LIT), v)
     return _new('d', d, s)
@@ -939,10 +958,10 @@ def _json_dumps(x, indent=None, sort_keys=None, _zp=_NEUTRAL):
     kw = {}
     if indent is not None:
         kw['indent'] = _raw(indent)
-        l = _j(l, indent[1])
+        l = (l | indent[1])
     if sort_keys is not None:
         kw['sort_keys'] = _raw(sort_keys)
-        l = _j(l, sort_keys[1])
+        l = (l | sort_keys[1])
     return (json.dumps(_raw(x), **kw), l | _UV)
 
 
@@ -991,7 +1010,7 @@ def _m_extend(c, it, pc, line):
     _mut(c, _struct(it), pc, line)
     for e in es:
         if _STRICT:
-            e = (e[0], _j(e[1], pc))
+            e = (e[0], (e[1] | pc))
         c[0][1].append(e)
 
 
@@ -999,9 +1018,9 @@ def _m_str(r, l, name, args, kw):
     raws = []
     if len(args) > 0:
         raws = [_raw(a) for a in args]
-        l = _j(l, _lbls(args))
+        l = (l | _lbls(args))
     for v in kw.values():
-        l = _j(l, _deep(v))
+        l = (l | _deep(v))
     l = l | _UV
     if name == 'lower':
         return (r.lower(*raws), l)
@@ -1055,7 +1074,7 @@ def _m_list(c, name, args, kw, pc, line):
         v = args[0]
         _mut(c, _LIT, pc, line)
         if _STRICT:
-            v = (v[0], _j(v[1], pc))
+            v = (v[0], (v[1] | pc))
         items.append(v)
         return (None, _LIT)
     if name == 'extend':
@@ -1066,7 +1085,7 @@ def _m_list(c, name, args, kw, pc, line):
         v = args[1]
         _mut(c, _inf(i[1]), pc, line)
         if _STRICT:
-            v = (v[0], _j(v[1], pc))
+            v = (v[0], (v[1] | pc))
         items.insert(i[0], v)
         return (None, _LIT)
     if name == 'pop':
@@ -1076,16 +1095,16 @@ def _m_list(c, name, args, kw, pc, line):
             e = items[args[0][0]]
         else:
             e = items[-1]
-        ch = _inf(_j(_sl(c), il))
+        ch = _inf((_sl(c) | il))
         _mut(c, _inf(il), pc, line)
         if len(args) > 0:
             items.pop(args[0][0])
         else:
             items.pop()
-        return (e[0], _j(e[1], ch))
+        return (e[0], (e[1] | ch))
     if name == 'remove':
         v = args[0]
-        _mut(c, _j(_deep(c), _deep(v)), pc, line)
+        _mut(c, (_deep(c) | _deep(v)), pc, line)
         rv = _raw(v)
         i = 0
         while i < len(items):
@@ -1096,7 +1115,7 @@ def _m_list(c, name, args, kw, pc, line):
         raise ValueError('list.remove(x): x not in list')
     if name == 'index':
         rv = _raw(args[0])
-        l = _j(_deep(c), _deep(args[0])) | _UV
+        l = (_deep(c) | _deep(args[0])) | _UV
         i = 0
         while i < len(items):
             if _raw(items[i]) == rv:
@@ -1109,7 +1128,7 @@ def _m_list(c, name, args, kw, pc, line):
         for e in items:
             if _raw(e) == rv:
                 n += 1
-        return (n, _j(_deep(c), _deep(args[0])) | _UV)
+        return (n, (_deep(c) | _deep(args[0])) | _UV)
     if name == 'sort':
         key = kw.get('key')
         rev = kw.get('reverse')
@@ -1117,7 +1136,7 @@ def _m_list(c, name, args, kw, pc, line):
         rv = False
         if rev is not None:
             rv = bool(_raw(rev))
-            l = _j(l, rev[1])
+            l = (l | rev[1])
         _mut(c, l, pc, line)
         order = sorted(range(len(items)), key=lambda i: ks[i], reverse=rv)
         new = [items[i] for i in order]
@@ -1138,7 +1157,7 @@ def _m_dict(c, name, args, kw, pc, line):
     d = x[1]
     if name == 'get':
         k = args[0]
-        ch = _inf(_j(_sl(c), k[1]))
+        ch = _inf((_sl(c) | k[1]))
         dl = (None, _LIT)
         if len(args) > 1:
             dl = args[1]
@@ -1148,47 +1167,47 @@ def _m_dict(c, name, args, kw, pc, line):
             return _jv(dl, ch)
         if rk in d:
             e = d[rk][1]
-            return (e[0], _j(e[1], ch))
+            return (e[0], (e[1] | ch))
         return _jv(dl, ch)
     if name == 'keys':
         ch = _inf(_sl(c))
-        return _new('l', [(kv[0][0], _j(kv[0][1], ch)) for kv in d.values()], _sl(c))
+        return _new('l', [(kv[0][0], (kv[0][1] | ch)) for kv in d.values()], _sl(c))
     if name == 'values':
         ch = _inf(_sl(c))
-        return _new('l', [(kv[1][0], _j(kv[1][1], ch)) for kv in d.values()], _sl(c))
+        return _new('l', [(kv[1][0], (kv[1][1] | ch)) for kv in d.values()], _sl(c))
     if name == 'items':
         s = _sl(c)
         ch = _inf(s)
-        return _new('l', [_new('t', [(kv[0][0], _j(kv[0][1], ch)), (kv[1][0], _j(kv[1][1], ch))], s) for kv in d.values()], s)
+        return _new('l', [_new('t', [(kv[0][0], (kv[0][1] | ch)), (kv[1][0], (kv[1][1] | ch))], s) for kv in d.values()], s)
     if name == 'update':
         o = args[0]
         pairs = []
         if type(o[0]) is list and o[0][0] == 'd':
             ch = _inf(_sl(o))
             for kv in o[0][1].values():
-                pairs.append(((kv[0][0], _j(kv[0][1], ch)), (kv[1][0], _j(kv[1][1], ch))))
+                pairs.append(((kv[0][0], (kv[0][1] | ch)), (kv[1][0], (kv[1][1] | ch))))
         else:
             for p in _elems(o):
                 pr = _unpack(p, 2)
                 pairs.append((pr[0], pr[1]))
         extra = _struct(o)
         for p in pairs:
-            extra = _j(extra, _deep(p[0]))
+            extra = (extra | _deep(p[0]))
         _mut(c, extra, pc, line)
         for p in pairs:
             v = p[1]
             if _STRICT:
-                v = (v[0], _j(v[1], pc))
+                v = (v[0], (v[1] | pc))
             d[_key(p[0])] = (p[0], v)
         return (None, _LIT)
     if name == 'pop':
         k = args[0]
-        ch = _inf(_j(_sl(c), k[1]))
+        ch = _inf((_sl(c) | k[1]))
         _mut(c, _deep(k), pc, line)
         rk = _key(k)
         if rk in d:
             e = d.pop(rk)[1]
-            return (e[0], _j(e[1], ch))
+            return (e[0], (e[1] | ch))
         if len(args) > 1:
             return _jv(args[1], ch)
         raise KeyError(rk)
@@ -1197,16 +1216,16 @@ def _m_dict(c, name, args, kw, pc, line):
         v = (None, _LIT)
         if len(args) > 1:
             v = args[1]
-        ch = _inf(_j(_sl(c), k[1]))
+        ch = _inf((_sl(c) | k[1]))
         rk = _key(k)
         if rk in d:
             e = d[rk][1]
-            return (e[0], _j(e[1], ch))
+            return (e[0], (e[1] | ch))
         _mut(c, _deep(k), pc, line)
         if _STRICT:
-            v = (v[0], _j(v[1], pc))
+            v = (v[0], (v[1] | pc))
         d[rk] = (k, v)
-        return (v[0], _j(v[1], ch))
+        return (v[0], (v[1] | ch))
     if name == 'copy':
         nd = {}
         for rk, kv in d.items():
@@ -1217,7 +1236,7 @@ def _m_dict(c, name, args, kw, pc, line):
 
 def _set_op(name, a, b):
     ob = _elems(b)
-    s = _j(_j(_sl(a), _struct(b)), _j(_deep(a), _lbls(ob)))
+    s = ((_sl(a) | _struct(b)) | (_deep(a) | _lbls(ob)))
     da = a[0][1]
     keys_b = {}
     for e in ob:
@@ -1240,7 +1259,7 @@ def _set_op(name, a, b):
     ch = _inf(s)
     res = {}
     for rk, e in out.items():
-        res[rk] = (e[0], _j(e[1], ch))
+        res[rk] = (e[0], (e[1] | ch))
     return _new('s', res, s)
 
 
@@ -1250,7 +1269,7 @@ def _m_set(c, name, args, kw, pc, line):
         v = args[0]
         _mut(c, _deep(v), pc, line)
         if _STRICT:
-            v = (v[0], _j(v[1], pc))
+            v = (v[0], (v[1] | pc))
         rk = _key(v)
         if rk not in d:
             d[rk] = v
@@ -1292,7 +1311,7 @@ def _m_strip(c, args, kw, pc, line):
         if len(args) == 1 and type(args[0][0]) is str:
             la = c[1]
             lb = args[0][1]
-            return (x.strip(args[0][0]), ((la | lb) ^ ((la ^ lb) & _RM)) | _UV)
+            return (x.strip(args[0][0]), (la | lb) | _UV)
     return _m(c, 'strip', args, kw, pc, line)
 
 
@@ -1305,9 +1324,9 @@ def _m_get(c, args, kw, pc, line):
         if t is str or t is int:
             s = c[1]
             s2 = x[2]
-            s = (s | s2) ^ ((s ^ s2) & _RM)
+            s = s | s2
             lk = k[1]
-            ch = _inf((s | lk) ^ ((s ^ lk) & _RM))
+            ch = _inf(s | lk)
             d = x[1]
             if r in d:
                 e = d[r][1]
@@ -1316,7 +1335,7 @@ def _m_get(c, args, kw, pc, line):
             else:
                 e = (None, _LIT)
             le = e[1]
-            return (e[0], (le | ch) ^ ((le ^ ch) & _RM))
+            return (e[0], le | ch)
     return _m(c, 'get', args, kw, pc, line)
 
 
@@ -1327,7 +1346,7 @@ def _m_append(c, args, kw, pc, line):
         if _STRICT and pc != _NEUTRAL:
             _mut(c, _LIT, pc, line)
             lv = v[1]
-            v = (v[0], (lv | pc) ^ ((lv ^ pc) & _RM))
+            v = (v[0], lv | pc)
         else:
             x[2] = x[2] | _UV
         x[1].append(v)
@@ -1353,5 +1372,5 @@ def _m(c, name, args, kw, pc, line):
         return _m_str(x, c[1], name, args, kw)
     if name == 'group' and x is not None and not _isfn(x) and type(x) is not int and type(x) is not float and type(x) is not bool:
         raws = [_raw(a) for a in args]
-        return (x.group(*raws), _j(c[1], _lbls(args)) | _UV)
+        return (x.group(*raws), (c[1] | _lbls(args)) | _UV)
     raise AttributeError("object has no attribute '" + name + "'")

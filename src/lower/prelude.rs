@@ -127,7 +127,7 @@ mod tests {
             "def _keyed",
             "def _elems",
             "def _call",
-            "def _j(",
+            "def _struct(",
             "def _inf",
         ] {
             assert!(text.contains(needed), "{needed}");
