@@ -433,3 +433,54 @@ fn flat_counter_in_a_loop_with_an_untrusted_break_is_raised_after_the_loop() {
     assert!(!untrusted(v), "normal never joins pc into values");
     assert!(untrusted(pc), "normal: the sink's pc carries the loop exit");
 }
+
+#[test]
+fn mutation_of_a_dict_with_a_flat_key_through_a_function_under_untrusted_pc_is_a_violation() {
+    // `d['x'] = 1` takes the flat-key fast path (`_sif`); the no-sensitive-upgrade check still holds.
+    let plan = "def put(d):\n    d['x'] = 1\ne = get()\na = {}\nf = put\nif e['subject'] == 'hi':\n    f(a)\nsink(len(a))\n";
+    assert!(lowered(plan).contains("_sif("), "the fast path is used");
+    let (out, sinks, _) = run(plan, Mode::Strict, mail());
+    assert!(matches!(out, ExecOutcome::Denied { .. }), "{out:?}");
+    assert!(sinks.is_empty(), "nothing reached the sink");
+}
+
+#[test]
+fn words_of_a_split_loop_carry_the_text_label() {
+    // `for w in s.split()` iterates the raw list; every word carries the text's label, and so does a
+    // count decided by the words, and a dict filled from them.
+    let tainted = "e = get()\nn = 0\nd = {}\nfor w in e['subject'].split():\n    if w == 'hi':\n        n = n + 1\n    d[w] = d.get(w, 0) + 1\nsink(n)\nsink(len(d))\nsink(d.get('hi'))\n";
+    let clean = "n = 0\nd = {}\nfor w in 'hi there hi'.split():\n    if w == 'hi':\n        n = n + 1\n    d[w] = d.get(w, 0) + 1\nsink(n)\nsink(len(d))\nsink(d.get('hi'))\n";
+    let code = lowered(tainted);
+    assert!(code.contains("_msr_split_0("), "raw iteration");
+    assert!(code.contains("w_l = "), "w is unboxed");
+    for mode in [Mode::Strict, Mode::Normal] {
+        let (out, sinks, printed) = run(tainted, mode, mail());
+        assert_eq!(out, ExecOutcome::Completed, "{printed}");
+        assert_eq!(sinks[0].0.raw, Raw::Int(1));
+        assert_eq!(sinks[2].0.raw, Raw::Int(1));
+        // The count is decided by the words only through control flow: NORMAL does not track that.
+        let skip = if mode == Mode::Normal { 1 } else { 0 };
+        for (v, _) in sinks.iter().skip(skip) {
+            assert!(untrusted(v.deep_label()), "{mode:?}: {v:?}");
+        }
+        let (out, sinks, printed) = run(clean, mode, mail());
+        assert_eq!(out, ExecOutcome::Completed, "{printed}");
+        assert_eq!(sinks[0].0.raw, Raw::Int(2));
+        assert_eq!(sinks[1].0.raw, Raw::Int(2));
+        assert_eq!(sinks[2].0.raw, Raw::Int(2));
+        for (v, _) in &sinks {
+            assert!(!untrusted(v.deep_label()), "{mode:?}: literals only: {v:?}");
+        }
+    }
+}
+
+#[test]
+fn split_of_something_that_is_not_a_string_fails_like_plain_python() {
+    let plan = "xs = [1, 2]\nfor w in xs.split():\n    sink(w)\n";
+    let (out, sinks, _) = run(plan, Mode::Strict, mail());
+    assert!(
+        matches!(&out, ExecOutcome::Failed { exc_type, .. } if exc_type == "AttributeError"),
+        "{out:?}"
+    );
+    assert!(sinks.is_empty());
+}

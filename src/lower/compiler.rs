@@ -105,6 +105,84 @@ struct Compiler<'a> {
     constants: std::collections::BTreeMap<String, String>,
     /// Plan functions defined at module level, by name: a direct call's mutation set is pre-raised.
     functions: std::collections::BTreeMap<String, &'a [Stmt]>,
+    /// `str` method fast paths used (method, number of flat arguments); their helpers are generated.
+    str_methods: BTreeSet<(&'static str, usize)>,
+    /// `for x in s.split(...)` loops iterating the raw list (method, number of flat arguments).
+    split_iters: BTreeSet<(&'static str, usize)>,
+}
+
+/// Methods whose result a `for` loop iterates raw: lists of `str` that all carry one label.
+const SPLIT_METHODS: &[&str] = &["split", "rsplit", "splitlines"];
+
+/// The helper for `for x in s.split(a0, ...)`: the raw list and the one label every element and the
+/// structure carry (what `_box` would give each of them). On anything but a `str` the general `_m` raises.
+fn split_iter_helper(method: &str, n: usize) -> String {
+    let params: Vec<String> = (0..n).map(|i| format!("a{i}, l{i}")).collect();
+    let raws: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+    let mut label = "c[1]".to_string();
+    for i in 0..n {
+        label.push_str(&format!(" | l{i}"));
+    }
+    let boxed: Vec<String> = (0..n).map(|i| format!("(a{i}, l{i})")).collect();
+    let sep = if n > 0 { ", " } else { "" };
+    let args = if n > 0 {
+        format!("[{}]", boxed.join(", "))
+    } else {
+        "_NOARGS".into()
+    };
+    format!(
+        "def _msr_{method}_{n}(c{sep}{}, pc, line):\n    x = c[0]\n    if type(x) is str:\n        return (x.{method}({}), {label} | _UV)\n    _m(c, '{method}', {args}, _NOKW, pc, line)\n    raise TypeError('{method}() needs a str')\n",
+        params.join(", "),
+        raws.join(", ")
+    )
+}
+
+/// `str` methods with a generated fast path for flat arguments, and whether the result is a list.
+const STR_FAST: &[(&str, bool)] = &[
+    ("lower", false),
+    ("upper", false),
+    ("strip", false),
+    ("lstrip", false),
+    ("rstrip", false),
+    ("title", false),
+    ("replace", false),
+    ("startswith", false),
+    ("endswith", false),
+    ("find", false),
+    ("count", false),
+    ("index", false),
+    ("split", true),
+    ("rsplit", true),
+    ("splitlines", true),
+];
+
+/// The helper for `s.method(a0, ...)` with `n` flat arguments passed as raw value and label: on a `str`
+/// receiver it applies the method to raw values (the label is the join of all, computed); anything else
+/// goes through the general `_m` with the arguments boxed again.
+fn str_method_helper(method: &str, n: usize, list: bool) -> String {
+    let params: Vec<String> = (0..n).map(|i| format!("a{i}, l{i}")).collect();
+    let raws: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+    let mut label = "c[1]".to_string();
+    for i in 0..n {
+        label.push_str(&format!(" | l{i}"));
+    }
+    let boxed: Vec<String> = (0..n).map(|i| format!("(a{i}, l{i})")).collect();
+    let sep = if n > 0 { ", " } else { "" };
+    let result = format!("x.{method}({})", raws.join(", "));
+    let ret = if list {
+        format!("_box({result}, {label} | _UV)")
+    } else {
+        format!("({result}, {label} | _UV)")
+    };
+    let args = if n > 0 {
+        format!("[{}]", boxed.join(", "))
+    } else {
+        "_NOARGS".into()
+    };
+    format!(
+        "def _ms_{method}_{n}(c{sep}{}, pc, line):\n    x = c[0]\n    if type(x) is str:\n        return {ret}\n    return _m(c, '{method}', {args}, _NOKW, pc, line)\n",
+        params.join(", ")
+    )
 }
 
 /// Compiles a parsed plan. `source` is the text the module was parsed from (for line numbers).
@@ -163,6 +241,8 @@ fn lower_plan<'a>(
                 _ => None,
             })
             .collect(),
+        str_methods: BTreeSet::new(),
+        split_iters: BTreeSet::new(),
     };
     let mut names = BTreeSet::new();
     assigned_names(&module.body, &mut names);
@@ -199,14 +279,26 @@ fn link(c: Compiler<'_>) -> Result<Lowered, Vec<Diagnostic>> {
         LITERAL,
         UNVERIFIED_MASK
     );
-    let mut used = BTreeSet::new();
+    let mut generated = String::new();
+    for (method, n) in &c.str_methods {
+        let list = STR_FAST.iter().any(|(m, l)| m == method && *l);
+        generated.push_str(&str_method_helper(method, *n, list));
+    }
+    for (method, n) in &c.split_iters {
+        generated.push_str(&split_iter_helper(method, *n));
+    }
+    let mut used = super::prelude::underscore_names(&generated);
     for (_, text, _) in &c.out {
         used.extend(super::prelude::underscore_names(text));
     }
     let prelude = super::prelude::for_names(&used);
-    let mut code = String::with_capacity(prelude.len() + c.out.len() * 40);
+    let mut code = String::with_capacity(prelude.len() + generated.len() + c.out.len() * 40);
     code.push_str(&header);
     code.push_str(&prelude);
+    if !code.ends_with('\n') {
+        code.push('\n');
+    }
+    code.push_str(&generated);
     if !code.ends_with('\n') {
         code.push('\n');
     }
@@ -368,10 +460,32 @@ impl Compiler<'_> {
         }
     }
 
+    /// `for x in recv.split(args)` with flat arguments (not a module's `re.split`): the loop iterates the
+    /// raw list of strings.
+    fn split_iter<'e>(&self, iter: &'e Expr) -> Option<(&'static str, &'e Expr, &'e [Expr])> {
+        let Expr::Call(c) = iter else {
+            return None;
+        };
+        let Expr::Attribute(a) = c.func.as_ref() else {
+            return None;
+        };
+        let method = SPLIT_METHODS
+            .iter()
+            .copied()
+            .find(|m| *m == a.attr.id.as_str())?;
+        let module =
+            matches!(a.value.as_ref(), Expr::Name(m) if matches!(m.id.as_str(), "json" | "re"));
+        let ok = !module
+            && c.arguments.keywords.is_empty()
+            && c.arguments.args.len() <= 2
+            && c.arguments.args.iter().all(|x| self.is_flat_expr(x));
+        ok.then_some((method, a.value.as_ref(), c.arguments.args.as_ref()))
+    }
+
     /// The flat variables of a scope (the current frame must be that scope's, already pushed).
     fn infer_flat(&self, body: &[Stmt], params: &BTreeSet<String>) -> BTreeSet<String> {
         super::flat::infer(body, params, &|n| self.is_builtin_call(n), &|e| {
-            self.range_args(e).is_some()
+            self.range_args(e).is_some() || self.split_iter(e).is_some()
         })
     }
 
@@ -755,7 +869,10 @@ impl Compiler<'_> {
             Expr::Name(n) => {
                 let name = mangle(n.id.as_str());
                 if self.strict {
-                    self.emit(indent, format!("{name} = _as({value}, _pc)"));
+                    // `_as` written out: no call when `_pc` is neutral (0), the common case.
+                    self.emit(indent, format!("{name} = {value}"));
+                    self.emit(indent, "if _pc:".into());
+                    self.emit(indent + 1, format!("{name} = ({name}[0], {name}[1] | _pc)"));
                 } else {
                     // NORMAL never joins pc into values: `_as` would be the identity.
                     self.emit(indent, format!("{name} = {value}"));
@@ -776,9 +893,18 @@ impl Compiler<'_> {
                 let v = self.fresh("v");
                 self.emit(indent, format!("{v} = {value}"));
                 let obj = self.expr(&s.value, "_pc");
+                let line = self.line;
+                if self.is_flat_expr(&s.slice) {
+                    let k = self.flat(&s.slice, "_pc");
+                    self.flush_pre(indent);
+                    self.emit(
+                        indent,
+                        format!("_sif({obj}, {}, {}, {v}, _pc, {line})", k.raw, k.label),
+                    );
+                    return;
+                }
                 let idx = self.expr(&s.slice, "_pc");
                 self.flush_pre(indent);
-                let line = self.line;
                 self.emit(indent, format!("_si({obj}, {idx}, {v}, _pc, {line})"));
             }
             other => self.reject(
@@ -1094,11 +1220,32 @@ impl Compiler<'_> {
         let e = self.fresh("e");
         // `for x in range(...)` iterates the raw range: no list of boxes is built. Every element carries
         // the range's label (its arguments' join), which is also its structure label.
-        let range_args = self.range_args(iter).map(|args| self.exprs(args, "_pc"));
-        let (struct_label, header) = match range_args {
-            Some(args) => {
+        let raw_iter = match (self.range_args(iter), self.split_iter(iter)) {
+            (Some(args), _) => {
+                let args = self.exprs(args, "_pc");
+                Some(format!("_rng([{args}])"))
+            }
+            (None, Some((method, recv, args))) => {
+                let mut parts = vec![self.expr(recv, "_pc")];
+                for a in args {
+                    let f = self.flat(a, "_pc");
+                    parts.push(f.raw);
+                    parts.push(f.label);
+                }
+                self.split_iters.insert((method, args.len()));
+                let line = self.line;
+                Some(format!(
+                    "_msr_{method}_{}({}, _pc, {line})",
+                    args.len(),
+                    parts.join(", ")
+                ))
+            }
+            (None, None) => None,
+        };
+        let (struct_label, header) = match raw_iter {
+            Some(code) => {
                 self.flush_pre(indent);
-                self.emit(indent, format!("{it} = _rng([{args}])"));
+                self.emit(indent, format!("{it} = {code}"));
                 (format!("{it}[1]"), format!("for {e}r in {it}[0]:"))
             }
             None => {
@@ -1806,6 +1953,45 @@ impl Compiler<'_> {
                         "use a listed str, list, dict or set method",
                     );
                     return "None".into();
+                }
+                let flat_args = c.arguments.keywords.is_empty()
+                    && c.arguments.args.len() <= 2
+                    && c.arguments.args.iter().all(|x| self.is_flat_expr(x));
+                if flat_args && let Some(&(name, _)) = STR_FAST.iter().find(|(m, _)| *m == method) {
+                    let recv = self.expr(&a.value, pc);
+                    let mut parts = vec![recv];
+                    for arg in &c.arguments.args {
+                        let f = self.flat(arg, pc);
+                        parts.push(f.raw);
+                        parts.push(f.label);
+                    }
+                    let n = c.arguments.args.len();
+                    self.str_methods.insert((name, n));
+                    return format!("_ms_{name}_{n}({}, {pc}, {line})", parts.join(", "));
+                }
+                if method == "get"
+                    && c.arguments.keywords.is_empty()
+                    && (1..=2).contains(&c.arguments.args.len())
+                    && self.is_flat_expr(&c.arguments.args[0])
+                {
+                    let recv = self.expr(&a.value, pc);
+                    let k = self.flat(&c.arguments.args[0], pc);
+                    return match c.arguments.args.get(1) {
+                        Some(d) => {
+                            let d = self.expr(d, pc);
+                            format!("_mg2({recv}, {}, {}, {d}, {pc}, {line})", k.raw, k.label)
+                        }
+                        None => format!("_mg1({recv}, {}, {}, {pc}, {line})", k.raw, k.label),
+                    };
+                }
+                if method == "append"
+                    && c.arguments.keywords.is_empty()
+                    && c.arguments.args.len() == 1
+                    && !matches!(c.arguments.args[0], Expr::Starred(_))
+                {
+                    let recv = self.expr(&a.value, pc);
+                    let v = self.expr(&c.arguments.args[0], pc);
+                    return format!("_mapp({recv}, {v}, {pc}, {line})");
                 }
                 let recv = self.expr(&a.value, pc);
                 let args = self.exprs(&c.arguments.args, pc);

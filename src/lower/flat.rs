@@ -130,14 +130,15 @@ enum Binding<'a> {
     Value(&'a Expr),
     /// `x op= e`.
     Aug(Operator, &'a Expr),
-    /// `for x in range(...)`.
+    /// `for x in range(...)` or another iterable of flat elements the compiler iterates raw.
     Range,
     /// Anything else (parameters, `def`, unpacking, walrus, other `for` targets).
     Other,
 }
 
 /// The flat variables of a scope whose statements are `body`. `params` are the scope's parameters;
-/// `is_range` says whether a `for` iterable is the builtin `range` the compiler iterates raw.
+/// `is_range` says whether the compiler iterates a `for` iterable raw (`range(...)`, `s.split(...)`): its
+/// elements are then flat.
 pub(crate) fn infer(
     body: &[Stmt],
     params: &BTreeSet<String>,

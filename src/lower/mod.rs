@@ -16,7 +16,7 @@
 //! assert!(lowered.code.contains("x_ = (1 + 2)"));
 //! assert!(lowered.code.contains("x_l = (_LIT | _UV)"));
 //! // Containers are boxed; literals are boxed once (`_k0 = ('a', _LIT)`).
-//! assert!(lowered.code.contains("items_ = _as(_mk('l', [(x_, x_l), _k0], _pc), _pc)"));
+//! assert!(lowered.code.contains("items_ = _mk('l', [(x_, x_l), _k0], _pc)"));
 //! ```
 
 mod compiler;

@@ -1374,3 +1374,63 @@ def _m(c, name, args, kw, pc, line):
         raws = [_raw(a) for a in args]
         return (x.group(*raws), (c[1] | _lbls(args)) | _UV)
     raise AttributeError("object has no attribute '" + name + "'")
+
+
+# Fast paths the compiler emits when it knows an argument is flat (str, int, float, bool or None), passed as
+# raw value and label: no tuple or list is built for it. Each falls back to the general helper.
+def _mg1(c, kr, kl, pc, line):
+    # `c.get(k)`: a flat key is its own raw dict key.
+    x = c[0]
+    if type(x) is list and x[0] == 'd':
+        ch = c[1] | x[2] | kl
+        ch = (ch | _UV) if ch & 1 else (ch & _NUV)
+        kv = x[1].get(kr)
+        if kv is None:
+            return (None, _LIT | ch)
+        e = kv[1]
+        return (e[0], e[1] | ch)
+    return _m(c, 'get', [(kr, kl)], _NOKW, pc, line)
+
+
+def _mg2(c, kr, kl, d, pc, line):
+    # `c.get(k, default)` with a flat key.
+    x = c[0]
+    if type(x) is list and x[0] == 'd':
+        ch = c[1] | x[2] | kl
+        ch = (ch | _UV) if ch & 1 else (ch & _NUV)
+        kv = x[1].get(kr)
+        if kv is None:
+            return (d[0], d[1] | ch)
+        e = kv[1]
+        return (e[0], e[1] | ch)
+    return _m(c, 'get', [(kr, kl), d], _NOKW, pc, line)
+
+
+def _sif(c, kr, kl, v, pc, line):
+    # `c[k] = v` on a dict with a flat key (`_si` for the rules).
+    x = c[0]
+    if type(x) is list and x[0] == 'd':
+        s = x[2]
+        if _STRICT and pc:
+            if (s | pc | _UV) != (s | _UV):
+                _violation(line)
+            v = (v[0], v[1] | pc)
+            s = s | pc
+        x[1][kr] = ((kr, kl), v)
+        x[2] = s | ((kl | _UV) if kl & 1 else kl)
+        return
+    _si(c, (kr, kl), v, pc, line)
+
+
+def _mapp(c, v, pc, line):
+    # `c.append(v)`.
+    x = c[0]
+    if type(x) is list and x[0] == 'l':
+        if _STRICT and pc != 0:
+            _mut(c, _LIT, pc, line)
+            v = (v[0], v[1] | pc)
+        else:
+            x[2] = x[2] | _UV
+        x[1].append(v)
+        return (None, _LIT)
+    return _m(c, 'append', [v], _NOKW, pc, line)

@@ -40,8 +40,9 @@ use crate::trace::record::{Approval, Call, Record, Suspend};
 use crate::trace::redact::{digest, sha256_bytes};
 use crate::trace::{TraceWriter, reader, verify};
 
-/// The snapshot format this code writes and reads.
-pub const FORMAT: u32 = 1;
+/// The snapshot format this code writes and reads. 2: packed labels store readers inverted (a format-1
+/// snapshot's labels would decode with the wrong readers, so it is refused).
+pub const FORMAT: u32 = 2;
 /// How long a claim may wait for a decision unless `run --approval-ttl` says otherwise.
 pub const DEFAULT_TTL_SECS: u64 = 600;
 /// Largest snapshot read; a paused plan's state is far smaller.
