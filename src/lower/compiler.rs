@@ -57,6 +57,15 @@ struct Flat {
     label: String,
 }
 
+/// A label code marked computed (every kind unverified), without writing `| _UV` twice.
+fn computed(code: &str) -> String {
+    if code.ends_with(" | _UV)") {
+        code.to_string()
+    } else {
+        format!("({code} | _UV)")
+    }
+}
+
 /// A label code without a trailing `| _UV` (the caller adds its own; OR is idempotent).
 fn strip_uv(code: &str) -> &str {
     code.strip_prefix('(')
@@ -567,7 +576,7 @@ impl Compiler<'_> {
                 let v = self.flat(&u.operand, pc);
                 Some(Flat {
                     raw: format!("({op}{})", v.raw),
-                    label: format!("({} | _UV)", v.label),
+                    label: computed(&v.label),
                 })
             }
             Expr::Compare(c)
@@ -598,7 +607,7 @@ impl Compiler<'_> {
                         let v = self.flat(&c.arguments.args[0], pc);
                         Some(Flat {
                             raw: format!("{}({})", f.id.as_str(), v.raw),
-                            label: format!("({} | _UV)", v.label),
+                            label: computed(&v.label),
                         })
                     }
                     Expr::Attribute(a)
@@ -614,7 +623,7 @@ impl Compiler<'_> {
                             label = self.join_uv(&label, &v.label);
                         }
                         if c.arguments.args.is_empty() {
-                            label = format!("({label} | _UV)");
+                            label = computed(&label);
                         }
                         Some(Flat {
                             raw: format!(
@@ -698,17 +707,14 @@ impl Compiler<'_> {
     }
 
     /// Assigns a flat value to a shadowed variable (raw first: the label code may read temporaries it binds).
+    /// STRICT: a shadowed variable assigned under `_pc` carries it (joined in the same statement).
     fn assign_flat(&mut self, name: &str, v: Flat, indent: usize) {
         let m = mangle(name);
         self.emit(indent, format!("{m} = {}", v.raw));
-        self.emit(indent, format!("{name}_l = {}", v.label));
-        self.join_pc_into(name, indent);
-    }
-
-    /// STRICT: a shadowed variable assigned under `_pc` carries it.
-    fn join_pc_into(&mut self, name: &str, indent: usize) {
         if self.strict {
-            self.emit(indent, format!("{name}_l = {name}_l | _pc"));
+            self.emit(indent, format!("{name}_l = {} | _pc", v.label));
+        } else {
+            self.emit(indent, format!("{name}_l = {}", v.label));
         }
     }
 
@@ -1246,7 +1252,9 @@ impl Compiler<'_> {
             Some(code) => {
                 self.flush_pre(indent);
                 self.emit(indent, format!("{it} = {code}"));
-                (format!("{it}[1]"), format!("for {e}r in {it}[0]:"))
+                // The one label of every element, read once.
+                self.emit(indent, format!("{it}l = {it}[1]"));
+                (format!("{it}l"), format!("for {e}r in {it}[0]:"))
             }
             None => {
                 let v = self.expr(iter, "_pc");
@@ -1283,7 +1291,7 @@ impl Compiler<'_> {
             _ => None,
         };
         if is_range && shadow_target.is_none() {
-            self.emit(indent + 1, format!("{e} = ({e}r, {it}[1])"));
+            self.emit(indent + 1, format!("{e} = ({e}r, {it}l)"));
         }
         if esc.loop_exit || esc.ret {
             self.emit(indent + 1, format!("_pc = ({lp} | {x})"));
@@ -1295,7 +1303,7 @@ impl Compiler<'_> {
             Some(name) => {
                 let v = Flat {
                     raw: format!("{e}r"),
-                    label: format!("{it}[1]"),
+                    label: format!("{it}l"),
                 };
                 self.assign_flat(name, v, indent + 1);
             }
@@ -1553,6 +1561,16 @@ impl Compiler<'_> {
                     return "None".into();
                 };
                 let l = self.expr(&b.left, pc);
+                if matches!(op, "+" | "-" | "*") && self.is_flat_expr(&b.right) {
+                    // A flat right operand is passed as raw value and label: no tuple for it.
+                    let r = self.flat(&b.right, pc);
+                    let f = match op {
+                        "+" => "_addf",
+                        "-" => "_subf",
+                        _ => "_mulf",
+                    };
+                    return format!("{f}({l}, {}, {})", r.raw, r.label);
+                }
                 let r = self.expr(&b.right, pc);
                 match op {
                     "+" => format!("_add({l}, {r})"),

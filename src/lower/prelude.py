@@ -1434,3 +1434,28 @@ def _mapp(c, v, pc, line):
         x[1].append(v)
         return (None, _LIT)
     return _m(c, 'append', [v], _NOKW, pc, line)
+
+
+def _addf(a, y, ly):
+    # `a + y` with a flat right operand given raw.
+    x = a[0]
+    tx = type(x)
+    if (tx is int or tx is str or tx is float) and type(y) is tx:
+        return (x + y, a[1] | ly | _UV)
+    return _bin('+', a, (y, ly))
+
+
+def _subf(a, y, ly):
+    x = a[0]
+    tx = type(x)
+    if (tx is int or tx is float) and type(y) is tx:
+        return (x - y, a[1] | ly | _UV)
+    return _bin('-', a, (y, ly))
+
+
+def _mulf(a, y, ly):
+    x = a[0]
+    tx = type(x)
+    if (tx is int or tx is float) and type(y) is tx:
+        return (x * y, a[1] | ly | _UV)
+    return _bin('*', a, (y, ly))
