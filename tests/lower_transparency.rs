@@ -110,6 +110,34 @@ const PLANS: &[&str] = &[
     "print(sorted(['b', 'a', 'c'], reverse=True), sorted([('a', 2), ('a', 1)]))",
     "if (n := 3) > 2:\n    print(n)",
     "xs = []\nxs.append(xs)\nprint(str(xs), len(xs), xs == xs)",
+    // Unboxed scalars and the fast paths for flat arguments, including their fallbacks.
+    "xs = [1, 2, 1]\nprint(xs.index(2), xs.count(1))",
+    "d = {}\nprint(d.get('a'), d.get('a', 5), d.get(1))\nl = [1]\nprint(l.get(0))",
+    "l = [0, 1]\nl[1] = 5\nprint(l)\nt = (1, 2)\nt[0] = 3",
+    "for w in 'a b  c'.split(' '):\n    print('<' + w + '>')\nfor w in 'x\\ny'.splitlines():\n    print(w.upper())",
+    "n = 5\nfor w in n.split():\n    print(w)",
+    "xs = [1]\nfor w in xs.split():\n    print(w)",
+    "s = 'abc'\nn = 0\nfor c in s:\n    n += 1\nprint(n, s.find('c'), s.startswith('a'), s.replace('a', 'b'), s[1], s[-1])",
+    "x = 1\ny = x / 2\nz = -x\nprint(y, z, x == 1.0, not x, ~x, x is None, x is not None)",
+    "x = 3\ny = 'q'\nprint(f'{x}-{x!r}-{y!r}-{y}')",
+    "s = 'a'\nprint(s + 1)",
+    "n = 10\nn //= 3\nn -= 1\nn *= 4\nn += 2\nprint(n)",
+    "a = 7\nb = 0\nprint(a % b)",
+    "x = 'a'\nprint(x * 3, x < 'b', 'a' in x, x != 'a')",
+    "s = 'Hi There'\nw = s.split()\nprint(w, s.lower().title(), s.strip('H'), s.rstrip('e'), s.lstrip())",
+    "x = None\ny = x is None\nprint(y, str(x), bool(x))",
+    "x = True\nprint(x + 1, int(x), abs(-3), float(2), len('abc'))",
+    "k = 1\nd = {1: 'a'}\nd[True] = 'b'\nprint(d.get(k), d.get(True), d)",
+    "x = 1.5\nprint(round(x), x // 1, str(x), x - 1, x * 2)",
+    "xs = [3]\nprint(xs + 1)",
+    "xs = [3]\nprint(xs - 1, xs * 2)",
+    "d = {'a': 1}\nk = 'a'\nd[k] = d.get(k, 0) + 1\nd[k + 'b'] = 1\nprint(d, len(d))",
+    "s = 'abc'\nprint(s.index('z'))",
+    "n = 3\nprint(n.lower())",
+    "print([1] in {'a': 1})",
+    "print([1] in {1})",
+    "print({'a': 1}.get([1]))",
+    "print({'a': 1}.get([1], 0))",
 ];
 
 #[test]
@@ -161,6 +189,13 @@ mod random_plans {
                 inner.clone().prop_map(|e| format!("f'<{{{e}}}>'")),
                 inner.clone().prop_map(|e| format!("[{e}, 1][0]")),
                 inner.clone().prop_map(|e| format!("(not {e})")),
+                inner
+                    .clone()
+                    .prop_map(|e| format!("str({e}).upper().count('A')")),
+                inner
+                    .clone()
+                    .prop_map(|e| format!("str({e}).strip('[').split(',')")),
+                inner.clone().prop_map(|e| format!("d.get({e}, 0)")),
                 (inner.clone(), inner).prop_map(|(x, y)| format!("sorted([str({x}), str({y})])")),
             ]
         })
@@ -177,6 +212,10 @@ mod random_plans {
             expr().prop_map(|e| format!(
                 "for i in range(3):\n    b = b + len(str({e}))\n    if b > 40:\n        break\n"
             )),
+            expr().prop_map(|e| format!(
+                "for w in str({e}).split('1'):\n    d[w] = d.get(w, 0) + 1\n    if w == 'a':\n        b = b + 1\n"
+            )),
+            (expr(), expr()).prop_map(|(k, v)| format!("d[{k}] = {v}\n")),
         ]
     }
 
@@ -184,7 +223,7 @@ mod random_plans {
         #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
         #[test]
         fn random_subset_plans_are_transparent(body in prop::collection::vec(stmt(), 1..6)) {
-            let plan = format!("a = 3\nb = 5\ns = 'hey'\nxs = []\n{}print(a, b, s, xs)\n", body.concat());
+            let plan = format!("a = 3\nb = 5\ns = 'hey'\nxs = []\nd = {{}}\n{}print(a, b, s, xs, d)\n", body.concat());
             let expected = plain(&plan);
             for mode in [Mode::Strict, Mode::Normal] {
                 prop_assert_eq!(&lowered(&plan, mode), &expected, "{}", plan);

@@ -613,11 +613,8 @@ def _in(a, b):
     if type(x) is list:
         k = x[0]
         if k == 'd' or k == 's':
-            try:
-                r = _key(a) in x[1]
-            except TypeError:
-                r = False
-            return (r, l)
+            # An unhashable value raises TypeError, as it does plainly.
+            return (_key(a) in x[1], l)
         ra = _raw(a)
         for e in x[1]:
             if _raw(e) == ra:
@@ -1161,10 +1158,7 @@ def _m_dict(c, name, args, kw, pc, line):
         dl = (None, _LIT)
         if len(args) > 1:
             dl = args[1]
-        try:
-            rk = _key(k)
-        except TypeError:
-            return _jv(dl, ch)
+        rk = _key(k)
         if rk in d:
             e = d[rk][1]
             return (e[0], (e[1] | ch))

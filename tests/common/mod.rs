@@ -129,6 +129,8 @@ pub fn stmt() -> impl Strategy<Value = String> {
         1 => expr().prop_map(|c| format!("if {c}:\n    d['k'] = 'w'\nsink(d['k'])\nsink('k' in d)\n")),
         1 => expr().prop_map(|c| format!("w = [[t, u] for t in ['p', 'q'] for u in e['tags'] if u == str({c})]\nsink(len(w))\n")),
         1 => expr().prop_map(|c| format!("def outer():\n    for t in ['p', 'q']:\n        if {c}:\n            return t\n    return 'none'\nsink(outer())\n")),
+        1 => expr().prop_map(|c| format!("k = 0\nfor w in str({c}).split('e'):\n    if w == 'p':\n        k = k + 1\nsink(k)\n")),
+        1 => expr().prop_map(|c| format!("for w in e['subject'].split():\n    d[w] = d.get(w, 0) + 1\n    if w == str({c}):\n        a = w.upper()\nsink(a)\nsink(len(d))\n")),
         1 => expr().prop_map(|c| format!("m = 0\nwhile True:\n    m += 1\n    if m > 2 or {c}:\n        break\nsink(m)\n")),
         1 => expr().prop_map(|c| format!("d2 = {{}}\nd2.update({{'k': 'v'}})\nif {c}:\n    d2.update({{'z': 1}})\nsink(len(d2))\nsink(d2.get('k'))\n")),
         1 => (expr(), simple2).prop_map(|(c, t)| format!("def mk(w):\n    def inner():\n        return w\n    return inner\nfn = mk({c})\nif fn():\n    {t}sink(fn())\n")),
