@@ -26,7 +26,7 @@ def _j(a, b):
 def _inf(l):
     if l & 1:
         return l | _UV
-    return l & ~_UV
+    return l & _NUV
 
 
 def _isfn(x):
@@ -89,7 +89,11 @@ def _deep(v, seen=None):
         k = x[0]
         if k == 'l' or k == 't':
             for e in x[1]:
-                l = (l | _deep(e, seen))
+                # A scalar element's deep label is its label: no call for it.
+                if type(e[0]) is list:
+                    l = l | _deep(e, seen)
+                else:
+                    l = l | e[1]
         elif k == 'd':
             for kv in x[1].values():
                 l = ((l | _deep(kv[0], seen)) | _deep(kv[1], seen))
@@ -117,7 +121,12 @@ def _raw(v, memo=None):
             out = []
             memo[key] = out
             for e in x[1]:
-                out.append(_raw(e, memo))
+                r = e[0]
+                tr = type(r)
+                if tr is str or tr is int or tr is float or tr is bool or r is None:
+                    out.append(r)
+                else:
+                    out.append(_raw(e, memo))
             return out
         if k == 't':
             return tuple([_raw(e, memo) for e in x[1]])
@@ -299,7 +308,12 @@ def _gi(c, i):
             e = x[1][r]
             return (e[0], (e[1] | ch))
         if k == 'd':
-            kv = x[1][_key(i)]
+            r = i[0]
+            t = type(r)
+            if t is str or t is int:
+                kv = x[1][r]
+            else:
+                kv = x[1][_key(i)]
             e = kv[1]
             return (e[0], (e[1] | ch))
         raise TypeError("'set' object is not subscriptable")
@@ -626,8 +640,14 @@ def _in(a, b):
 # ---- f-strings ------------------------------------------------------------------------------------------
 
 def _fv(v, conv, spec):
-    r = _raw(v)
-    l = _deep(v)
+    r = v[0]
+    if type(r) is list:
+        r = _raw(v)
+        l = _deep(v)
+    else:
+        if _isfn(r):
+            r = _raw(v)
+        l = v[1]
     if conv == 'r':
         r = repr(r)
     elif conv == 's':
