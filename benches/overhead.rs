@@ -266,13 +266,51 @@ fn trace_append(b: Bencher) {
     };
 }
 
+/// The part of `agent_plan_lowered` that is Zamburak's own compiler: parse, check, lower to text.
 #[divan::bench(sample_count = 30)]
-fn agent_plan_lowered_compile_only(b: Bencher) {
+fn agent_plan_lowering_only(b: Bencher) {
     b.bench(|| {
         let module = ruff_python_parser::parse_module(AGENT_PLAN)
             .unwrap()
             .into_syntax();
-        let lowered = compile(&module, AGENT_PLAN, &sigs(), Mode::Strict).unwrap();
-        MontyRun::new(lowered.code, "p.py", vec![], CompileOptions::default()).unwrap()
+        compile(&module, AGENT_PLAN, &sigs(), Mode::Strict).unwrap()
+    });
+}
+
+/// Loading the prelude session every run starts from (compiled at build time).
+#[divan::bench(sample_count = 30)]
+fn prelude_session_load(b: Bencher) {
+    b.bench(|| monty::Dump::load(zamburak::lower::prelude_session()).unwrap());
+}
+
+/// What compiling the prelude at run time would cost instead: the agent plan as one standalone program.
+#[divan::bench(sample_count = 30)]
+fn agent_plan_standalone_compile(b: Bencher) {
+    let module = ruff_python_parser::parse_module(AGENT_PLAN)
+        .unwrap()
+        .into_syntax();
+    let lowered = compile(&module, AGENT_PLAN, &sigs(), Mode::Strict).unwrap();
+    b.bench(|| {
+        MontyRun::new(
+            lowered.code.clone(),
+            "p.py",
+            vec![],
+            CompileOptions::default(),
+        )
+        .unwrap()
+    });
+}
+
+/// Plain Monty compiling the agent plan (the part of `agent_plan_plain` that is not running it).
+#[divan::bench(sample_count = 30)]
+fn agent_plan_plain_compile(b: Bencher) {
+    b.bench(|| {
+        MontyRun::new(
+            AGENT_PLAN.to_string(),
+            "p.py",
+            vec![],
+            CompileOptions::default(),
+        )
+        .unwrap()
     });
 }

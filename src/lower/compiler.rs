@@ -283,7 +283,7 @@ fn lower_plan<'a>(
 
 fn link(c: Compiler<'_>) -> Result<Lowered, Vec<Diagnostic>> {
     let header = format!(
-        "_STRICT = {}\n_LIT = {}\n_UV = {}\n",
+        "_STRICT = {}\n_LIT = {}\n_UV = {}\n_NUV = ~_UV\n",
         if c.strict { "True" } else { "False" },
         LITERAL,
         UNVERIFIED_MASK
@@ -300,30 +300,40 @@ fn link(c: Compiler<'_>) -> Result<Lowered, Vec<Diagnostic>> {
     for (_, text, _) in &c.out {
         used.extend(super::prelude::underscore_names(text));
     }
+    // The plan's own snippet: constants, generated helpers, boxed literals, the plan. It runs on the
+    // prelude session built at build time (`runtime::exec`).
+    let mut snippet = String::with_capacity(header.len() + generated.len() + c.out.len() * 40);
+    snippet.push_str(&header);
+    snippet.push_str(&generated);
+    for (boxed, name) in &c.constants {
+        snippet.push_str(&format!("{name} = {boxed}\n"));
+    }
+    let mut snippet_map = vec![0u32; snippet.lines().count()];
+    for (indent, text, line) in &c.out {
+        for _ in 0..*indent {
+            snippet.push_str("    ");
+        }
+        snippet.push_str(text);
+        snippet.push('\n');
+        snippet_map.push(*line);
+    }
+    // The same program standalone, with the part of the prelude it reaches in front (to read it, or to
+    // run it on a plain `MontyRun`).
     let prelude = super::prelude::for_names(&used);
-    let mut code = String::with_capacity(prelude.len() + generated.len() + c.out.len() * 40);
-    code.push_str(&header);
+    let mut code = String::with_capacity(prelude.len() + snippet.len());
     code.push_str(&prelude);
     if !code.ends_with('\n') {
         code.push('\n');
     }
-    code.push_str(&generated);
-    if !code.ends_with('\n') {
-        code.push('\n');
-    }
-    for (boxed, name) in &c.constants {
-        code.push_str(&format!("{name} = {boxed}\n"));
-    }
     let mut line_map = vec![0u32; code.lines().count()];
-    for (indent, text, line) in &c.out {
-        for _ in 0..*indent {
-            code.push_str("    ");
-        }
-        code.push_str(text);
-        code.push('\n');
-        line_map.push(*line);
-    }
-    Ok(Lowered { code, line_map })
+    code.push_str(&snippet);
+    line_map.extend_from_slice(&snippet_map);
+    Ok(Lowered {
+        code,
+        line_map,
+        snippet,
+        snippet_map,
+    })
 }
 
 fn mangle(name: &str) -> String {

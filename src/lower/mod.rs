@@ -35,20 +35,40 @@ pub enum Mode {
     Normal,
 }
 
-/// A compiled plan: one Monty program (prelude + lowered plan) and the map back to plan lines.
+/// A compiled plan, in two forms, each with its map back to plan lines (`map[i]` is the plan line,
+/// 1-based, of line `i + 1`; 0 for prelude and glue lines).
 #[derive(Clone, Debug)]
 pub struct Lowered {
+    /// The plan's own code, fed to the prelude session that every run loads ([`prelude_session`]).
+    pub snippet: String,
+    pub snippet_map: Vec<u32>,
+    /// The same program standalone: the prelude definitions it reaches, then `snippet`.
     pub code: String,
-    /// `line_map[i]` is the plan line (1-based) of lowered line `i + 1`; 0 for prelude and glue lines.
     pub line_map: Vec<u32>,
 }
 
 impl Lowered {
-    /// The plan line of a lowered line (1-based), if it belongs to the plan.
+    /// The plan line of a line of `code` (1-based), if it belongs to the plan.
     pub fn plan_line(&self, lowered_line: u32) -> Option<u32> {
         let idx = usize::try_from(lowered_line).ok()?.checked_sub(1)?;
         self.line_map.get(idx).copied().filter(|l| *l != 0)
     }
+
+    /// The plan line of a line of `snippet` (1-based), if it belongs to the plan.
+    pub fn snippet_plan_line(&self, snippet_line: u32) -> Option<u32> {
+        let idx = usize::try_from(snippet_line).ok()?.checked_sub(1)?;
+        self.snippet_map.get(idx).copied().filter(|l| *l != 0)
+    }
+}
+
+/// The whole prelude compiled into a Monty session at build time (`build.rs`), as a `monty::dump`.
+///
+/// ```
+/// let session = monty::Dump::load(zamburak::lower::prelude_session()).unwrap();
+/// assert!(matches!(session.state, monty::Session::Idle(_)));
+/// ```
+pub fn prelude_session() -> &'static [u8] {
+    include_bytes!(concat!(env!("OUT_DIR"), "/prelude.monty"))
 }
 
 /// The prelude text every lowered program starts with.

@@ -5,14 +5,20 @@
 # [kind, items, structure]: kind 'l' list, 't' tuple, 'd' dict, 's' set. items: a list of boxed values for
 # 'l'/'t'; for 'd' a dict raw_key -> (boxed_key, boxed_value); for 's' a dict raw_element -> boxed_element.
 # A label is an int (see src/label.rs). The label of a reference joins into the structure on every read.
-# _STRICT, _LIT and _UV are defined by the compiler above this text. A label's join is `a | b` (src/label.rs
-# stores the fields that intersect inverted), and 0 is its identity.
+# A label's join is `a | b` (src/label.rs stores the fields that intersect inverted), and 0 is its identity.
+#
+# This text is compiled once, at build time (build.rs), into a Monty session that every run loads; the plan's
+# own code is fed to it afterwards and starts by setting _STRICT, _LIT, _UV and _NUV (compiler.rs, `link`).
+# Top-level code here must therefore not compute with those four: they are placeholders until then.
 
 import json
 import re
 
+_STRICT = True
+_LIT = 0
+_UV = 0
+_NUV = 0
 _NEUTRAL = 0
-_NUV = ~_UV
 _UNDEF = ['undefined']
 # Shared empty arguments for method calls without any (helpers never mutate them).
 _NOARGS = ()

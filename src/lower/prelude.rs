@@ -1,8 +1,8 @@
-//! The prelude a lowered program needs, and only that: Monty compiles every line it is given, and the whole
-//! prelude is most of a small plan's start-up time. The prelude's top-level `def`s form a call graph
-//! (names starting with `_`); a program gets the definitions reachable from the names its own code uses.
-//! A definition left out by mistake can only make a call fail: an undefined name reaching the host is
-//! denied (fail closed), and the transparency and corpus tests would show it.
+//! The prelude definitions a standalone lowered program needs, and only those (`Lowered::code`). A run does
+//! not compile them: it loads the whole prelude from the session `build.rs` compiled. The prelude's top-level
+//! `def`s form a call graph (names starting with `_`); a program gets the definitions reachable from the
+//! names its own code uses. A definition left out by mistake can only make a call fail: an undefined name
+//! reaching the host is denied (fail closed).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;

@@ -3,10 +3,8 @@
 
 use std::time::Duration;
 
-use monty::{FunctionCall, MontyRun, RunProgress};
-use monty_types::{
-    CompileOptions, MontyException, MontyObject, PrintWriter, ResourceLimits, ResourceTracker,
-};
+use monty::{Dump, ReplFunctionCall, ReplProgress, ReplStartError, Session};
+use monty_types::{MontyException, MontyObject, PrintWriter, ResourceLimits, ResourceTracker};
 
 use crate::label::Packed;
 use crate::lower::Lowered;
@@ -64,12 +62,23 @@ const FRAMES_PER_CALL: usize = 3;
 /// Largest print output kept per run.
 const MAX_PRINT: usize = 1 << 20;
 
+/// A run paused at a call: Monty's session with the prelude and the plan, waiting for the call's result.
+pub type PausedRun = ReplFunctionCall;
+
+/// The snippet name Monty gives the plan's code: the prelude session was fed one snippet (`build.rs`), so
+/// the plan is the second. Traceback frames elsewhere are the prelude's.
+const PLAN_SNIPPET: &str = "<python-input-1>";
+
 fn plan_line(lowered: &Lowered, exc: &MontyException) -> Option<u32> {
     exc.traceback()
         .iter()
         .rev()
-        .find_map(|f| lowered.plan_line(f.start.line))
+        .filter(|f| f.filename == PLAN_SNIPPET)
+        .find_map(|f| lowered.snippet_plan_line(f.start.line))
 }
+
+/// What running or resuming Monty gives back.
+type Progress = Result<ReplProgress, Box<ReplStartError>>;
 
 fn failed(lowered: &Lowered, exc: &MontyException) -> ExecOutcome {
     ExecOutcome::Failed {
@@ -105,16 +114,18 @@ pub fn execute_parking(
     host: &mut dyn Host,
     limits: &ExecLimits,
     print: &mut dyn FnMut(&str),
-    parked: &mut Option<FunctionCall>,
+    parked: &mut Option<PausedRun>,
 ) -> ExecOutcome {
-    let runner = match MontyRun::new(
-        lowered.code.clone(),
-        "plan.py",
-        Vec::new(),
-        CompileOptions::default(),
-    ) {
-        Ok(r) => r,
-        Err(exc) => return failed(lowered, &exc),
+    // The prelude session built at build time; the plan's snippet is compiled and run on it.
+    let mut session = match Dump::load(crate::lower::prelude_session()).map(|d| d.state) {
+        Ok(Session::Idle(repl)) => repl,
+        _ => {
+            return ExecOutcome::Failed {
+                exc_type: "InternalError".into(),
+                message: "the prelude session of this build cannot be loaded".into(),
+                line: None,
+            };
+        }
     };
     let tracker = ResourceTracker::new(ResourceLimits {
         max_duration: Some(limits.timeout),
@@ -125,10 +136,11 @@ pub fn execute_parking(
         max_suspensions: limits.max_host_calls,
         ..ResourceLimits::default()
     });
+    *session.tracker_mut() = tracker;
     let mut out = String::new();
-    let progress = runner.start(
+    let progress = session.feed_start(
+        &lowered.snippet,
         Vec::new(),
-        tracker,
         PrintWriter::CollectString(&mut out, Some(MAX_PRINT)),
     );
     if !out.is_empty() {
@@ -146,7 +158,7 @@ pub struct PausedCall {
 }
 
 /// Reads a paused call's name and arguments, exactly as [`execute`] hands them to the host.
-pub fn paused_call(call: &FunctionCall) -> Result<PausedCall, String> {
+pub fn paused_call(call: &PausedRun) -> Result<PausedCall, String> {
     let line = int_kwarg(&call.kwargs, "_zline")
         .and_then(|l| u32::try_from(l).ok())
         .unwrap_or(0);
@@ -194,14 +206,14 @@ pub fn paused_call(call: &FunctionCall) -> Result<PausedCall, String> {
 /// Continues a paused call with the host's reply (a resumed approval), then runs on like [`execute`].
 #[allow(clippy::too_many_arguments)] // the paused call and its reply, then exactly `execute_parking`'s own
 pub fn resume(
-    call: FunctionCall,
+    call: PausedRun,
     reply: HostReply,
     lowered: &Lowered,
     sigs: &Signatures,
     host: &mut dyn Host,
     limits: &ExecLimits,
     print: &mut dyn FnMut(&str),
-    parked: &mut Option<FunctionCall>,
+    parked: &mut Option<PausedRun>,
 ) -> ExecOutcome {
     let line = paused_call(&call).map_or(0, |c| c.line);
     let mut out = String::new();
@@ -218,12 +230,12 @@ pub fn resume(
 /// Gives a paused call the host's reply: the run goes on (`Ok`) or stops here (`Err`), leaving a
 /// suspended call in `parked`.
 fn answer(
-    call: FunctionCall,
+    call: PausedRun,
     reply: HostReply,
     line: u32,
     out: &mut String,
-    parked: &mut Option<FunctionCall>,
-) -> Result<Result<RunProgress, MontyException>, ExecOutcome> {
+    parked: &mut Option<PausedRun>,
+) -> Result<Progress, ExecOutcome> {
     match reply {
         HostReply::Return(v) => {
             Ok(call.resume(rebox(&v), PrintWriter::CollectString(out, Some(MAX_PRINT))))
@@ -242,13 +254,13 @@ fn answer(
 }
 
 fn drive(
-    mut progress: Result<RunProgress, MontyException>,
+    mut progress: Progress,
     lowered: &Lowered,
     sigs: &Signatures,
     host: &mut dyn Host,
     limits: &ExecLimits,
     print: &mut dyn FnMut(&str),
-    parked: &mut Option<FunctionCall>,
+    parked: &mut Option<PausedRun>,
 ) -> ExecOutcome {
     let mut out = String::new();
     let mut calls = 0usize;
@@ -258,16 +270,16 @@ fn drive(
             out.clear();
         }
         let call = match progress {
-            Err(exc) => return failed(lowered, &exc),
-            Ok(RunProgress::Complete(_)) => return ExecOutcome::Completed,
-            Ok(RunProgress::FunctionCall(call)) => call,
-            Ok(RunProgress::OsCall(_)) => {
+            Err(e) => return failed(lowered, &e.error),
+            Ok(ReplProgress::Complete { .. }) => return ExecOutcome::Completed,
+            Ok(ReplProgress::FunctionCall(call)) => call,
+            Ok(ReplProgress::OsCall(_)) => {
                 return ExecOutcome::Denied {
                     line: 0,
                     message: "operating-system access is not available to plans".into(),
                 };
             }
-            Ok(RunProgress::NameLookup(_)) | Ok(RunProgress::ResolveFutures(_)) => {
+            Ok(ReplProgress::NameLookup(_)) | Ok(ReplProgress::ResolveFutures(_)) => {
                 return ExecOutcome::Denied {
                     line: 0,
                     message: "unsupported interpreter request".into(),

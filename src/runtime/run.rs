@@ -270,7 +270,7 @@ fn run_plan<'a>(
 /// A suspended run, ready to continue in a new process: the decision a human took on its claim.
 pub struct Resumption<'a> {
     pub input: RunInput<'a>,
-    pub paused: monty::FunctionCall,
+    pub paused: crate::runtime::exec::PausedRun,
     pub space: LabelSpace,
     pub state: HostState,
     /// The claim as it was recorded when the run was suspended.
@@ -579,7 +579,7 @@ impl RunHost<'_, '_> {
     fn finish_run(
         mut self,
         outcome: ExecOutcome,
-        parked: Option<monty::FunctionCall>,
+        parked: Option<crate::runtime::exec::PausedRun>,
     ) -> RunReport {
         let state = HostState {
             next_call: self.next_call,

@@ -41,8 +41,9 @@ use crate::trace::redact::{digest, sha256_bytes};
 use crate::trace::{TraceWriter, reader, verify};
 
 /// The snapshot format this code writes and reads. 2: packed labels store readers inverted (a format-1
-/// snapshot's labels would decode with the wrong readers, so it is refused).
-pub const FORMAT: u32 = 2;
+/// snapshot's labels would decode with the wrong readers, so it is refused). 3: the paused run is a Monty
+/// session (prelude and plan snippet), not a one-shot run.
+pub const FORMAT: u32 = 3;
 /// How long a claim may wait for a decision unless `run --approval-ttl` says otherwise.
 pub const DEFAULT_TTL_SECS: u64 = 600;
 /// Largest snapshot read; a paused plan's state is far smaller.
@@ -70,7 +71,7 @@ pub struct Snapshot {
     /// The claim as the trace recorded it, and its digest.
     pub claim: Call,
     pub claim_digest: String,
-    /// Monty's paused call (serialised `monty::FunctionCall`).
+    /// Monty's paused call (serialised `crate::runtime::exec::PausedRun`).
     pub paused: Value,
     pub space: LabelSpace,
     pub state: HostState,
@@ -191,7 +192,7 @@ pub struct Opened {
     pub snapshot: Snapshot,
     pub policy: Policy,
     pub plan_source: String,
-    pub paused: monty::FunctionCall,
+    pub paused: crate::runtime::exec::PausedRun,
     pub writer: TraceWriter,
     /// Holds the trace's lock until the decision is done.
     pub lock: std::fs::File,
@@ -319,8 +320,9 @@ pub fn open(path: &Path) -> Result<Opened, String> {
     {
         return Err(format!("{shown}: the claim does not match its digest"));
     }
-    let paused: monty::FunctionCall = serde_json::from_value(snapshot.paused.clone())
-        .map_err(|e| format!("{shown}: the paused run cannot be read: {e}"))?;
+    let paused: crate::runtime::exec::PausedRun =
+        serde_json::from_value(snapshot.paused.clone())
+            .map_err(|e| format!("{shown}: the paused run cannot be read: {e}"))?;
     let call = paused_call(&paused)?;
     let same_args = call.args.len() == snapshot.claim.args.len()
         && call
