@@ -484,3 +484,20 @@ fn split_of_something_that_is_not_a_string_fails_like_plain_python() {
     );
     assert!(sinks.is_empty());
 }
+
+#[test]
+fn the_length_of_split_words_carries_the_text_label() {
+    let plan = "e = get()\nn = len(e['subject'].split())\nsink(n)\nsink(len('a b c'.split()))\n";
+    assert!(
+        lowered(plan).contains("len((_f"),
+        "computed on the raw list"
+    );
+    for mode in [Mode::Strict, Mode::Normal] {
+        let (out, sinks, printed) = run(plan, mode, mail());
+        assert_eq!(out, ExecOutcome::Completed, "{printed}");
+        assert_eq!(sinks[0].0.raw, Raw::Int(1));
+        assert!(untrusted(sinks[0].0.label), "{mode:?}");
+        assert_eq!(sinks[1].0.raw, Raw::Int(3));
+        assert!(!untrusted(sinks[1].0.label), "{mode:?}");
+    }
+}

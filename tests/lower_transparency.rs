@@ -134,6 +134,8 @@ const PLANS: &[&str] = &[
     "d = {'a': 1}\nk = 'a'\nd[k] = d.get(k, 0) + 1\nd[k + 'b'] = 1\nprint(d, len(d))",
     "s = 'abc'\nprint(s.index('z'))",
     "n = 3\nprint(n.lower())",
+    "s = 'a b  c'\nprint(len(s.split()), len(s.split(' ')), len('x\\ny'.splitlines()))\nxs = [1]\nprint(len(xs.split()))",
+    "xs = [[1, 2], [3, [4]]]\nys = [1, 'a', None]\nys.append(ys)\nprint(len(xs), len(ys), len(xs[1]))",
     "print([1] in {'a': 1})",
     "print([1] in {1})",
     "print({'a': 1}.get([1]))",

@@ -603,6 +603,32 @@ impl Compiler<'_> {
                     label,
                 })
             }
+            // `len(s.split(...))`: the length of the raw list; its deep label is the one label of the words.
+            Expr::Call(c)
+                if matches!(c.func.as_ref(), Expr::Name(f) if f.id.as_str() == "len" && self.is_builtin_call("len"))
+                    && c.arguments.keywords.is_empty()
+                    && c.arguments.args.len() == 1
+                    && self.split_iter(&c.arguments.args[0]).is_some() =>
+            {
+                let (method, recv, args) = self.split_iter(&c.arguments.args[0])?;
+                let mut parts = vec![self.expr(recv, pc)];
+                for a in args {
+                    let f = self.flat(a, pc);
+                    parts.push(f.raw);
+                    parts.push(f.label);
+                }
+                self.split_iters.insert((method, args.len()));
+                let t = self.fresh("f");
+                let line = self.line;
+                Some(Flat {
+                    raw: format!(
+                        "len(({t} := _msr_{method}_{}({}, {pc}, {line}))[0])",
+                        args.len(),
+                        parts.join(", ")
+                    ),
+                    label: format!("{t}[1]"),
+                })
+            }
             Expr::Call(c)
                 if c.arguments.keywords.is_empty()
                     && c.arguments.args.iter().all(|a| self.is_flat_expr(a)) =>

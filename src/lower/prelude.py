@@ -84,6 +84,14 @@ def _sl(v):
 def _deep(v, seen=None):
     # `seen` (by object id) makes self-containing containers terminate.
     x = v[0]
+    if type(x) is list and seen is None and (x[0] == 'l' or x[0] == 't'):
+        # The common case, a list of scalars, needs neither recursion nor `seen`.
+        l = v[1] | x[2]
+        for e in x[1]:
+            if type(e[0]) is list:
+                return _deep(v, {})
+            l = l | e[1]
+        return l
     if type(x) is list:
         if seen is None:
             seen = {}
