@@ -126,24 +126,46 @@ const SPLIT_METHODS: &[&str] = &["split", "rsplit", "splitlines"];
 /// The helper for `for x in s.split(a0, ...)`: the raw list and the one label every element and the
 /// structure carry (what `_box` would give each of them). On anything but a `str` the general `_m` raises.
 fn split_iter_helper(method: &str, n: usize) -> String {
-    let params: Vec<String> = (0..n).map(|i| format!("a{i}, l{i}")).collect();
-    let raws: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
-    let mut label = "c[1]".to_string();
-    for i in 0..n {
-        label.push_str(&format!(" | l{i}"));
-    }
-    let boxed: Vec<String> = (0..n).map(|i| format!("(a{i}, l{i})")).collect();
-    let sep = if n > 0 { ", " } else { "" };
-    let args = if n > 0 {
-        format!("[{}]", boxed.join(", "))
-    } else {
-        "_NOARGS".into()
-    };
+    let FlatArgs {
+        params,
+        raws,
+        label,
+        boxed,
+    } = flat_args(n);
     format!(
-        "def _msr_{method}_{n}(c{sep}{}, pc, line):\n    x = c[0]\n    if type(x) is str:\n        return (x.{method}({}), {label} | _UV)\n    _m(c, '{method}', {args}, _NOKW, pc, line)\n    raise TypeError('{method}() needs a str')\n",
-        params.join(", "),
-        raws.join(", ")
+        "def _msr_{method}_{n}(c{params}, pc, line):\n    x = c[0]\n    if type(x) is str:\n        return (x.{method}({raws}), {label} | _UV)\n    _m(c, '{method}', {boxed}, _NOKW, pc, line)\n    raise TypeError('{method}() needs a str')\n"
     )
+}
+
+/// The pieces of a generated helper over a receiver `c` and `n` flat arguments passed as raw value and
+/// label (`a0, l0, ...`).
+struct FlatArgs {
+    /// `, a0, l0, a1, l1` (empty without arguments).
+    params: String,
+    /// `a0, a1`.
+    raws: String,
+    /// The join of the receiver's and the arguments' labels.
+    label: String,
+    /// The arguments boxed again, for the general helper.
+    boxed: String,
+}
+
+fn flat_args(n: usize) -> FlatArgs {
+    let raws: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+    let boxed: Vec<String> = (0..n).map(|i| format!("(a{i}, l{i})")).collect();
+    FlatArgs {
+        params: (0..n).map(|i| format!(", a{i}, l{i}")).collect(),
+        raws: raws.join(", "),
+        label: std::iter::once("c[1]".to_string())
+            .chain((0..n).map(|i| format!("l{i}")))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        boxed: if n > 0 {
+            format!("[{}]", boxed.join(", "))
+        } else {
+            "_NOARGS".into()
+        },
+    }
 }
 
 /// `str` methods with a generated fast path for flat arguments, and whether the result is a list.
@@ -169,28 +191,20 @@ const STR_FAST: &[(&str, bool)] = &[
 /// receiver it applies the method to raw values (the label is the join of all, computed); anything else
 /// goes through the general `_m` with the arguments boxed again.
 fn str_method_helper(method: &str, n: usize, list: bool) -> String {
-    let params: Vec<String> = (0..n).map(|i| format!("a{i}, l{i}")).collect();
-    let raws: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
-    let mut label = "c[1]".to_string();
-    for i in 0..n {
-        label.push_str(&format!(" | l{i}"));
-    }
-    let boxed: Vec<String> = (0..n).map(|i| format!("(a{i}, l{i})")).collect();
-    let sep = if n > 0 { ", " } else { "" };
-    let result = format!("x.{method}({})", raws.join(", "));
+    let FlatArgs {
+        params,
+        raws,
+        label,
+        boxed,
+    } = flat_args(n);
+    let result = format!("x.{method}({raws})");
     let ret = if list {
         format!("_box({result}, {label} | _UV)")
     } else {
         format!("({result}, {label} | _UV)")
     };
-    let args = if n > 0 {
-        format!("[{}]", boxed.join(", "))
-    } else {
-        "_NOARGS".into()
-    };
     format!(
-        "def _ms_{method}_{n}(c{sep}{}, pc, line):\n    x = c[0]\n    if type(x) is str:\n        return {ret}\n    return _m(c, '{method}', {args}, _NOKW, pc, line)\n",
-        params.join(", ")
+        "def _ms_{method}_{n}(c{params}, pc, line):\n    x = c[0]\n    if type(x) is str:\n        return {ret}\n    return _m(c, '{method}', {boxed}, _NOKW, pc, line)\n"
     )
 }
 
@@ -361,6 +375,15 @@ fn op_name(op: Operator) -> Option<&'static str> {
         Operator::BitAnd => "&",
         Operator::MatMult => return None,
     })
+}
+
+fn unary_name(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::Not => "not",
+        UnaryOp::USub => "-",
+        UnaryOp::UAdd => "+",
+        UnaryOp::Invert => "~",
+    }
 }
 
 fn cmp_name(op: CmpOp) -> &'static str {
@@ -540,7 +563,7 @@ impl Compiler<'_> {
     /// Raw code for a flat expression whose operation applies to raw values exactly as in the plain plan;
     /// `None` (before compiling anything) when it does not.
     fn try_flat(&mut self, e: &Expr, pc: &str) -> Option<Flat> {
-        use super::flat::{FLAT_BUILTINS, RAW_METHODS, flat_operator, raw_comparison};
+        use super::flat::{FLAT_BUILTINS, RAW_METHODS, flat_operator};
         if !self.is_flat_expr(e) {
             return None;
         }
@@ -577,15 +600,11 @@ impl Compiler<'_> {
                 })
             }
             Expr::UnaryOp(u) if self.is_flat_expr(&u.operand) => {
-                let op = match u.op {
-                    UnaryOp::Not => "not ",
-                    UnaryOp::USub => "-",
-                    UnaryOp::UAdd => "+",
-                    UnaryOp::Invert => "~",
-                };
+                let op = unary_name(u.op);
+                let sep = if u.op == UnaryOp::Not { " " } else { "" };
                 let v = self.flat(&u.operand, pc);
                 Some(Flat {
-                    raw: format!("({op}{})", v.raw),
+                    raw: format!("({op}{sep}{})", v.raw),
                     label: computed(&v.label),
                 })
             }
@@ -594,7 +613,8 @@ impl Compiler<'_> {
                     && self.is_flat_expr(&c.left)
                     && self.is_flat_expr(&c.comparators[0]) =>
             {
-                let op = raw_comparison(c.ops[0])?;
+                // Every comparison applies to raw flat values as written.
+                let op = cmp_name(c.ops[0]);
                 let l = self.flat(&c.left, pc);
                 let r = self.flat(&c.comparators[0], pc);
                 let label = self.join_uv(&l.label, &r.label);
@@ -765,16 +785,7 @@ impl Compiler<'_> {
         let mut added = Vec::new();
         for stmt in body {
             self.stmt(stmt, indent);
-            let mut names = BTreeSet::new();
-            match stmt {
-                Stmt::Assign(a) => a
-                    .targets
-                    .iter()
-                    .for_each(|t| collect_target_names(t, &mut names)),
-                Stmt::AugAssign(a) => collect_target_names(&a.target, &mut names),
-                _ => {}
-            }
-            for n in names {
+            for n in statement_targets(stmt, false) {
                 if self.frame().sure.insert_new(&n) {
                     added.push(n);
                 }
@@ -1618,12 +1629,7 @@ impl Compiler<'_> {
                 }
             }
             Expr::UnaryOp(u) => {
-                let op = match u.op {
-                    UnaryOp::Not => "not",
-                    UnaryOp::USub => "-",
-                    UnaryOp::UAdd => "+",
-                    UnaryOp::Invert => "~",
-                };
+                let op = unary_name(u.op);
                 let v = self.expr(&u.operand, pc);
                 format!("_un('{op}', {v})")
             }
@@ -2030,13 +2036,11 @@ impl Compiler<'_> {
                 {
                     let recv = self.expr(&a.value, pc);
                     let k = self.flat(&c.arguments.args[0], pc);
-                    return match c.arguments.args.get(1) {
-                        Some(d) => {
-                            let d = self.expr(d, pc);
-                            format!("_mg2({recv}, {}, {}, {d}, {pc}, {line})", k.raw, k.label)
-                        }
-                        None => format!("_mg1({recv}, {}, {}, {pc}, {line})", k.raw, k.label),
+                    let d = match c.arguments.args.get(1) {
+                        Some(d) => self.expr(d, pc),
+                        None => self.constant("(None, _LIT)".into()),
                     };
+                    return format!("_mg2({recv}, {}, {}, {d}, {pc}, {line})", k.raw, k.label);
                 }
                 if method == "append"
                     && c.arguments.keywords.is_empty()
@@ -2365,23 +2369,28 @@ impl Compiler<'_> {
     }
 }
 
+/// The names an assignment statement binds (and a `def`'s name, with `defs`).
+fn statement_targets(stmt: &Stmt, defs: bool) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    match stmt {
+        Stmt::Assign(a) => a
+            .targets
+            .iter()
+            .for_each(|t| collect_target_names(t, &mut names)),
+        Stmt::AugAssign(a) => collect_target_names(&a.target, &mut names),
+        Stmt::FunctionDef(f) if defs => {
+            names.insert(f.name.id.to_string());
+        }
+        _ => {}
+    }
+    names
+}
+
 /// Names assigned by top-level statements of a body, with the end offset of the first assigning statement.
 fn first_defs(body: &[Stmt]) -> std::collections::BTreeMap<String, usize> {
     let mut out = std::collections::BTreeMap::new();
     for stmt in body {
-        let mut names = BTreeSet::new();
-        match stmt {
-            Stmt::Assign(a) => a
-                .targets
-                .iter()
-                .for_each(|t| collect_target_names(t, &mut names)),
-            Stmt::AugAssign(a) => collect_target_names(&a.target, &mut names),
-            Stmt::FunctionDef(f) => {
-                names.insert(f.name.id.to_string());
-            }
-            _ => {}
-        }
-        for n in names {
+        for n in statement_targets(stmt, true) {
             out.entry(n).or_insert(stmt.range().end().to_usize());
         }
     }

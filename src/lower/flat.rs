@@ -12,30 +12,13 @@
 use std::collections::BTreeSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{CmpOp, Expr, Number, Operator, Stmt, UnaryOp};
+use ruff_python_ast::{Expr, Number, Operator, Stmt, UnaryOp};
 
 use super::scope::target_names;
 
-/// `str` methods whose result is flat (and that raise on every other flat receiver, as plainly). `index` and
-/// `count` also exist on lists and tuples, where they return an int.
-pub(crate) const FLAT_METHODS: &[&str] = &[
-    "lower",
-    "upper",
-    "strip",
-    "lstrip",
-    "rstrip",
-    "title",
-    "replace",
-    "startswith",
-    "endswith",
-    "find",
-    "count",
-    "index",
-    "join",
-    "format",
-];
-
-/// Methods that may be applied to a flat receiver as written (no list, dict or keyword arguments involved).
+/// `str` methods whose result is flat and that may be applied to a flat receiver as written (they raise on
+/// every other flat receiver, as plainly). `index` and `count` also exist on lists and tuples, where they
+/// return an int.
 pub(crate) const RAW_METHODS: &[&str] = &[
     "lower",
     "upper",
@@ -50,6 +33,12 @@ pub(crate) const RAW_METHODS: &[&str] = &[
     "count",
     "index",
 ];
+
+/// Methods whose result is flat whatever the receiver: the raw ones, and `join` and `format` (which take a
+/// list or keyword arguments, so they are never applied raw).
+pub(crate) fn is_flat_method(name: &str) -> bool {
+    RAW_METHODS.contains(&name) || name == "join" || name == "format"
+}
 
 /// Builtins whose result is flat whatever they are given (or that raise).
 pub(crate) const FLAT_BUILTINS: &[&str] = &["len", "str", "int", "float", "bool", "abs", "round"];
@@ -99,29 +88,13 @@ pub(crate) fn is_flat(e: &Expr, names: &dyn Names) -> bool {
             }
             // A module function (`json.loads`) is never flat here: only methods are.
             Expr::Attribute(a) => {
-                FLAT_METHODS.contains(&a.attr.id.as_str())
+                is_flat_method(a.attr.id.as_str())
                     && !matches!(a.value.as_ref(), Expr::Name(m) if matches!(m.id.as_str(), "json" | "re"))
             }
             _ => false,
         },
         _ => false,
     }
-}
-
-/// The comparison operators that may be applied to raw flat values as written.
-pub(crate) fn raw_comparison(op: CmpOp) -> Option<&'static str> {
-    Some(match op {
-        CmpOp::Eq => "==",
-        CmpOp::NotEq => "!=",
-        CmpOp::Lt => "<",
-        CmpOp::LtE => "<=",
-        CmpOp::Gt => ">",
-        CmpOp::GtE => ">=",
-        CmpOp::In => "in",
-        CmpOp::NotIn => "not in",
-        CmpOp::Is => "is",
-        CmpOp::IsNot => "is not",
-    })
 }
 
 /// How a name is bound somewhere in a scope.

@@ -1406,22 +1406,8 @@ def _m(c, name, args, kw, pc, line):
 
 # Fast paths the compiler emits when it knows an argument is flat (str, int, float, bool or None), passed as
 # raw value and label: no tuple or list is built for it. Each falls back to the general helper.
-def _mg1(c, kr, kl, pc, line):
-    # `c.get(k)`: a flat key is its own raw dict key.
-    x = c[0]
-    if type(x) is list and x[0] == 'd':
-        ch = c[1] | x[2] | kl
-        ch = (ch | _UV) if ch & 1 else (ch & _NUV)
-        kv = x[1].get(kr)
-        if kv is None:
-            return (None, _LIT | ch)
-        e = kv[1]
-        return (e[0], e[1] | ch)
-    return _m(c, 'get', [(kr, kl)], _NOKW, pc, line)
-
-
 def _mg2(c, kr, kl, d, pc, line):
-    # `c.get(k, default)` with a flat key.
+    # `c.get(k, default)` with a flat key (`c.get(k)` passes the default None): it is its own raw dict key.
     x = c[0]
     if type(x) is list and x[0] == 'd':
         ch = c[1] | x[2] | kl
