@@ -501,3 +501,19 @@ fn the_length_of_split_words_carries_the_text_label() {
         assert!(!untrusted(sinks[1].0.label), "{mode:?}");
     }
 }
+
+#[test]
+fn a_join_with_a_literal_separator_carries_every_part_and_the_structure() {
+    let plan = "e = get()\nsink(','.join(['a', e['subject']]))\nsink(','.join(['a', 'b']))\nxs = ['a']\nif e['subject'] == 'hi':\n    xs.append('b')\nsink(' '.join(xs))\n";
+    assert!(lowered(plan).contains("_mjoin("), "the fast path is used");
+    let (out, sinks, printed) = run(plan, Mode::Strict, mail());
+    assert_eq!(out, ExecOutcome::Completed, "{printed}");
+    assert_eq!(sinks[0].0.raw, Raw::Str("a,hi".into()));
+    assert!(untrusted(sinks[0].0.label), "a part is mail data");
+    assert!(!untrusted(sinks[1].0.label), "literals only");
+    assert_eq!(sinks[2].0.raw, Raw::Str("a b".into()));
+    assert!(
+        untrusted(sinks[2].0.label),
+        "the list's length was decided by mail data"
+    );
+}

@@ -137,6 +137,8 @@ const PLANS: &[&str] = &[
     "s = 'a b  c'\nprint(len(s.split()), len(s.split(' ')), len('x\\ny'.splitlines()))\nxs = [1]\nprint(len(xs.split()))",
     "xs = [[1, 2], [3, [4]]]\nys = [1, 'a', None]\nys.append(ys)\nprint(len(xs), len(ys), len(xs[1]))",
     "x = 0.1 + 0.2\nb = x > 0.3\nprint(f'{x}', f'{x!r}', f'{1e16}', f'{b}', f'{None}', f'{-0.0}', str(x), str(1e16))",
+    "xs = ['a', 'b']\nprint(','.join(xs), ''.join(('x', 'y')), '-'.join({'k': 1}), ' '.join('ab'), ','.join([]))\nprint(','.join([1]))",
+    "s = ','\nprint(s.join(['a']), s.join(5))",
     "print([1] in {'a': 1})",
     "print([1] in {1})",
     "print({'a': 1}.get([1]))",

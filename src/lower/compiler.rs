@@ -2051,6 +2051,17 @@ impl Compiler<'_> {
                     let v = self.expr(&c.arguments.args[0], pc);
                     return format!("_mapp({recv}, {v}, {pc}, {line})");
                 }
+                if method == "join"
+                    && c.arguments.keywords.is_empty()
+                    && c.arguments.args.len() == 1
+                    && !matches!(c.arguments.args[0], Expr::Starred(_))
+                    && self.is_flat_expr(&a.value)
+                {
+                    // `sep.join(xs)` with a flat separator: the strings are read straight from the box.
+                    let sep = self.flat(&a.value, pc);
+                    let v = self.expr(&c.arguments.args[0], pc);
+                    return format!("_mjoin({}, {}, {v}, {pc}, {line})", sep.raw, sep.label);
+                }
                 let recv = self.expr(&a.value, pc);
                 let args = self.exprs(&c.arguments.args, pc);
                 let Some(kws) = self.keywords(&c.arguments.keywords, pc, false) else {

@@ -1436,6 +1436,22 @@ def _sif(c, kr, kl, v, pc, line):
     _si(c, (kr, kl), v, pc, line)
 
 
+def _mjoin(s, sl, c, pc, line):
+    # `s.join(c)` with a flat separator given raw: a list or tuple of strings is read without copying it.
+    x = c[0]
+    if type(s) is str and type(x) is list and (x[0] == 'l' or x[0] == 't'):
+        l = sl | c[1] | x[2]
+        parts = []
+        for e in x[1]:
+            r = e[0]
+            if type(r) is not str:
+                return _m((s, sl), 'join', [c], _NOKW, pc, line)
+            parts.append(r)
+            l = l | e[1]
+        return (s.join(parts), l | _UV)
+    return _m((s, sl), 'join', [c], _NOKW, pc, line)
+
+
 def _mapp(c, v, pc, line):
     # `c.append(v)`.
     x = c[0]
