@@ -292,7 +292,7 @@ fn agent_plan_standalone_compile(b: Bencher) {
     let lowered = compile(&module, AGENT_PLAN, &sigs(), Mode::Strict).unwrap();
     b.bench(|| {
         MontyRun::new(
-            lowered.code.clone(),
+            lowered.standalone(),
             "p.py",
             vec![],
             CompileOptions::default(),

@@ -383,7 +383,7 @@ fn lowered(plan: &str) -> String {
         .into_syntax();
     compile(&module, plan, &sigs(), Mode::Strict)
         .unwrap_or_else(|d| panic!("{d:?}"))
-        .code
+        .snippet
 }
 
 #[test]

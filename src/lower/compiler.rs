@@ -310,10 +310,6 @@ fn link(c: Compiler<'_>) -> Result<Lowered, Vec<Diagnostic>> {
     for (method, n) in &c.split_iters {
         generated.push_str(&split_iter_helper(method, *n));
     }
-    let mut used = super::prelude::underscore_names(&generated);
-    for (_, text, _) in &c.out {
-        used.extend(super::prelude::underscore_names(text));
-    }
     // The plan's own snippet: constants, generated helpers, boxed literals, the plan. It runs on the
     // prelude session built at build time (`runtime::exec`).
     let mut snippet = String::with_capacity(header.len() + generated.len() + c.out.len() * 40);
@@ -331,20 +327,7 @@ fn link(c: Compiler<'_>) -> Result<Lowered, Vec<Diagnostic>> {
         snippet.push('\n');
         snippet_map.push(*line);
     }
-    // The same program standalone, with the part of the prelude it reaches in front (to read it, or to
-    // run it on a plain `MontyRun`).
-    let prelude = super::prelude::for_names(&used);
-    let mut code = String::with_capacity(prelude.len() + snippet.len());
-    code.push_str(&prelude);
-    if !code.ends_with('\n') {
-        code.push('\n');
-    }
-    let mut line_map = vec![0u32; code.lines().count()];
-    code.push_str(&snippet);
-    line_map.extend_from_slice(&snippet_map);
     Ok(Lowered {
-        code,
-        line_map,
         snippet,
         snippet_map,
     })

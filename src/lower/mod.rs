@@ -13,10 +13,10 @@
 //! let module = ruff_python_parser::parse_module(src).unwrap().into_syntax();
 //! let lowered = compile(&module, src, &Signatures::default(), Mode::Strict).unwrap();
 //! // A scalar computed from scalars lives unboxed: raw value `x_`, label `x_l`.
-//! assert!(lowered.code.contains("x_ = (1 + 2)"));
-//! assert!(lowered.code.contains("x_l = (_LIT | _UV)"));
+//! assert!(lowered.snippet.contains("x_ = (1 + 2)"));
+//! assert!(lowered.snippet.contains("x_l = (_LIT | _UV)"));
 //! // Containers are boxed; literals are boxed once (`_k0 = ('a', _LIT)`).
-//! assert!(lowered.code.contains("items_ = _mk('l', [(x_, x_l), _k0], _pc)"));
+//! assert!(lowered.snippet.contains("items_ = _mk('l', [(x_, x_l), _k0], _pc)"));
 //! ```
 
 mod compiler;
@@ -35,29 +35,32 @@ pub enum Mode {
     Normal,
 }
 
-/// A compiled plan, in two forms, each with its map back to plan lines (`map[i]` is the plan line,
-/// 1-based, of line `i + 1`; 0 for prelude and glue lines).
+/// A compiled plan: the plan's own code, fed to the prelude session that every run loads
+/// ([`prelude_session`]), and its map back to plan lines (`snippet_map[i]` is the plan line, 1-based, of
+/// snippet line `i + 1`; 0 for glue lines).
 #[derive(Clone, Debug)]
 pub struct Lowered {
-    /// The plan's own code, fed to the prelude session that every run loads ([`prelude_session`]).
     pub snippet: String,
     pub snippet_map: Vec<u32>,
-    /// The same program standalone: the prelude definitions it reaches, then `snippet`.
-    pub code: String,
-    pub line_map: Vec<u32>,
 }
 
 impl Lowered {
-    /// The plan line of a line of `code` (1-based), if it belongs to the plan.
-    pub fn plan_line(&self, lowered_line: u32) -> Option<u32> {
-        let idx = usize::try_from(lowered_line).ok()?.checked_sub(1)?;
-        self.line_map.get(idx).copied().filter(|l| *l != 0)
-    }
-
     /// The plan line of a line of `snippet` (1-based), if it belongs to the plan.
     pub fn snippet_plan_line(&self, snippet_line: u32) -> Option<u32> {
         let idx = usize::try_from(snippet_line).ok()?.checked_sub(1)?;
         self.snippet_map.get(idx).copied().filter(|l| *l != 0)
+    }
+
+    /// The same program standalone, for reading it or running it on a plain `monty::MontyRun`: the
+    /// prelude definitions the snippet reaches, then the snippet.
+    pub fn standalone(&self) -> String {
+        let used = prelude::underscore_names(&self.snippet);
+        let mut code = prelude::for_names(&used);
+        if !code.ends_with('\n') {
+            code.push('\n');
+        }
+        code.push_str(&self.snippet);
+        code
     }
 }
 
