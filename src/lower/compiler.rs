@@ -2083,9 +2083,7 @@ impl Compiler<'_> {
                     format!("{{{kw}}}")
                 };
                 match method {
-                    "lower" | "upper" | "strip" | "get" | "append" => {
-                        format!("_m_{method}({recv}, {args}, {kw}, {pc}, {line})")
-                    }
+                    "get" => format!("_m_get({recv}, {args}, {kw}, {pc}, {line})"),
                     _ => format!("_m({recv}, '{method}', {args}, {kw}, {pc}, {line})"),
                 }
             }

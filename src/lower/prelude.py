@@ -1316,33 +1316,7 @@ def _m_set(c, name, args, kw, pc, line):
     raise AttributeError("'set' object has no attribute '" + name + "'")
 
 
-# Fast paths for frequent methods on the expected receiver type; anything else goes through `_m`.
-def _m_lower(c, args, kw, pc, line):
-    x = c[0]
-    if type(x) is str and len(args) == 0:
-        return (x.lower(), c[1] | _UV)
-    return _m(c, 'lower', args, kw, pc, line)
-
-
-def _m_upper(c, args, kw, pc, line):
-    x = c[0]
-    if type(x) is str and len(args) == 0:
-        return (x.upper(), c[1] | _UV)
-    return _m(c, 'upper', args, kw, pc, line)
-
-
-def _m_strip(c, args, kw, pc, line):
-    x = c[0]
-    if type(x) is str:
-        if len(args) == 0:
-            return (x.strip(), c[1] | _UV)
-        if len(args) == 1 and type(args[0][0]) is str:
-            la = c[1]
-            lb = args[0][1]
-            return (x.strip(args[0][0]), (la | lb) | _UV)
-    return _m(c, 'strip', args, kw, pc, line)
-
-
+# A fast path for `d.get(k)` with a key the compiler cannot pass raw; anything else goes through `_m`.
 def _m_get(c, args, kw, pc, line):
     x = c[0]
     if type(x) is list and x[0] == 'd' and (len(args) == 1 or len(args) == 2):
@@ -1365,21 +1339,6 @@ def _m_get(c, args, kw, pc, line):
             le = e[1]
             return (e[0], le | ch)
     return _m(c, 'get', args, kw, pc, line)
-
-
-def _m_append(c, args, kw, pc, line):
-    x = c[0]
-    if type(x) is list and x[0] == 'l' and len(args) == 1:
-        v = args[0]
-        if _STRICT and pc != _NEUTRAL:
-            _mut(c, _LIT, pc, line)
-            lv = v[1]
-            v = (v[0], lv | pc)
-        else:
-            x[2] = x[2] | _UV
-        x[1].append(v)
-        return (None, _LIT)
-    return _m(c, 'append', args, kw, pc, line)
 
 
 def _m(c, name, args, kw, pc, line):
