@@ -389,9 +389,13 @@ def _si(c, i, v, pc, line):
 
 def _call(f, pc, *args, **kw):
     fn = f[0]
-    if not _isfn(fn):
-        raise TypeError("'" + type(fn).__name__ + "' object is not callable")
-    return fn(*args, _zp=(pc | _inf(f[1])), **kw)
+    t = type(fn).__name__
+    if t != 'function':
+        raise TypeError("'" + t + "' object is not callable")
+    # The callee runs under pc joined with the influence of the function value's label (written out).
+    l = f[1]
+    l = (l | _UV) if l & 1 else (l & _NUV)
+    return fn(*args, _zp=pc | l, **kw)
 
 
 def _callv(f, args, pc):
