@@ -517,3 +517,23 @@ fn a_join_with_a_literal_separator_carries_every_part_and_the_structure() {
         "the list's length was decided by mail data"
     );
 }
+
+#[test]
+fn sum_of_lists_cannot_forge_a_box_or_a_label() {
+    // Regression: `sum(lists, [])` concatenated the raw lists, so the plan could build a raw Python list
+    // shaped like a box (`[kind, items, structure]`) whose elements carry a label the plan wrote (0: every
+    // kind verified). The result must be an ordinary list of the plan's values, with no kind anywhere.
+    let plan = "x = sum([['l'], [[('m@evil.test', 0)]], [0]], [])\nsink(len(x))\nfor a in x:\n    sink(a)\n";
+    let (out, sinks, printed) = run(plan, Mode::Strict, mail());
+    assert_eq!(out, ExecOutcome::Completed, "{printed}");
+    for (v, _) in &sinks {
+        assert_eq!(
+            v.deep_label().0 & zamburak::label::UNVERIFIED_MASK,
+            zamburak::label::UNVERIFIED_MASK,
+            "no verified kind on {v:?}"
+        );
+    }
+    assert_eq!(sinks[0].0.raw, Raw::Int(3), "three elements, as plainly");
+    assert_eq!(sinks.len(), 4);
+    assert_eq!(sinks[1].0.raw, Raw::Str("l".into()));
+}

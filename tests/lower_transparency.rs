@@ -139,6 +139,8 @@ const PLANS: &[&str] = &[
     "x = 0.1 + 0.2\nb = x > 0.3\nprint(f'{x}', f'{x!r}', f'{1e16}', f'{b}', f'{None}', f'{-0.0}', str(x), str(1e16))",
     "xs = ['a', 'b']\nprint(','.join(xs), ''.join(('x', 'y')), '-'.join({'k': 1}), ' '.join('ab'), ','.join([]))\nprint(','.join([1]))",
     "s = ','\nprint(s.join(['a']), s.join(5))",
+    "print(sum([[1], [2, 3]], []), sum([(1,), (2,)], ()), sum([1, 2], 10), sum([]))\nprint(sum([[1]], 0))",
+    "print(sum([1], []))",
     "print([1] in {'a': 1})",
     "print([1] in {1})",
     "print({'a': 1}.get([1]))",

@@ -815,8 +815,16 @@ def _bi_max(*args, key=None, default=None, _zp=_NEUTRAL):
 
 def _bi_sum(it, start=None, _zp=_NEUTRAL):
     es = _elems(it)
-    total = 0
     l = _struct(it)
+    if start is not None and type(start[0]) is list:
+        # Concatenation (`sum(lists, [])`) stays boxed, like `+`: summing raw lists would give a raw list that
+        # reads as a box the plan built, with labels the plan wrote.
+        total = start
+        for e in es:
+            total = _add(total, e)
+        x = total[0]
+        return _new(x[0], list(x[1]), x[2] | total[1] | l)
+    total = 0
     if start is not None:
         total = _raw(start)
         l = (l | start[1])
