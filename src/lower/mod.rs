@@ -46,6 +46,17 @@ pub struct Lowered {
 
 impl Lowered {
     /// The plan line of a line of `snippet` (1-based), if it belongs to the plan.
+    ///
+    /// ```
+    /// use zamburak::lower::{compile, Mode};
+    /// use zamburak::plan::Signatures;
+    /// let src = "x = 1\ny = x + 2\n";
+    /// let module = ruff_python_parser::parse_module(src).unwrap().into_syntax();
+    /// let lowered = compile(&module, src, &Signatures::default(), Mode::Strict).unwrap();
+    /// let line = lowered.snippet.lines().position(|l| l.starts_with("y_ = (x_")).unwrap() + 1;
+    /// assert_eq!(lowered.snippet_plan_line(line as u32), Some(2));
+    /// assert_eq!(lowered.snippet_plan_line(1), None, "the constants come first");
+    /// ```
     pub fn snippet_plan_line(&self, snippet_line: u32) -> Option<u32> {
         let idx = usize::try_from(snippet_line).ok()?.checked_sub(1)?;
         self.snippet_map.get(idx).copied().filter(|l| *l != 0)
@@ -53,6 +64,21 @@ impl Lowered {
 
     /// The same program standalone, for reading it or running it on a plain `monty::MontyRun`: the
     /// prelude definitions the snippet reaches, then the snippet.
+    ///
+    /// ```
+    /// use zamburak::lower::{compile, Mode};
+    /// use zamburak::plan::Signatures;
+    /// let src = "n = len([1, 2])\nprint(n)\n";
+    /// let module = ruff_python_parser::parse_module(src).unwrap().into_syntax();
+    /// let lowered = compile(&module, src, &Signatures::default(), Mode::Strict).unwrap();
+    /// let code = lowered.standalone();
+    /// assert!(code.contains("def _bi_len(") && code.ends_with(&lowered.snippet));
+    /// let run = monty::MontyRun::new(code, "p.py", vec![], Default::default()).unwrap();
+    /// let mut out = String::new();
+    /// let print = monty_types::PrintWriter::CollectString(&mut out, None);
+    /// run.run(vec![], monty_types::ResourceTracker::default(), print).unwrap();
+    /// assert_eq!(out, "2\n");
+    /// ```
     pub fn standalone(&self) -> String {
         let used = prelude::underscore_names(&self.snippet);
         let mut code = prelude::for_names(&used);
