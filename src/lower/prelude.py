@@ -110,10 +110,22 @@ def _deep(v, seen=None):
                     l = l | e[1]
         elif k == 'd':
             for kv in x[1].values():
-                l = ((l | _deep(kv[0], seen)) | _deep(kv[1], seen))
+                a = kv[0]
+                b = kv[1]
+                if type(a[0]) is list:
+                    l = l | _deep(a, seen)
+                else:
+                    l = l | a[1]
+                if type(b[0]) is list:
+                    l = l | _deep(b, seen)
+                else:
+                    l = l | b[1]
         else:
             for e in x[1].values():
-                l = (l | _deep(e, seen))
+                if type(e[0]) is list:
+                    l = l | _deep(e, seen)
+                else:
+                    l = l | e[1]
         return l
     return v[1]
 
