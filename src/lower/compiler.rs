@@ -66,6 +66,17 @@ fn computed(code: &str) -> String {
     }
 }
 
+/// Joins two label codes and marks the result computed (every kind unverified).
+fn join_uv(a: &str, b: &str) -> String {
+    if a == "_LIT" {
+        return computed(b);
+    }
+    if b == "_LIT" {
+        return computed(a);
+    }
+    format!("({} | {} | _UV)", strip_uv(a), strip_uv(b))
+}
+
 /// A label code without a trailing `| _UV` (the caller adds its own; OR is idempotent).
 fn strip_uv(code: &str) -> &str {
     code.strip_prefix('(')
@@ -518,17 +529,6 @@ impl Compiler<'_> {
         super::flat::is_flat(e, self)
     }
 
-    /// Joins two label codes and marks the result computed (every kind unverified).
-    fn join_uv(&mut self, a: &str, b: &str) -> String {
-        if a == "_LIT" {
-            return format!("({b} | _UV)");
-        }
-        if b == "_LIT" {
-            return format!("({a} | _UV)");
-        }
-        format!("({} | {} | _UV)", strip_uv(a), strip_uv(b))
-    }
-
     /// A flat expression as raw and label code: written out where the rules allow, else the boxed code
     /// split through a temporary.
     fn flat(&mut self, e: &Expr, pc: &str) -> Flat {
@@ -576,7 +576,7 @@ impl Compiler<'_> {
                 let op = op_name(b.op)?;
                 let l = self.flat(&b.left, pc);
                 let r = self.flat(&b.right, pc);
-                let label = self.join_uv(&l.label, &r.label);
+                let label = join_uv(&l.label, &r.label);
                 Some(Flat {
                     raw: format!("({} {op} {})", l.raw, r.raw),
                     label,
@@ -600,7 +600,7 @@ impl Compiler<'_> {
                 let op = cmp_name(c.ops[0]);
                 let l = self.flat(&c.left, pc);
                 let r = self.flat(&c.comparators[0], pc);
-                let label = self.join_uv(&l.label, &r.label);
+                let label = join_uv(&l.label, &r.label);
                 Some(Flat {
                     raw: format!("({} {op} {})", l.raw, r.raw),
                     label,
@@ -659,7 +659,7 @@ impl Compiler<'_> {
                         for arg in &c.arguments.args {
                             let v = self.flat(arg, pc);
                             raws.push(v.raw);
-                            label = self.join_uv(&label, &v.label);
+                            label = join_uv(&label, &v.label);
                         }
                         if c.arguments.args.is_empty() {
                             label = computed(&label);
@@ -683,7 +683,7 @@ impl Compiler<'_> {
             {
                 let v = self.flat(&s.value, pc);
                 let i = self.flat(&s.slice, pc);
-                let label = self.join_uv(&v.label, &i.label);
+                let label = join_uv(&v.label, &i.label);
                 Some(Flat {
                     raw: format!("({})[{}]", v.raw, i.raw),
                     label,
@@ -733,7 +733,7 @@ impl Compiler<'_> {
                 Ok((conv, e)) => {
                     let v = self.flat(e, pc);
                     raws.push(format!("{conv}({})", v.raw));
-                    label = self.join_uv(&label, &v.label);
+                    label = join_uv(&label, &v.label);
                 }
             }
         }
@@ -990,7 +990,7 @@ impl Compiler<'_> {
                 let cur = self.load_name(name, n.range().start().to_usize());
                 let v = self.flat(&s.value, "_pc");
                 self.flush_pre(indent);
-                let label = self.join_uv(&format!("{name}_l"), &v.label);
+                let label = join_uv(&format!("{name}_l"), &v.label);
                 let raw = format!("({cur} {op} {})", v.raw);
                 self.assign_flat(name, Flat { raw, label }, indent);
             }
