@@ -18,6 +18,7 @@ use crate::label::{Integrity, KindSet, Label, LabelSpace, Readers, TagSet};
 use crate::lower::scope::{
     MUTATING_METHODS, assigned_names, escapes, expr_walrus, mutation_receivers, target_names,
 };
+use crate::plan::subset::Over;
 use crate::policy::Policy;
 use crate::policy::model::{IntegritySpec, ReadersSpec};
 
@@ -1552,37 +1553,9 @@ impl<'a> Interp<'a> {
             Some(r) => inputs_may.join(&self.deep_may(r)),
             None => inputs_may.clone(),
         };
-        // Function values given to map/filter/sorted/min/max (positional or `key=`) run on the elements.
-        let mut fn_results = Label::literal();
-        let fn_vals: Vec<AVal> = args
-            .iter()
-            .filter(|(_, a)| !a.funcs.is_empty())
-            .map(|(_, a)| a.clone())
-            .collect();
-        if !fn_vals.is_empty() {
-            let mut elem_args: Vec<(Option<String>, AVal)> = Vec::new();
-            for (_, a) in &args {
-                if a.funcs.is_empty() {
-                    elem_args.push((None, self.element(a, None)));
-                }
-            }
-            if let Some(r) = &recv {
-                elem_args.push((None, self.element(r, None)));
-            }
-            let elem = elem_args
-                .iter()
-                .fold(None::<AVal>, |acc, (_, e)| {
-                    Some(match acc {
-                        Some(a) => a.merge(e),
-                        None => e.clone(),
-                    })
-                })
-                .unwrap_or_else(AVal::literal);
-            for f in fn_vals {
-                let r = self.call_value(at, &f, vec![(None, elem.clone()), (None, elem.clone())]);
-                fn_results = fn_results.join(&self.deep_may(&r));
-            }
-        }
+        // Function values given to map/filter/sorted/min/max/sort run on the elements, as the body of a loop
+        // over the container (subset::CALLBACKS).
+        let fn_results = self.callbacks(at, name, recv.as_ref(), &args);
         let all_may = all_may.join(&fn_results);
 
         if let Some(r) = recv {
@@ -1626,6 +1599,103 @@ impl<'a> Interp<'a> {
                 v
             }
         }
+    }
+
+    /// Runs the function values among `args` the way the runtime does: for a catalogue entry that calls plan
+    /// code (`subset::CALLBACKS`), as the body of a loop over the container it iterates — `pc` joins that
+    /// container's structure, each element carries it, and the body is repeated until the heap settles,
+    /// like a `for` loop's. A function value anywhere else is called once on every element (the runtime
+    /// raises there; this is only the conservative reading). Returns the join of the results' labels.
+    fn callbacks(
+        &mut self,
+        at: usize,
+        name: &str,
+        recv: Option<&AVal>,
+        args: &[(Option<String>, AVal)],
+    ) -> Label {
+        let fn_vals: Vec<AVal> = args
+            .iter()
+            .filter(|(_, a)| !a.funcs.is_empty())
+            .map(|(_, a)| a.clone())
+            .collect();
+        if fn_vals.is_empty() {
+            return Label::literal();
+        }
+        let data: Vec<&AVal> = args
+            .iter()
+            .filter(|(k, a)| k.is_none() && a.funcs.is_empty())
+            .map(|(_, a)| a)
+            .collect();
+        // The containers iterated, and the values given to the function (each an element, or an argument).
+        let (iterated, given): (Vec<&AVal>, Vec<AVal>) =
+            match crate::plan::subset::callback(name, recv.is_some()).map(|c| c.over) {
+                Some(Over::TheReceiver) => match recv {
+                    Some(r) => (vec![r], vec![self.element(r, None)]),
+                    None => (vec![], vec![]),
+                },
+                Some(Over::TheArgument) if data.len() != 1 => {
+                    (vec![], data.iter().map(|a| (*a).clone()).collect())
+                }
+                Some(Over::TheArgument | Over::TheRest) => (
+                    data.clone(),
+                    data.iter().map(|a| self.element(a, None)).collect(),
+                ),
+                None => {
+                    let mut given: Vec<AVal> = args
+                        .iter()
+                        .filter(|(_, a)| a.funcs.is_empty())
+                        .map(|(_, a)| self.element(a, None))
+                        .collect();
+                    if let Some(r) = recv {
+                        given.push(self.element(r, None));
+                    }
+                    (vec![], given)
+                }
+            };
+        let (mut s_may, mut s_must) = (neutral(), neutral());
+        for c in &iterated {
+            let (m, u) = self.cond(c);
+            s_may = s_may.join(&m);
+            s_must = s_must.join(&u);
+        }
+        let elem = given
+            .iter()
+            .fold(None::<AVal>, |acc, e| {
+                Some(match acc {
+                    Some(a) => a.merge(e),
+                    None => e.clone(),
+                })
+            })
+            .unwrap_or_else(AVal::literal)
+            .raised(&s_may, &s_must);
+        let (ps_may, ps_must) = (self.pc_may.clone(), self.pc_must.clone());
+        self.pc_may = ps_may.join(&s_may);
+        self.pc_must = ps_must.join(&s_must);
+        let mut results = Label::literal();
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            let before = self.heap_version;
+            for f in &fn_vals {
+                let r = self.call_value(at, f, vec![(None, elem.clone()), (None, elem.clone())]);
+                results = results.join(&self.deep_may(&r));
+            }
+            if self.heap_version == before || self.exhausted() {
+                break;
+            }
+            if rounds >= MAX_LOOP_ITERATIONS {
+                // What the callbacks may change still grows: everything reachable becomes `top`.
+                self.imprecise.push((at, "callback"));
+                let everything: Vec<(Option<String>, AVal)> =
+                    args.iter().cloned().chain(recv.map(|r| (None, r.clone()))).collect();
+                self.give_up(&everything);
+                results = may_top();
+                break;
+            }
+        }
+        self.pc_may = ps_may;
+        self.pc_must = ps_must;
+        results
     }
 
     fn method(

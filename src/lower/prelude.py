@@ -771,8 +771,12 @@ def _arg_it(args, name):
     return list(args), _LIT
 
 
-def _keyed(es, key, pc):
-    # Raw sort keys of each element, and the join of every label consulted.
+def _keyed(es, key, pc, s):
+    # Raw sort keys of each element, and the join of every label consulted. A key function is plan code run
+    # once per element: it runs as the body of a loop over the container (docs/semantics.md, "Callbacks"),
+    # so its pc joins the influence of the structure label `s`, and `es` must already carry it (`_elems`).
+    if key is not None:
+        pc = pc | _inf(s)
     l = _LIT
     ks = []
     for e in es:
@@ -789,7 +793,7 @@ def _keyed(es, key, pc):
 
 def _bi_sorted(it, key=None, reverse=None, _zp=_NEUTRAL):
     es = _elems(it)
-    ks, l = _keyed(es, key, _zp)
+    ks, l = _keyed(es, key, _zp, _struct(it))
     rv = False
     if reverse is not None:
         rv = bool(_raw(reverse))
@@ -806,7 +810,7 @@ def _minmax(args, key, default, pc, want_max, name):
         if default is not None:
             return _jv(default, _inf(s))
         raise ValueError(name + '() arg is an empty sequence')
-    ks, l = _keyed(es, key, pc)
+    ks, l = _keyed(es, key, pc, s)
     best = 0
     i = 1
     while i < len(es):
@@ -895,15 +899,23 @@ def _bi_zip(*its, _zp=_NEUTRAL):
 
 def _bi_map(f, *its, _zp=_NEUTRAL):
     lists = [_elems(i) for i in its]
-    s = _inf(f[1])
+    st = _LIT
     for i in its:
-        s = (s | _struct(i))
+        st = (st | _struct(i))
+    s = _inf(f[1]) | st
     n = min([len(x) for x in lists]) if len(lists) > 0 else 0
     out = []
     k = 0
-    pc = (_zp | _inf(s))
+    # The function runs as the body of a loop over the zipped iterables: its pc joins every structure, and
+    # with several iterables each argument carries them all, as the unpacked target of `for a, b in zip(...)`.
+    ch = _inf(st)
+    pc = (_zp | ch)
+    many = len(lists) > 1
     while k < n:
-        out.append(_callv(f, [x[k] for x in lists], pc))
+        if many:
+            out.append(_callv(f, [(x[k][0], x[k][1] | ch) for x in lists], pc))
+        else:
+            out.append(_callv(f, [lists[0][k]], pc))
         k += 1
     return _new('l', out, s)
 
@@ -1187,7 +1199,8 @@ def _m_list(c, name, args, kw, pc, line):
     if name == 'sort':
         key = kw.get('key')
         rev = kw.get('reverse')
-        ks, l = _keyed(items, key, pc)
+        # The key sees each element as a `for` loop over the list would: joined with the list's structure.
+        ks, l = _keyed(items if key is None else _elems(c), key, pc, _sl(c))
         rv = False
         if rev is not None:
             rv = bool(_raw(rev))

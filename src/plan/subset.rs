@@ -129,6 +129,87 @@ pub const METHODS: &[(&str, &[&str])] = &[
     ("re.Match", &["group"]),
 ];
 
+/// Where a builtin or method takes the plan code it calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallableAt {
+    /// A keyword argument (`key=`).
+    Keyword(&'static str),
+    /// The first positional argument (`map(f, xs)`).
+    First,
+}
+
+/// What a callback is run over: the container whose elements it is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Over {
+    /// The one positional argument. With several positional arguments (`max(a, b, key=k)`) the callback
+    /// is given the arguments themselves, a literal tuple, so nothing is iterated.
+    TheArgument,
+    /// Every positional argument after the function (`map(f, xs, ys)`), zipped.
+    TheRest,
+    /// The receiver (`xs.sort(key=k)`).
+    TheReceiver,
+}
+
+/// A builtin or method that calls plan code (a function value or lambda) once per element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Callback {
+    pub name: &'static str,
+    /// A method of the receiver, or a builtin.
+    pub method: bool,
+    pub callable: CallableAt,
+    pub over: Over,
+}
+
+/// Every entry of the subset that calls plan code. Each call runs as the body of a `for` loop over the
+/// container (docs/semantics.md, "Callbacks"): its `pc` joins the container's structure label and each
+/// element it is given carries that label. Lint reads this table to model the loop, and the generated
+/// tests (tests/callbacks.rs) compare every row with the equivalent `for` loop; add a row with the code.
+pub const CALLBACKS: &[Callback] = &[
+    Callback {
+        name: "sorted",
+        method: false,
+        callable: CallableAt::Keyword("key"),
+        over: Over::TheArgument,
+    },
+    Callback {
+        name: "min",
+        method: false,
+        callable: CallableAt::Keyword("key"),
+        over: Over::TheArgument,
+    },
+    Callback {
+        name: "max",
+        method: false,
+        callable: CallableAt::Keyword("key"),
+        over: Over::TheArgument,
+    },
+    Callback {
+        name: "map",
+        method: false,
+        callable: CallableAt::First,
+        over: Over::TheRest,
+    },
+    Callback {
+        name: "filter",
+        method: false,
+        callable: CallableAt::First,
+        over: Over::TheRest,
+    },
+    Callback {
+        name: "sort",
+        method: true,
+        callable: CallableAt::Keyword("key"),
+        over: Over::TheReceiver,
+    },
+];
+
+/// The callback row of a builtin (`method == false`) or method, if it calls plan code.
+pub fn callback(name: &str, method: bool) -> Option<&'static Callback> {
+    CALLBACKS
+        .iter()
+        .find(|c| c.name == name && c.method == method)
+}
+
 /// Importable modules and the functions of each a plan may call.
 pub const MODULES: &[(&str, &[&str])] = &[
     ("json", &["dumps", "loads"]),

@@ -133,6 +133,13 @@ pub fn stmt() -> impl Strategy<Value = String> {
         1 => expr().prop_map(|c| format!("for w in e['subject'].split():\n    d[w] = d.get(w, 0) + 1\n    if w == str({c}):\n        a = w.upper()\nsink(a)\nsink(len(d))\n")),
         1 => expr().prop_map(|c| format!("m = 0\nwhile True:\n    m += 1\n    if m > 2 or {c}:\n        break\nsink(m)\n")),
         1 => expr().prop_map(|c| format!("d2 = {{}}\nd2.update({{'k': 'v'}})\nif {c}:\n    d2.update({{'z': 1}})\nsink(len(d2))\nsink(d2.get('k'))\n")),
+        // Plan code called by builtins and methods (subset::CALLBACKS), over untrusted and literal lists.
+        1 => expr().prop_map(|c| format!("def kf(t):\n    if t == str({c}):\n        sink(t)\n    return t\nys2 = sorted(e['tags'], key=kf)\nsink(len(ys2))\n")),
+        1 => expr().prop_map(|c| format!("ms = list(map(lambda t: [sink(t), t + str({c})][1], e['tags']))\nsink(len(ms))\n")),
+        1 => expr().prop_map(|c| format!("cs = []\ndef kc(t):\n    cs.append(t)\n    return len(t)\nmm = min(['ab', str({c})], key=kc)\nsink(mm)\nsink(len(cs))\n")),
+        1 => expr().prop_map(|c| format!("ts = list(e['tags'])\nts.sort(key=lambda t: [sink(str({c})), t][1])\nsink(ts)\n")),
+        1 => expr().prop_map(|c| format!("mx = max(e['tags'], key=lambda t: t == str({c}), default='z')\nsink(mx)\nfs = list(filter(lambda t: sink(t) is None, ['p', str({c})]))\nsink(fs)\n")),
+        1 => expr().prop_map(|c| format!("zs2 = list(map(lambda t, u: [sink(u), t][1], ['p', str({c})], e['tags']))\nsink(zs2)\n")),
         1 => (expr(), simple2).prop_map(|(c, t)| format!("def mk(w):\n    def inner():\n        return w\n    return inner\nfn = mk({c})\nif fn():\n    {t}sink(fn())\n")),
     ]
 }
