@@ -224,7 +224,7 @@ fn decision_per_call(b: Bencher) {
         name: name.into(),
         label,
         elements: None,
-        texts: vec!["me@example.com".into()],
+        texts: zamburak::policy::Texts::one("me@example.com"),
         digest: "sha256:00".into(),
     };
     let claim = Claim {

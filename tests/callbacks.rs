@@ -91,9 +91,8 @@ fn lint_warns_about_a_send_inside_a_callback_over_mail() {
             .arg(&path)
             .output()
             .unwrap();
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!("{what}: {e}: {}", String::from_utf8_lossy(&out.stdout))
-        });
+        let report: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{what}: {e}: {}", String::from_utf8_lossy(&out.stdout)));
         let text = report.to_string();
         assert!(
             text.contains("Z203") && text.contains("control.require"),
@@ -165,7 +164,10 @@ fn pairs() -> Vec<(String, String, String)> {
         // A tool call in the body: its pc must carry the list's structure, and its argument the element's.
         ("send", "sink(x=m)\n"),
         // A conditional send: the condition reads the element.
-        ("conditional send", "if m == 'a':\n        sink(x='literal')\n"),
+        (
+            "conditional send",
+            "if m == 'a':\n        sink(x='literal')\n",
+        ),
     ];
     let mut out = Vec::new();
     for row in CALLBACKS {
@@ -193,14 +195,16 @@ def k2(m, n):
     return m
 r = list(map(k2, ys, xs))
 sink(x='after')
-".into(),
+"
+        .into(),
         "xs = get()
 ys = ['p', 'q']
 for m, n in zip(ys, xs):
     sink(x=m)
     sink(x=n)
 sink(x='after')
-".into(),
+"
+        .into(),
     ));
     // Several positional arguments to min/max: the key gets each argument, nothing is iterated.
     out.push((
@@ -211,7 +215,8 @@ def k(m):
     return m
 r = max('p', xs[0], key=k)
 sink(x='after')
-".into(),
+"
+        .into(),
         "xs = get()
 def k(m):
     sink(x=m)
@@ -219,7 +224,8 @@ def k(m):
 k('p')
 k(xs[0])
 sink(x='after')
-".into(),
+"
+        .into(),
     ));
     out
 }

@@ -1686,8 +1686,11 @@ impl<'a> Interp<'a> {
             if rounds >= MAX_LOOP_ITERATIONS {
                 // What the callbacks may change still grows: everything reachable becomes `top`.
                 self.imprecise.push((at, "callback"));
-                let everything: Vec<(Option<String>, AVal)> =
-                    args.iter().cloned().chain(recv.map(|r| (None, r.clone()))).collect();
+                let everything: Vec<(Option<String>, AVal)> = args
+                    .iter()
+                    .cloned()
+                    .chain(recv.map(|r| (None, r.clone())))
+                    .collect();
                 self.give_up(&everything);
                 results = may_top();
                 break;

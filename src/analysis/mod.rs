@@ -36,7 +36,7 @@ use crate::lower::{self, Mode};
 use crate::plan::render::LineIndex;
 use crate::plan::{self, Diagnostic, Severity};
 use crate::policy::model::Requirement;
-use crate::policy::{ArgClaim, Claim, Decision, Outcome, Policy, decide};
+use crate::policy::{ArgClaim, Claim, Decision, Outcome, Policy, Texts, decide};
 
 use interp::{ArgAcc, Interp, SiteAcc};
 
@@ -202,7 +202,7 @@ pub fn analyze(parsed: &plan::ParsedPlan, policy: &Policy, mode: Mode) -> LintRe
 }
 
 /// An argument's claim label, its elements (for a list reading) and its recipient texts.
-type ClaimParts = (Label, Option<Vec<Label>>, Vec<String>);
+type ClaimParts = (Label, Option<Vec<Label>>, Texts);
 
 fn deep_may(a: &ArgAcc) -> Label {
     let mut l = a.val.may.clone();
@@ -215,10 +215,12 @@ fn deep_may(a: &ArgAcc) -> Label {
     l
 }
 
-fn texts(a: &ArgAcc) -> Vec<String> {
+/// The recipients of the worst case: the strings the argument can be, or one that reads nothing. A value
+/// computed at run time is taken to be a string; lint does not predict a malformed shape (docs/lint.md).
+fn texts(a: &ArgAcc) -> Texts {
     match &a.texts {
-        Some(t) => t.iter().cloned().collect(),
-        None => vec![UNKNOWN_RECIPIENT.to_string()],
+        Some(t) => Texts::Strings(t.iter().cloned().collect()),
+        None => Texts::one(UNKNOWN_RECIPIENT),
     }
 }
 
@@ -254,7 +256,7 @@ fn predict(
         )
     });
     let as_whole = claims(&|a| (deep_may(a), None, texts(a)));
-    let must_args = claims(&|a| (a.claim_must.clone(), None, Vec::new()));
+    let must_args = claims(&|a| (a.claim_must.clone(), None, Texts::Unknown));
     let claim = |args: Vec<ArgClaim>, pc: &Label| Claim {
         tool: site.tool.clone(),
         args,

@@ -40,10 +40,30 @@ pub struct ArgClaim {
     pub label: Label,
     /// For a list or tuple: each element's deep label.
     pub elements: Option<Vec<Label>>,
-    /// The string, or the strings of a list. Used only by `readers_must_include`; never shown.
-    pub texts: Vec<String>,
+    /// What the value reads as when it names recipients. Used only by `readers_must_include`; never shown.
+    pub texts: Texts,
     /// Digest of the value, for approvals and the trace.
     pub digest: String,
+}
+
+/// An argument read as recipients (the argument a `readers_must_include` names).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Texts {
+    /// A string (one recipient), or a flat list or tuple of strings (possibly empty).
+    Strings(Vec<String>),
+    /// Any other shape: a dict, a set, a nested list, a number, `None`, a list holding a non-string. A tool
+    /// would read such a value in a way the policy cannot predict, so it never names recipients
+    /// (`fixed.malformed_recipients`).
+    Malformed,
+    /// Not known: lint's lower bound, under which no recipient rule can be shown to fail.
+    Unknown,
+}
+
+impl Texts {
+    /// The texts of a plain string.
+    pub fn one(s: impl Into<String>) -> Texts {
+        Texts::Strings(vec![s.into()])
+    }
 }
 
 /// A decision, ordered by restrictiveness: `Allow < Draft < Confirm < Deny`.
@@ -71,7 +91,7 @@ impl From<OnViolation> for Outcome {
 pub struct Decision {
     pub outcome: Outcome,
     /// `allow`, `fixed.unknown_tool`, `fixed.unknown_argument`, `fixed.missing_argument`, `fixed.unknown_label`,
-    /// `limits.max_tool_calls`, `args.NAME.require`, `args.NAME.forbid_tags`, `args.NAME.public`,
+    /// `fixed.malformed_recipients`, `limits.max_tool_calls`, `args.NAME.require`, `args.NAME.forbid_tags`, `args.NAME.public`,
     /// `args.NAME.readers_must_include`, `control.require`, `control.forbid_tags`, `control.public`,
     /// `control.readers_must_include`.
     pub rule: String,
@@ -95,12 +115,12 @@ impl Decision {
 ///
 /// ```
 /// use zamburak::label::Label;
-/// use zamburak::policy::{ArgClaim, Claim, Outcome, Policy, decide};
+/// use zamburak::policy::{ArgClaim, Claim, Outcome, Policy, Texts, decide};
 /// let policy = Policy::bundled_default().unwrap();
 /// let mut space = policy.label_space().unwrap();
 /// let untrusted = space.tool_result(1, true, &[], None).unwrap();
 /// let arg = |name: &str, label: Label| ArgClaim {
-///     name: name.into(), label, elements: None, texts: vec![], digest: String::new(),
+///     name: name.into(), label, elements: None, texts: Texts::Unknown, digest: String::new(),
 /// };
 /// let claim = Claim {
 ///     tool: "fetch_url".into(),
@@ -193,6 +213,27 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
                 format!("the label of argument `{name}` could not be computed"),
             ));
         }
+    }
+    // Recipients the policy cannot read as addresses name no one it can check: a dict, a nested list or
+    // `None` reaches a tool that may read it its own way (fail closed). No recipient at all is refused too.
+    for (name, spec) in tool.args.iter() {
+        let Some(recipients) = &spec.readers_must_include else {
+            continue;
+        };
+        let Some(arg) = claim.args.iter().find(|a| &a.name == recipients) else {
+            continue;
+        };
+        let problem = match &arg.texts {
+            Texts::Malformed => "is not a string or a flat list of strings",
+            Texts::Strings(v) if v.is_empty() => "names no recipient",
+            Texts::Strings(_) | Texts::Unknown => continue,
+        };
+        return Some(Decision::deny(
+            "fixed.malformed_recipients",
+            format!(
+                "argument `{recipients}` {problem}, so who may read `{name}` cannot be checked"
+            ),
+        ));
     }
     if is_unknown(&claim.pc) {
         return Some(Decision::deny(
@@ -412,11 +453,11 @@ impl Checker<'_> {
 
     /// The index of the first recipient in argument `recipients_arg` who may not read `label`.
     fn first_non_reader(&self, recipients_arg: &str, label: &Label) -> Option<usize> {
-        let recipients = self.arg(recipients_arg)?;
-        recipients
-            .texts
-            .iter()
-            .position(|r| !self.is_reader(r, label))
+        match &self.arg(recipients_arg)?.texts {
+            Texts::Strings(v) => v.iter().position(|r| !self.is_reader(r, label)),
+            // A malformed list was refused by the fixed rules; unknown recipients prove nothing.
+            Texts::Malformed | Texts::Unknown => None,
+        }
     }
 
     fn is_reader(&self, recipient: &str, label: &Label) -> bool {

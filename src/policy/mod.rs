@@ -25,7 +25,7 @@ mod validate;
 
 use std::path::Path;
 
-pub use decide::{ArgClaim, Claim, Decision, Outcome, decide};
+pub use decide::{ArgClaim, Claim, Decision, Outcome, Texts, decide};
 pub use error::PolicyError;
 pub use labelling::label_result;
 pub use load::{MAX_POLICY_BYTES, MAX_POLICY_DEPTH};

@@ -14,7 +14,7 @@ use crate::exit;
 use crate::label::{Label, LabelSpace, Packed};
 use crate::lower::{self, Mode};
 use crate::plan::{self, Diagnostic};
-use crate::policy::{self, ArgClaim, Claim, Outcome, Policy};
+use crate::policy::{self, ArgClaim, Claim, Outcome, Policy, Texts};
 use crate::runtime::exec::{self, ExecLimits, ExecOutcome, Host, HostReply};
 use crate::runtime::value::{LValue, Raw};
 use crate::trace::record::{
@@ -877,16 +877,19 @@ impl RunHost<'_, '_> {
             Raw::Dict(_) => (self.space.decode(v.deep_label()), None),
             _ => (self.space.decode(v.label), None),
         };
+        // Recipients are a string or a flat list or tuple of strings; any other shape is `Malformed`,
+        // which the decision refuses wherever it names recipients.
         let texts = match &v.raw {
-            Raw::Str(s) => vec![s.clone()],
+            Raw::Str(s) => Texts::one(s.clone()),
             Raw::List(items) | Raw::Tuple(items) => items
                 .iter()
-                .filter_map(|i| match &i.raw {
+                .map(|i| match &i.raw {
                     Raw::Str(s) => Some(s.clone()),
                     _ => None,
                 })
-                .collect(),
-            _ => Vec::new(),
+                .collect::<Option<Vec<String>>>()
+                .map_or(Texts::Malformed, Texts::Strings),
+            _ => Texts::Malformed,
         };
         ArgClaim {
             name: name.to_string(),

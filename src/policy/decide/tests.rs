@@ -99,20 +99,20 @@ fn arg(name: &str, label: Label) -> ArgClaim {
         name: name.into(),
         label,
         elements: None,
-        texts: vec![],
+        texts: Texts::Unknown,
         digest: "sha256:00".into(),
     }
 }
 fn text_arg(name: &str, label: Label, text: &str) -> ArgClaim {
     ArgClaim {
-        texts: vec![text.into()],
+        texts: Texts::one(text),
         ..arg(name, label)
     }
 }
 fn list_arg(name: &str, structure: Label, elements: Vec<Label>, texts: &[&str]) -> ArgClaim {
     ArgClaim {
         elements: Some(elements),
-        texts: texts.iter().map(|s| s.to_string()).collect(),
+        texts: Texts::Strings(texts.iter().map(|s| s.to_string()).collect()),
         ..arg(name, structure)
     }
 }
@@ -190,7 +190,7 @@ fn decision_table() {
                     "to",
                     lit(),
                     vec![lit(), verified(&w, from(1), "Recipient")],
-                    &[],
+                    &["me@example.com", "bob@example.com"],
                 ),
                 lit(),
             ),
@@ -199,14 +199,22 @@ fn decision_table() {
         ),
         (
             "list: untrusted structure",
-            send(list_arg("to", from(1), vec![lit()], &[]), lit()),
+            send(
+                list_arg("to", from(1), vec![lit()], &["a@example.com"]),
+                lit(),
+            ),
             Outcome::Confirm,
             "args.to.require",
         ),
         (
             "list: structure untrusted even if verified",
             send(
-                list_arg("to", verified(&w, from(1), "Recipient"), vec![lit()], &[]),
+                list_arg(
+                    "to",
+                    verified(&w, from(1), "Recipient"),
+                    vec![lit()],
+                    &["a@example.com"],
+                ),
                 lit(),
             ),
             Outcome::Confirm,
@@ -214,15 +222,24 @@ fn decision_table() {
         ),
         (
             "list: one untrusted element",
-            send(list_arg("to", lit(), vec![lit(), from(1)], &[]), lit()),
+            send(
+                list_arg(
+                    "to",
+                    lit(),
+                    vec![lit(), from(1)],
+                    &["a@example.com", "b@example.com"],
+                ),
+                lit(),
+            ),
             Outcome::Confirm,
             "args.to.require",
         ),
         (
+            // No recipient: refused, whatever the labels (docs/policy.md, fixed rules).
             "list: empty, trusted structure",
             send(list_arg("to", lit(), vec![], &[]), lit()),
-            Outcome::Allow,
-            "allow",
+            Outcome::Deny,
+            "fixed.malformed_recipients",
         ),
         // --- forbid_tags
         (
@@ -641,4 +658,52 @@ fn a_kind_missing_from_the_space_never_satisfies_verified() {
     };
     let d = decide(&w.policy, &other, &send(text_arg("to", l, "x"), lit()));
     assert_eq!(d.rule, "args.to.require");
+}
+
+#[test]
+fn recipients_that_are_not_strings_are_refused_whatever_the_labels() {
+    let w = world();
+    // Trusted, public data to a trusted recipient: only the recipients' shape can be wrong.
+    let shapes = [
+        ("a dict, a nested list, None or a number", Texts::Malformed),
+        ("an empty list", Texts::Strings(vec![])),
+    ];
+    for (what, texts) in shapes {
+        let to = ArgClaim {
+            texts,
+            ..arg("to", lit())
+        };
+        let d = decide(&w.policy, &w.space, &send(to, lit()));
+        assert_eq!(
+            (d.outcome, d.rule.as_str()),
+            (Outcome::Deny, "fixed.malformed_recipients"),
+            "{what}: {}",
+            d.reason
+        );
+    }
+    // The rule names recipients only: a malformed body (a dict) is checked by its labels, as before.
+    let body = ArgClaim {
+        texts: Texts::Malformed,
+        ..arg("body", lit())
+    };
+    let c = claim(
+        "send_email",
+        vec![
+            text_arg("to", lit(), "me@example.com"),
+            arg("subject", lit()),
+            body,
+        ],
+    );
+    assert_eq!(decide(&w.policy, &w.space, &c).outcome, Outcome::Allow);
+    // A flat list of strings is read as recipients.
+    let to = list_arg(
+        "to",
+        lit(),
+        vec![lit(), lit()],
+        &["me@example.com", "bob@example.com"],
+    );
+    assert_eq!(
+        decide(&w.policy, &w.space, &send(to, lit())).outcome,
+        Outcome::Allow
+    );
 }

@@ -1,0 +1,183 @@
+//! Arguments of every shape are checked: recipients that are not a string or a flat list of strings are
+//! refused (`fixed.malformed_recipients`), and `forbid_tags`, `public` and `require` see the labels inside
+//! dicts, nested lists and `None`.
+//!
+//! Red-team regression: on `a7b7e77`, `send_email(to={"bob@example.com": 1}, body=read_file(...))`,
+//! `to=[["bob@example.com"]]` and `to=None` were decided `allow` (the recipient list read as empty), and
+//! only the Maildir adapter's own parsing stopped delivery; a tool without that check would have delivered.
+
+mod common;
+
+use std::path::Path;
+
+use common::world::World;
+use serde_json::{Map, Value};
+use zamburak::lower::Mode;
+use zamburak::policy::Policy;
+use zamburak::runtime::run::{Backend, RunInput, execute_plan_without_preflight};
+
+fn trace_calls(trace: &Path, tool: &str) -> Vec<Value> {
+    std::fs::read_to_string(trace)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["type"] == "call" && r["tool"] == tool)
+        .collect()
+}
+
+#[test]
+fn malformed_recipients_are_denied_and_nothing_is_sent() {
+    let shapes = [
+        "{\"bob@example.com\": 1}",
+        "[[\"bob@example.com\"]]",
+        "None",
+        "[]",
+        "(\"bob@example.com\", 3)",
+        "[\"bob@example.com\", None]",
+        "3",
+    ];
+    for to in shapes {
+        let world = World::new(None);
+        let plan = world.write_plan(
+            "plan.py",
+            &format!(
+                "notes = read_file(path=\"notes.md\")\nsend_email(to={to}, subject=\"s\", body=notes)\n"
+            ),
+        );
+        let trace = world.path("plan.zjson");
+        let out = world.run(&plan, &["--trace", trace.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "to={to}: {stderr}");
+        assert!(world.messages("out/outbox").is_empty(), "to={to}");
+        assert!(world.messages("out/drafts").is_empty(), "to={to}");
+        let calls = trace_calls(&trace, "send_email");
+        assert_eq!(calls.len(), 1, "to={to}");
+        assert_eq!(calls[0]["decision"], "deny", "to={to}");
+        assert_eq!(calls[0]["rule"], "fixed.malformed_recipients", "to={to}");
+    }
+}
+
+#[test]
+fn well_formed_recipients_still_pass() {
+    // The same plans with a string and a flat list, tuple or set: the rule does not refuse what is well
+    // formed.
+    for to in [
+        "\"me@example.com\"",
+        "[\"me@example.com\"]",
+        "(\"me@example.com\",)",
+        "{\"me@example.com\"}",
+    ] {
+        let world = World::new(None);
+        let plan = world.write_plan(
+            "plan.py",
+            &format!(
+                "notes = read_file(path=\"notes.md\")\nsend_email(to={to}, subject=\"s\", body=notes)\n"
+            ),
+        );
+        let out = world.run(&plan, &[]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "to={to}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(world.messages("out/outbox").len(), 1, "to={to}");
+    }
+}
+
+const POLICY: &str = r#"
+version: 1
+mode: strict
+user: me@example.com
+tags: [PRIVATE]
+tools:
+  secret:
+    effect: read
+    args: {}
+    control: { require: any }
+    returns: { integrity: trusted, tags: [PRIVATE], readers: user }
+  restricted:
+    effect: read
+    args: {}
+    control: { require: any }
+    returns: { integrity: trusted, readers: user }
+  attacker:
+    effect: read
+    args: {}
+    control: { require: any }
+    returns: { integrity: untrusted, readers: public }
+  no_tags:
+    effect: send
+    args: { x: { forbid_tags: [PRIVATE] } }
+  only_public:
+    effect: send
+    args: { x: { public: true } }
+  only_trusted:
+    effect: send
+    args: { x: { require: trusted } }
+"#;
+
+/// Tool results by name; records every call that reaches it.
+struct Tools(Vec<String>);
+
+impl Backend for Tools {
+    fn invoke(
+        &mut self,
+        tool: &str,
+        _: Option<&str>,
+        _: &Map<String, Value>,
+        _: bool,
+    ) -> Result<Value, String> {
+        self.0.push(tool.to_string());
+        Ok(Value::String("v".into()))
+    }
+}
+
+#[test]
+fn forbid_tags_public_and_require_see_inside_every_shape() {
+    let policy = Policy::from_yaml_str(POLICY, "<test>", Path::new(".")).unwrap();
+    let rules = [
+        ("secret", "no_tags", "args.x.forbid_tags"),
+        ("restricted", "only_public", "args.x.public"),
+        ("attacker", "only_trusted", "args.x.require"),
+    ];
+    // `v` carries the offending label; each shape wraps it. `None if ... else None` is a None whose label
+    // is the choice's.
+    let shapes = [
+        "{'k': v}",
+        "{v: 'k'}",
+        "[[v]]",
+        "[('a', [v])]",
+        "None if v == '' else None",
+        "[None if v == '' else None]",
+    ];
+    for (source, sink, rule) in rules {
+        for shape in shapes {
+            for mode in [Mode::Strict, Mode::Normal] {
+                let plan = format!("v = {source}()\n{sink}(x={shape})\n");
+                let mut tools = Tools(Vec::new());
+                let report = execute_plan_without_preflight(
+                    &RunInput {
+                        source: &plan,
+                        policy: &policy,
+                        mode,
+                    },
+                    &mut tools,
+                    None,
+                    &mut |_| {},
+                );
+                let d = report
+                    .decisions
+                    .iter()
+                    .find(|d| d.tool == sink)
+                    .unwrap_or_else(|| panic!("{plan}: {report:?}"));
+                assert_eq!(
+                    (d.decision, d.rule.as_str()),
+                    (zamburak::policy::Outcome::Deny, rule),
+                    "{mode:?} {plan}"
+                );
+                assert_eq!(tools.0, vec![source.to_string()], "{plan}: the sink ran");
+            }
+        }
+    }
+}
