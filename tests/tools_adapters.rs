@@ -306,3 +306,127 @@ fn web_fetches_only_allowed_urls_and_never_follows_redirects() {
         "no request beyond the three allowed ones"
     );
 }
+
+/// A Maildir whose messages are named with these delivery times (Maildir unique names start with them).
+fn maildir_with(dir: &Path, messages: &[(&str, &str, &str)]) -> Builtins {
+    let inbox = dir.join("inbox");
+    for sub in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(inbox.join(sub)).unwrap();
+    }
+    for (name, date, subject) in messages {
+        std::fs::write(
+            inbox.join("cur").join(name),
+            format!(
+                "From: a@example.com\r\nTo: me@example.com\r\nSubject: {subject}\r\nDate: {date}\r\n\r\nbody\r\n"
+            ),
+        )
+        .unwrap();
+    }
+    let cfg = BuiltinsConfig {
+        mail: Some(MailConfig {
+            maildir: inbox,
+            outbox: dir.join("out"),
+            drafts: dir.join("drafts"),
+        }),
+        ..BuiltinsConfig::default()
+    };
+    Builtins::new(&cfg, "me@example.com")
+}
+
+#[test]
+fn the_inbox_is_ordered_by_delivery_not_by_the_senders_date() {
+    // Red-team regression: on a7b7e77 the newest were picked by the `Date:` header, which the sender writes,
+    // so a mail dated 2999 (delivered first, here) stayed in every `read_inbox(limit=N)` window.
+    let dir = tempfile::tempdir().unwrap();
+    let b = maildir_with(
+        dir.path(),
+        &[
+            (
+                "1762300001.M1P1.host:2,S",
+                "Mon, 01 Jan 2999 00:00:00 +0000",
+                "from the future",
+            ),
+            (
+                "1762300002.M2P1.host:2,S",
+                "Mon, 02 Nov 2026 09:15:00 +0000",
+                "second",
+            ),
+            (
+                "1762300003.M3P1.host:2,",
+                "Tue, 03 Nov 2026 09:15:00 +0000",
+                "third",
+            ),
+            (
+                "1762300004.M4P1.host:2,",
+                "Tue, 99 Nov 2026 99:99:99 +0000",
+                "malformed date",
+            ),
+        ],
+    );
+    let two = b
+        .call("builtin.mail.list", &args(&[("limit", json!(2))]), false)
+        .unwrap();
+    let subjects: Vec<&str> = two
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(subjects, ["malformed date", "third"]);
+    // The header date is kept as the sender's claim, and never made up when it is not a date.
+    assert_eq!(two[0]["date"], "");
+    assert_eq!(two[1]["date"], "2026-11-03T09:15:00Z");
+    assert_eq!(two[0]["received"], "2025-11-04T23:46:44Z");
+    let all = b
+        .call("builtin.mail.list", &args(&[("limit", json!(10))]), false)
+        .unwrap();
+    assert_eq!(all[3]["subject"], "from the future");
+    assert_eq!(all[3]["date"], "2999-01-01T00:00:00Z");
+    // Search returns matches in the same order.
+    let hits = b
+        .call(
+            "builtin.mail.search",
+            &args(&[("query", json!("e"))]),
+            false,
+        )
+        .unwrap();
+    assert_eq!(hits[0]["subject"], "malformed date");
+}
+
+#[test]
+fn a_maildir_name_without_a_time_falls_back_to_the_files_modification_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = maildir_with(
+        dir.path(),
+        &[
+            (
+                "old-message:2,S",
+                "Mon, 01 Jan 2999 00:00:00 +0000",
+                "older file",
+            ),
+            (
+                "new-message:2,S",
+                "Mon, 02 Nov 2026 09:15:00 +0000",
+                "newer file",
+            ),
+        ],
+    );
+    let cur = dir.path().join("inbox/cur");
+    let at = |secs: u64| std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+    for (name, secs) in [
+        ("old-message:2,S", 1_700_000_000),
+        ("new-message:2,S", 1_800_000_000),
+    ] {
+        std::fs::File::options()
+            .write(true)
+            .open(cur.join(name))
+            .unwrap()
+            .set_modified(at(secs))
+            .unwrap();
+    }
+    let one = b
+        .call("builtin.mail.list", &args(&[("limit", json!(1))]), false)
+        .unwrap();
+    assert_eq!(one[0]["subject"], "newer file");
+    assert_eq!(one[0]["received"], "2027-01-15T08:00:00Z");
+}

@@ -1,5 +1,8 @@
 //! Mail over a real Maildir (`cur/`, `new/`, `tmp/`), parsed with `mail-parser`; sending builds an RFC 5322
 //! message with `mail-builder` and delivers it Maildir-style (write in `tmp/`, rename into `new/`).
+//!
+//! Messages are ordered by delivery time, newest first, never by their `Date:` header: a sender writes the
+//! header, so a mail dated in the far future would stay at the front of every `read_inbox(limit=N)` window.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,6 +18,28 @@ const MAX_MESSAGE_BYTES: u64 = 10 << 20;
 struct Entry {
     id: String,
     path: PathBuf,
+    /// Delivery time, Unix seconds: see [`delivered_at`].
+    delivered: i64,
+}
+
+/// When a message was delivered: the time a Maildir unique name starts with (the Maildir specification has
+/// the delivery agent put the delivery time there), else the file's modification time (which delivery
+/// agents such as Dovecot keep as the received date). The sender sets neither. The name comes first because
+/// copying a Maildir (or checking it out of git) resets modification times but keeps names.
+fn delivered_at(name: &str, path: &Path) -> i64 {
+    let digits: String = name.chars().take_while(char::is_ascii_digit).collect();
+    let from_name = name[digits.len()..]
+        .starts_with('.')
+        .then(|| digits.parse::<i64>().ok())
+        .flatten();
+    from_name.unwrap_or_else(|| {
+        std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| i64::try_from(d.as_secs()).ok())
+            .unwrap_or(0)
+    })
 }
 
 fn entries(maildir: &Path) -> Result<Vec<Entry>, ToolError> {
@@ -31,7 +56,13 @@ fn entries(maildir: &Path) -> Result<Vec<Entry>, ToolError> {
                 continue;
             }
             let id = name.split(":2,").next().unwrap_or(&name).to_string();
-            out.push(Entry { id, path: e.path() });
+            let path = e.path();
+            let delivered = delivered_at(&name, &path);
+            out.push(Entry {
+                id,
+                path,
+                delivered,
+            });
         }
     }
     if !found_dir {
@@ -51,8 +82,24 @@ fn addresses(a: Option<&Address<'_>>) -> Vec<String> {
     .unwrap_or_default()
 }
 
+/// The `Date:` header as RFC 3339, or `""` when it is missing or not a real date (never a made-up one).
+fn header_date(d: Option<&mail_parser::DateTime>) -> String {
+    d.filter(|d| d.is_valid())
+        .map(|d| d.to_rfc3339())
+        // `is_valid` accepts 31 February; a full parse does not.
+        .filter(|s| s.parse::<jiff::Timestamp>().is_ok())
+        .unwrap_or_default()
+}
+
+/// RFC 3339 UTC of a delivery time.
+fn rfc3339(secs: i64) -> String {
+    jiff::Timestamp::from_second(secs)
+        .map(|t| t.to_string())
+        .unwrap_or_default()
+}
+
 /// Parses one message file into the e-mail record; `None` when unreadable or not a message.
-fn load(e: &Entry) -> Option<(i64, Value)> {
+fn load(e: &Entry) -> Option<Value> {
     let meta = std::fs::metadata(&e.path).ok()?;
     if meta.len() > MAX_MESSAGE_BYTES {
         return None;
@@ -60,30 +107,27 @@ fn load(e: &Entry) -> Option<(i64, Value)> {
     let bytes = std::fs::read(&e.path).ok()?;
     let msg = MessageParser::default().parse(&bytes)?;
     let body = msg.body_text(0).map(|b| b.to_string()).unwrap_or_default();
-    let date = msg.date();
-    let rec = json!({
+    Some(json!({
         "id": e.id,
         "from": addresses(msg.from()).into_iter().next().unwrap_or_default(),
         "to": addresses(msg.to()),
         "cc": addresses(msg.cc()),
         "subject": msg.subject().unwrap_or_default(),
-        "date": date.map(|d| d.to_rfc3339()).unwrap_or_default(),
+        // What the sender wrote: shown, never used to order.
+        "date": header_date(msg.date()),
+        "received": rfc3339(e.delivered),
         "body": body,
-    });
-    Some((date.map(|d| d.to_timestamp()).unwrap_or(0), rec))
+    }))
 }
 
 fn all(maildir: &Path) -> Result<Vec<Value>, ToolError> {
-    let mut msgs: Vec<(i64, String, Value)> = entries(maildir)?
-        .iter()
-        .filter_map(|e| load(e).map(|(t, v)| (t, e.id.clone(), v)))
-        .collect();
-    // Newest first; ties by id so the order never depends on the file system.
-    msgs.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    Ok(msgs.into_iter().map(|(_, _, v)| v).collect())
+    let mut entries = entries(maildir)?;
+    // Newest delivered first; ties by id so the order never depends on the file system.
+    entries.sort_by(|a, b| b.delivered.cmp(&a.delivered).then_with(|| a.id.cmp(&b.id)));
+    Ok(entries.iter().filter_map(load).collect())
 }
 
-/// The newest `limit` messages.
+/// The `limit` most recently delivered messages.
 pub fn list(maildir: &Path, limit: usize) -> Result<Value, ToolError> {
     Ok(Value::Array(
         all(maildir)?.into_iter().take(limit).collect(),
@@ -96,7 +140,7 @@ pub fn get(maildir: &Path, id: &str) -> Result<Value, ToolError> {
         .into_iter()
         .find(|e| e.id == id)
         .ok_or(ToolError::NotFound)?;
-    load(&e).map(|(_, v)| v).ok_or(ToolError::NotFound)
+    load(&e).ok_or(ToolError::NotFound)
 }
 
 /// Messages whose sender, subject or body contains `query` (case-insensitive).
