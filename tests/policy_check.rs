@@ -135,6 +135,18 @@ const BROKEN: &[(&str, u64, u64, &str)] = &[
         "whose arguments are (to, subject, body), but declares (recipient, subject, body)",
     ),
     ("pure_builtin", 5, 13, "is not pure"),
+    (
+        "bad_web_allow",
+        6,
+        9,
+        "entry 2 is refused: the URL contains an encoded slash",
+    ),
+    (
+        "bad_url_paths",
+        7,
+        23,
+        "has a path prefix that is not a URL path",
+    ),
 ];
 
 #[test]

@@ -240,3 +240,92 @@ fn a_plan_cannot_forge_a_verified_recipient_through_sum() {
         "the outbox stays empty"
     );
 }
+
+/// A loopback HTTP server that logs the path of every request it receives.
+fn logging_server() -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let paths = log.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            let path = head.split_whitespace().nth(1).unwrap_or("").to_string();
+            paths.lock().unwrap().push(path);
+            let body = "served";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (port, log)
+}
+
+#[test]
+fn the_web_allow_list_cannot_be_walked_out_of() {
+    // Red-team regression: on a7b7e77, with `allow: [".../docs/"]`, `/docs/../admin/` and `/docs/%2e%2e/admin/`
+    // passed the raw-prefix check and the server resolved them to `/admin/`.
+    let (port, log) = logging_server();
+    let world = World::new(Some(port));
+    let policy = std::fs::read_to_string(world.path("policy.yaml")).unwrap();
+    let base = format!("http://127.0.0.1:{port}");
+    std::fs::write(
+        world.path("policy.yaml"),
+        policy.replace(&format!("\"{base}/\""), &format!("\"{base}/docs/\"")),
+    )
+    .unwrap();
+    for path in [
+        "/docs/../admin/",
+        "/docs/%2e%2e/admin/",
+        "/docs/%2E%2E/admin/",
+        "/docs/.%2e/admin/",
+        "/docs/..%2fadmin/",
+        "/docs/..;/admin/",
+        "/docsecret",
+        "/admin/",
+    ] {
+        let plan = world.write_plan(
+            "plan.py",
+            &format!("page = fetch_url(url=\"{base}{path}\")\n"),
+        );
+        let out = world.run(&plan, &[]);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{path}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("builtins.web.allow"),
+            "{path}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            *log.lock().unwrap(),
+            Vec::<String>::new(),
+            "{path}: a request reached the server"
+        );
+    }
+    // Inside the prefix: the normalised URL is what is fetched.
+    let plan = world.write_plan(
+        "plan.py",
+        &format!(
+            "page = fetch_url(url=\"{base}/docs/a/../%62\")\nsend_email(to=\"me@example.com\", subject=page[\"url\"], body=page[\"body\"])\n"
+        ),
+    );
+    let out = world.run(&plan, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(*log.lock().unwrap(), vec!["/docs/b".to_string()]);
+    let sent = world.messages("out/outbox");
+    assert!(sent[0].contains(&format!("{base}/docs/b")), "{}", sent[0]);
+}

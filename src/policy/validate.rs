@@ -70,7 +70,32 @@ pub fn validate(file: &PolicyFile, tree: &Node, name: &str) -> Result<Vec<String
         check_tool(&cx, file, &kinds, tool_name, tool)?;
     }
     check_limits(&cx, file)?;
+    check_web_allow(&cx, file)?;
     Ok(kinds)
+}
+
+/// Every `builtins.web.allow` entry must be a URL the web adapter can compare with (tools::url_rule): an
+/// entry it cannot read would silently allow nothing.
+fn check_web_allow(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
+    let Some(web) = file.builtins.as_ref().and_then(|b| b.web.as_ref()) else {
+        return Ok(());
+    };
+    for (i, entry) in web.allow.iter().enumerate() {
+        if let Err(why) = crate::tools::url_rule::Prefix::parse(entry) {
+            return Err(cx
+                .at_value(
+                    &[
+                        Seg::Key("builtins"),
+                        Seg::Key("web"),
+                        Seg::Key("allow"),
+                        Seg::Index(i),
+                    ],
+                    format!("`builtins.web.allow` entry {} is refused: {why}", i + 1),
+                )
+                .expected("an http or https URL prefix such as `https://docs.example.com/docs/`"));
+        }
+    }
+    Ok(())
 }
 
 fn check_tags(cx: &Ctx<'_>, tags: &[String]) -> Result<(), PolicyError> {
@@ -195,6 +220,28 @@ fn check_verifier_config(cx: &Ctx<'_>, name: &str, spec: &VerifierSpec) -> Resul
         VerifierSpec::EmailAllowlist { allow, .. } if allow.is_empty() => Err(empty("allow")),
         VerifierSpec::UrlAllowlist { schemes, .. } if schemes.is_empty() => Err(empty("schemes")),
         VerifierSpec::UrlAllowlist { hosts, .. } if hosts.is_empty() => Err(empty("hosts")),
+        VerifierSpec::UrlAllowlist {
+            paths: Some(paths), ..
+        } if paths.is_empty() => Err(empty("paths")),
+        VerifierSpec::UrlAllowlist {
+            paths: Some(paths), ..
+        } => match paths
+            .iter()
+            .position(|p| crate::tools::url_rule::normal_path(p).is_err())
+        {
+            Some(i) => Err(cx
+                .at_value(
+                    &[
+                        Seg::Key("verifiers"),
+                        Seg::Key(name),
+                        Seg::Key("paths"),
+                        Seg::Index(i),
+                    ],
+                    format!("verifier `{name}` has a path prefix that is not a URL path"),
+                )
+                .expected("a path such as `/docs/`")),
+            None => Ok(()),
+        },
         VerifierSpec::OneOf { values, .. } if values.is_empty() => Err(empty("values")),
         VerifierSpec::NumberRange { min, max, .. }
             if !(min.is_finite() && max.is_finite() && min <= max) =>

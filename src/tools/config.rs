@@ -61,10 +61,15 @@ pub struct WebConfig {
 pub enum VerifierSpec {
     /// An e-mail address matching one of the patterns (`*@example.com`, `boss@example.com`).
     EmailAllowlist { allow: Vec<String>, mints: String },
-    /// A URL whose scheme and host are listed.
+    /// A URL whose scheme and host are listed and, when `paths` is given, whose path is one of them or
+    /// below one on a segment boundary. Compared after normalisation (tools::url_rule). Without `paths`
+    /// a verified URL may reach any path of an allowed host.
     UrlAllowlist {
         schemes: Vec<String>,
         hosts: Vec<String>,
+        /// Path prefixes such as `/docs/`; absent: any path.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        paths: Option<Vec<String>>,
         mints: String,
     },
     /// A number (int or float) within `[min, max]`.

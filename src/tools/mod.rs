@@ -11,6 +11,7 @@
 pub mod config;
 pub mod files;
 pub mod mail;
+pub mod url_rule;
 pub mod verify;
 pub mod web;
 

@@ -14,6 +14,7 @@
 use serde_json::Value;
 
 use crate::tools::config::VerifierSpec;
+use crate::tools::url_rule;
 
 /// Checks `value` against `spec`.
 pub fn check(spec: &VerifierSpec, value: &Value) -> Result<(), String> {
@@ -30,14 +31,26 @@ pub fn check(spec: &VerifierSpec, value: &Value) -> Result<(), String> {
                 Err("not an allowed e-mail address".into())
             }
         }
-        VerifierSpec::UrlAllowlist { schemes, hosts, .. } => {
+        VerifierSpec::UrlAllowlist {
+            schemes,
+            hosts,
+            paths,
+            ..
+        } => {
             let Value::String(s) = value else {
                 return Err("not a URL (expected a string)".into());
             };
-            let (scheme, host) = parse_url(s).ok_or_else(|| "not a well-formed URL".to_string())?;
-            let scheme_ok = schemes.iter().any(|x| x.eq_ignore_ascii_case(&scheme));
-            let host_ok = hosts.iter().any(|x| x.eq_ignore_ascii_case(&host));
-            if scheme_ok && host_ok {
+            // The same normalisation the web adapter fetches with, so what is verified is what is fetched.
+            let u = url_rule::normalise(s).map_err(|e| e.to_string())?;
+            let scheme_ok = schemes.iter().any(|x| x.eq_ignore_ascii_case(u.scheme()));
+            let host_ok = hosts.iter().any(|x| x.eq_ignore_ascii_case(&u.host()));
+            // A prefix that does not normalise was refused when the policy was loaded; here it matches nothing.
+            let path_ok = paths.as_ref().is_none_or(|ps| {
+                ps.iter().any(|p| {
+                    url_rule::normal_path(p).is_ok_and(|p| url_rule::path_within(&p, u.path()))
+                })
+            });
+            if scheme_ok && host_ok && path_ok {
                 Ok(())
             } else {
                 Err("not an allowed URL".into())
@@ -99,33 +112,6 @@ fn address_matches(addr: &str, pattern: &str) -> bool {
 }
 
 /// The scheme and host of an absolute `scheme://host[:port]/...` URL without user info.
-fn parse_url(s: &str) -> Option<(String, String)> {
-    if s.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return None;
-    }
-    let (scheme, rest) = s.split_once("://")?;
-    if scheme.is_empty()
-        || !scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-    {
-        return None;
-    }
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if authority.contains('@') || authority.contains('\\') {
-        return None;
-    }
-    let host = match authority.rsplit_once(':') {
-        Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) => h,
-        Some(_) => return None,
-        None => authority,
-    };
-    if host.is_empty() {
-        return None;
-    }
-    Some((scheme.to_ascii_lowercase(), host.to_ascii_lowercase()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +151,7 @@ mod tests {
         let spec = VerifierSpec::UrlAllowlist {
             schemes: vec!["https".into()],
             hosts: vec!["docs.example.com".into()],
+            paths: None,
             mints: "U".into(),
         };
         assert!(check(&spec, &json!("https://docs.example.com/a?b=c")).is_ok());
@@ -179,6 +166,43 @@ mod tests {
         ] {
             assert!(check(&spec, &json!(bad)).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn url_allowlist_paths_compare_normalised_segments() {
+        let spec = VerifierSpec::UrlAllowlist {
+            schemes: vec!["https".into()],
+            hosts: vec!["docs.example.com".into()],
+            paths: Some(vec!["/docs/".into(), "api".into()]),
+            mints: "U".into(),
+        };
+        for good in [
+            "https://docs.example.com/docs/",
+            "https://docs.example.com/docs/a?b=c",
+            "https://docs.example.com/api",
+            "https://docs.example.com/api/v1",
+            "https://docs.example.com/x/../docs/a",
+        ] {
+            assert!(check(&spec, &json!(good)).is_ok(), "{good}");
+        }
+        for bad in [
+            "https://docs.example.com/",
+            "https://docs.example.com/docsecret",
+            "https://docs.example.com/apix",
+            "https://docs.example.com/docs/../admin",
+            "https://docs.example.com/docs/%2e%2e/admin",
+            "https://docs.example.com/docs/..%2fadmin",
+        ] {
+            assert!(check(&spec, &json!(bad)).is_err(), "{bad}");
+        }
+        // Without `paths`, any path of an allowed host (documented in docs/policy.md).
+        let any = VerifierSpec::UrlAllowlist {
+            schemes: vec!["https".into()],
+            hosts: vec!["docs.example.com".into()],
+            paths: None,
+            mints: "U".into(),
+        };
+        assert!(check(&any, &json!("https://docs.example.com/admin")).is_ok());
     }
 
     #[test]

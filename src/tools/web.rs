@@ -1,5 +1,6 @@
-//! HTTP GET of allow-listed URLs. The allow-list compares the parsed scheme, host, port and path prefix,
-//! never raw string prefixes; redirects are not followed; bodies are capped.
+//! HTTP GET of allow-listed URLs. The allow-list compares the normalised scheme, host, port and path prefix
+//! on segment boundaries (`url_rule`), never raw strings, and the normalised URL is what is fetched;
+//! redirects are not followed; bodies are capped.
 
 use std::time::Duration;
 
@@ -7,62 +8,24 @@ use serde_json::{Value, json};
 
 use super::ToolError;
 use super::config::WebConfig;
+use super::url_rule::{NormalUrl, Prefix, normalise};
 
-struct Url {
-    scheme: String,
-    host: String,
-    port: u16,
-    path: String,
+/// The normalised form of `url` when it is inside one of the allowed prefixes (`url_rule`).
+pub fn allowed(cfg: &WebConfig, url: &str) -> Option<NormalUrl> {
+    let u = normalise(url).ok()?;
+    cfg.allow
+        .iter()
+        .filter_map(|a| Prefix::parse(a).ok())
+        .any(|a| a.contains(&u))
+        .then_some(u)
 }
 
-fn parse(url: &str) -> Option<Url> {
-    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return None;
-    }
-    let (scheme, rest) = url.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
-    let default_port = match scheme.as_str() {
-        "http" => 80,
-        "https" => 443,
-        _ => return None,
-    };
-    let split = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(split);
-    if authority.contains('@') || authority.contains('\\') || authority.is_empty() {
-        return None;
-    }
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((h, p)) => (h, p.parse().ok()?),
-        None => (authority, default_port),
-    };
-    if host.is_empty() {
-        return None;
-    }
-    Some(Url {
-        scheme,
-        host: host.to_ascii_lowercase(),
-        port,
-        path: if path.is_empty() {
-            "/".into()
-        } else {
-            path.to_string()
-        },
-    })
-}
-
-/// Whether `url` is inside one of the allowed prefixes.
-pub fn allowed(cfg: &WebConfig, url: &str) -> bool {
-    let Some(u) = parse(url) else { return false };
-    cfg.allow.iter().filter_map(|a| parse(a)).any(|a| {
-        a.scheme == u.scheme && a.host == u.host && a.port == u.port && u.path.starts_with(&a.path)
-    })
-}
-
-/// Fetches an allowed URL.
+/// Fetches an allowed URL: exactly its normalised form, which is what the allow-list checked.
 pub fn get(cfg: &WebConfig, url: &str) -> Result<Value, ToolError> {
-    if !allowed(cfg, url) {
+    let Some(url) = allowed(cfg, url) else {
         return Err(ToolError::Refused("the URL is not in builtins.web.allow"));
-    }
+    };
+    let url = url.as_str();
     let timeout = Duration::from_millis(cfg.timeout_ms.unwrap_or(5000));
     let max = cfg.max_bytes.unwrap_or(1 << 20);
     let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -100,8 +63,8 @@ mod tests {
     #[test]
     fn allow_list_compares_parsed_urls() {
         let c = cfg(&["http://127.0.0.1:8080/docs/", "https://docs.example.com"]);
-        assert!(allowed(&c, "http://127.0.0.1:8080/docs/a"));
-        assert!(allowed(&c, "https://docs.example.com/x"));
+        assert!(allowed(&c, "http://127.0.0.1:8080/docs/a").is_some());
+        assert!(allowed(&c, "https://docs.example.com/x").is_some());
         for bad in [
             "http://127.0.0.1:8081/docs/a",
             "http://127.0.0.1:8080/other",
@@ -110,8 +73,11 @@ mod tests {
             "https://docs.example.com.evil.test/",
             "ftp://docs.example.com/",
             "http://docs.example.com/",
+            "http://127.0.0.1:8080/docs/../admin/",
+            "http://127.0.0.1:8080/docs/%2e%2e/admin/",
+            "http://127.0.0.1:8080/docsecret",
         ] {
-            assert!(!allowed(&c, bad), "{bad}");
+            assert!(allowed(&c, bad).is_none(), "{bad}");
         }
     }
 }
