@@ -26,7 +26,7 @@ enum Command {
     Lint {
         /// The plan, a Python file in Monty's subset.
         plan: PathBuf,
-        /// Policy file (YAML). Default: the bundled policies/default.yaml.
+        /// Policy file (YAML). Default: the nearest zamburak.yaml up from the plan, else the built-in default.
         #[arg(long)]
         policy: Option<PathBuf>,
         /// Override the policy's mode.
@@ -39,7 +39,7 @@ enum Command {
     Run {
         /// The plan, a Python file in Monty's subset.
         plan: PathBuf,
-        /// Policy file (YAML). Default: the bundled policies/default.yaml.
+        /// Policy file (YAML). Default: the nearest zamburak.yaml up from the plan, else the built-in default.
         #[arg(long)]
         policy: Option<PathBuf>,
         /// Where to write the trace. Default: PLAN.zjson beside the plan.

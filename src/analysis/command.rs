@@ -10,7 +10,7 @@ use crate::exit;
 use crate::lower::Mode;
 use crate::plan::parse::MAX_SOURCE_BYTES;
 use crate::plan::{Diagnostic, Severity};
-use crate::policy::Policy;
+use crate::policy::{Policy, discover};
 
 /// How `lint` prints its report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,14 +26,6 @@ pub struct LintOptions {
     pub policy: Option<PathBuf>,
     pub mode: Option<Mode>,
     pub format: Format,
-}
-
-/// Loads the policy named on the command line, or the bundled default.
-pub fn load_policy(path: Option<&Path>) -> Result<Policy, String> {
-    match path {
-        Some(p) => Policy::load(p).map_err(|e| e.to_string()),
-        None => Policy::bundled_default().map_err(|e| e.to_string()),
-    }
 }
 
 /// The mode a policy runs in unless overridden.
@@ -65,10 +57,16 @@ fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
 
 /// Runs `zamburak lint` and returns its exit code.
 pub fn lint_command(opts: &LintOptions) -> i32 {
-    let policy = match load_policy(opts.policy.as_deref()) {
-        Ok(p) => p,
+    let chosen = match discover::choose(opts.policy.as_deref(), &opts.plan) {
+        Ok(c) => c,
         Err(e) => return usage(opts.format, &e),
     };
+    // On stderr, so stdout stays the report a planner parses.
+    eprintln!("{}", chosen.announce());
+    for w in &chosen.warnings {
+        eprintln!("warning: {w}");
+    }
+    let policy = chosen.policy;
     let bytes = match read_capped(&opts.plan) {
         Ok(b) => b,
         Err(e) => return usage(opts.format, &e),

@@ -11,7 +11,7 @@ use serde_saphyr::{MessageFormatter, Options};
 use super::Policy;
 use super::error::PolicyError;
 use super::model::{BuiltinsConfig, ControlSpec, Limits, Mode, PolicyFile, VerifierSpec};
-use super::tree::{self, Node, NodeKind, Pos};
+use super::tree::{self, Node, NodeKind, Pos, Seg};
 use super::validate;
 
 /// Largest policy file accepted, in bytes.
@@ -296,6 +296,46 @@ fn normalise(mut file: PolicyFile, base_dir: &Path) -> PolicyFile {
         .map(|b| resolve_paths(b, base_dir))
         .filter(|b| *b != BuiltinsConfig::default());
     file
+}
+
+/// The 1-based line of `text` that states `rule` (a decision's rule id, such as `args.to.require` or
+/// `control.require`) for `tool`: the requirement's key, or the tool's when the rule comes from a default
+/// or from another argument's requirement applied to the control context. `None` for rules no line of the
+/// policy states (`allow`, `fixed.*`) or text that does not parse. The text may come from an untrusted
+/// trace: it is read under the same YAML budget as a policy file.
+///
+/// ```
+/// let text = "version: 1\ntools:\n  send:\n    effect: send\n    args:\n      to: { require: trusted }\n";
+/// assert_eq!(zamburak::policy::rule_line(text, "send", "args.to.require"), Some(6));
+/// assert_eq!(zamburak::policy::rule_line(text, "send", "control.require"), Some(3));
+/// assert_eq!(zamburak::policy::rule_line(text, "send", "fixed.unknown_tool"), None);
+/// ```
+pub fn rule_line(text: &str, tool: &str, rule: &str) -> Option<u64> {
+    if text.len() > MAX_POLICY_BYTES {
+        return None;
+    }
+    let tree = tree::parse(text, yaml_options()).ok()?;
+    let parts: Vec<&str> = rule.split('.').collect();
+    let path: Vec<Seg<'_>> = match parts.as_slice() {
+        ["limits", key] => vec![Seg::Key("limits"), Seg::Key(key)],
+        ["args", arg, req] => vec![
+            Seg::Key("tools"),
+            Seg::Key(tool),
+            Seg::Key("args"),
+            Seg::Key(arg),
+            Seg::Key(req),
+        ],
+        ["control", "require"] => vec![
+            Seg::Key("tools"),
+            Seg::Key(tool),
+            Seg::Key("control"),
+            Seg::Key("require"),
+        ],
+        ["control", _] => vec![Seg::Key("tools"), Seg::Key(tool)],
+        _ => return None,
+    };
+    let line = tree.key_pos(&path).line;
+    (line > 0).then_some(line)
 }
 
 fn resolve_paths(mut b: BuiltinsConfig, base: &Path) -> BuiltinsConfig {

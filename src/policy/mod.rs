@@ -15,6 +15,7 @@
 //! ```
 
 pub mod decide;
+pub mod discover;
 mod error;
 pub mod labelling;
 mod load;
@@ -28,7 +29,7 @@ use std::path::Path;
 pub use decide::{ArgClaim, Claim, Decision, Outcome, Texts, decide};
 pub use error::PolicyError;
 pub use labelling::label_result;
-pub use load::{MAX_POLICY_BYTES, MAX_POLICY_DEPTH};
+pub use load::{MAX_POLICY_BYTES, MAX_POLICY_DEPTH, rule_line};
 pub use model::{Effect, Mode, OnViolation, PolicyFile, ResolvedLimits, Source, ToolSpec};
 
 use crate::label::{LabelSpace, SpaceError};
@@ -53,6 +54,11 @@ impl Policy {
     pub fn bundled_default() -> Result<Policy, PolicyError> {
         let base = std::env::current_dir().unwrap_or_default().join("policies");
         Policy::from_yaml_str(BUNDLED_DEFAULT, "policies/default.yaml", &base)
+    }
+
+    /// The name the policy was loaded under: its file's path, or the name given to [`Policy::from_yaml_str`].
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// The normalised model (defaults filled in, paths resolved).

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::exit;
 use crate::lower::Mode;
 use crate::plan;
-use crate::policy::Policy;
+use crate::policy::discover;
 use crate::runtime::run::{
     BuiltinBackend, RunInput, RunReport, Status, execute_plan, execute_plan_asking,
 };
@@ -40,6 +40,17 @@ struct JsonReport<'a> {
     diagnostics: Vec<JsonDiagnostic>,
     trace: Option<String>,
     head: Option<String>,
+    /// Which policy decided.
+    policy: JsonPolicy,
+}
+
+#[derive(Serialize)]
+struct JsonPolicy {
+    /// `flag`, `discovered` or `built-in`.
+    origin: &'static str,
+    /// The file, or `built-in default`.
+    path: String,
+    sha256: String,
 }
 
 #[derive(Serialize)]
@@ -53,17 +64,16 @@ struct JsonDiagnostic {
 
 /// Runs `zamburak run` and returns its exit code.
 pub fn run_command(opts: &RunOptions) -> i32 {
-    let (policy, policy_text) = match &opts.policy {
-        Some(path) => match (Policy::load(path), std::fs::read(path)) {
-            (Ok(p), Ok(bytes)) => (p, bytes),
-            (Err(e), _) => return usage(&e.to_string()),
-            (_, Err(e)) => return usage(&format!("cannot read {}: {e}", path.display())),
-        },
-        None => match Policy::bundled_default() {
-            Ok(p) => (p, crate::policy::BUNDLED_DEFAULT.as_bytes().to_vec()),
-            Err(e) => return usage(&e.to_string()),
-        },
+    let chosen = match discover::choose(opts.policy.as_deref(), &opts.plan) {
+        Ok(c) => c,
+        Err(e) => return usage(&e),
     };
+    eprintln!("{}", chosen.announce());
+    for w in &chosen.warnings {
+        eprintln!("warning: {w}");
+    }
+    let policy = &chosen.policy;
+    let policy_text = &chosen.text;
     let plan_bytes = match read_plan(&opts.plan) {
         Ok(b) => b,
         Err(message) => return usage(&message),
@@ -87,10 +97,10 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         Mode::Strict => "strict",
         Mode::Normal => "normal",
     };
-    let header = Header::new(
-        &source,
-        crate::trace::redact::sha256_bytes(&policy_text),
-        mode_name,
+    let header = Header::new(&source, chosen.sha256.clone(), mode_name).with_policy(
+        chosen.origin.kind(),
+        &chosen.display_path(),
+        &String::from_utf8_lossy(policy_text),
     );
     let mut writer = match TraceWriter::create(&trace_path, header) {
         Ok(w) => w,
@@ -102,10 +112,10 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         }
     };
 
-    let mut backend = BuiltinBackend::new(&policy);
+    let mut backend = BuiltinBackend::new(policy);
     let input = RunInput {
         source: &source,
-        policy: &policy,
+        policy,
         mode,
     };
     let json = opts.json;
@@ -134,8 +144,8 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         let ctx = snapshot::SuspendContext {
             plan: &opts.plan,
             plan_source: &source,
-            policy: opts.policy.as_deref(),
-            policy_bytes: &policy_text,
+            policy: chosen.origin.path(),
+            policy_bytes: policy_text,
             mode,
             trace: &trace_path,
             ttl_secs: opts.approval_ttl_secs.unwrap_or(snapshot::DEFAULT_TTL_SECS),
@@ -182,6 +192,11 @@ pub fn run_command(opts: &RunOptions) -> i32 {
                 .collect(),
             trace: Some(trace_path.display().to_string()),
             head: head.clone(),
+            policy: JsonPolicy {
+                origin: chosen.origin.kind(),
+                path: chosen.display_path(),
+                sha256: chosen.sha256.clone(),
+            },
         };
         match serde_json::to_string_pretty(&doc) {
             Ok(text) => println!("{text}"),

@@ -38,6 +38,8 @@ pub trait Backend {
 /// The built-in adapters of `crate::tools`, configured by the policy's `builtins:` section.
 pub struct BuiltinBackend {
     builtins: crate::tools::Builtins,
+    /// The policy's file name, for errors about its `builtins` section.
+    policy_name: String,
 }
 
 impl BuiltinBackend {
@@ -47,6 +49,7 @@ impl BuiltinBackend {
                 policy.builtins(),
                 policy.user().unwrap_or_default(),
             ),
+            policy_name: policy.name().to_string(),
         }
     }
 }
@@ -66,7 +69,15 @@ impl Backend for BuiltinBackend {
         };
         self.builtins
             .call(source, args, draft)
-            .map_err(|e| e.to_string())
+            .map_err(|e| match e {
+                crate::tools::ToolError::MissingPath { .. } => {
+                    format!(
+                        "{e} (relative paths resolve against the policy file, {})",
+                        self.policy_name
+                    )
+                }
+                e => e.to_string(),
+            })
     }
 }
 

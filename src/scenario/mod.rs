@@ -171,7 +171,8 @@ pub fn run_file(
     let parsed: ScenarioFile =
         serde_saphyr::from_str(&text).map_err(|e| format!("{shown}: not a scenarios file: {e}"))?;
     let base = file.parent().unwrap_or(Path::new("."));
-    let policy = load_policy(parsed.policy.as_ref(), policy_override, base)?;
+    let (policy, policy_line) = load_policy(parsed.policy.as_ref(), policy_override, base)?;
+    out(&policy_line);
 
     let mut totals = Totals::default();
     for scenario in &parsed.scenarios {
@@ -229,7 +230,7 @@ pub fn each_run_without_preflight(
     let parsed: ScenarioFile =
         serde_saphyr::from_str(&text).map_err(|e| format!("{shown}: not a scenarios file: {e}"))?;
     let base = file.parent().unwrap_or(Path::new("."));
-    let policy = load_policy(parsed.policy.as_ref(), None, base)?;
+    let (policy, _) = load_policy(parsed.policy.as_ref(), None, base)?;
     for scenario in &parsed.scenarios {
         for (mode, expected) in [
             (Mode::Strict, scenario.expect.strict),
@@ -267,23 +268,38 @@ fn fixtures(scenario: &Scenario) -> FixtureBackend {
     }
 }
 
+/// The policy the scenarios run against, and a line naming it (`policy: PATH (sha256 …)`).
 fn load_policy(
     reference: Option<&PolicyRef>,
     over: Option<&Path>,
     base: &Path,
-) -> Result<Policy, String> {
+) -> Result<(Policy, String), String> {
+    let from_file = |path: &Path| -> Result<(Policy, String), String> {
+        let policy = Policy::load(path).map_err(|e| e.to_string())?;
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Ok((policy, named(&path.display().to_string(), &bytes)))
+    };
     if let Some(path) = over {
-        return Policy::load(path).map_err(|e| e.to_string());
+        return from_file(path);
     }
     match reference {
         None => Err("the file names no `policy:` and no --policy was given".into()),
-        Some(PolicyRef::Path(p)) => Policy::load(&base.join(p)).map_err(|e| e.to_string()),
+        Some(PolicyRef::Path(p)) => from_file(&base.join(p)),
         Some(PolicyRef::Inline(value)) => {
             // JSON is YAML, so the inline mapping goes through the same loader and validation as a file.
             let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-            Policy::from_yaml_str(&text, "<inline policy>", base).map_err(|e| e.to_string())
+            let policy =
+                Policy::from_yaml_str(&text, "<inline policy>", base).map_err(|e| e.to_string())?;
+            Ok((policy, named("the inline policy", text.as_bytes())))
         }
     }
+}
+
+fn named(what: &str, bytes: &[u8]) -> String {
+    let digest = crate::trace::redact::sha256_bytes(bytes);
+    let hex = digest.trim_start_matches("sha256:");
+    format!("policy: {what} (sha256 {})", hex.get(..12).unwrap_or(hex))
 }
 
 fn run_scenario(scenario: &Scenario, policy: &Policy, mode: Mode) -> RunReport {

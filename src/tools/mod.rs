@@ -35,6 +35,27 @@ pub enum ToolError {
     NotFound,
     #[error("input/output error")]
     Io,
+    /// A directory the policy's `builtins` section names does not exist (a policy mistake, not data).
+    #[error("`builtins.{key}` is {}, which does not exist", path.display())]
+    MissingPath {
+        key: &'static str,
+        path: std::path::PathBuf,
+    },
+}
+
+/// The configured directory at `key`, or the error naming it when it does not exist.
+fn existing<'a>(
+    key: &'static str,
+    path: &'a std::path::Path,
+) -> Result<&'a std::path::Path, ToolError> {
+    if path.is_dir() {
+        Ok(path)
+    } else {
+        Err(ToolError::MissingPath {
+            key,
+            path: path.to_path_buf(),
+        })
+    }
 }
 
 /// The built-in adapters, configured by a policy's `builtins:` section.
@@ -81,10 +102,19 @@ impl Builtins {
                             .get("limit")
                             .and_then(Value::as_u64)
                             .ok_or(ToolError::BadArgument("limit"))?;
-                        mail::list(&cfg.maildir, usize::try_from(limit).unwrap_or(usize::MAX))
+                        mail::list(
+                            existing("mail.maildir", &cfg.maildir)?,
+                            usize::try_from(limit).unwrap_or(usize::MAX),
+                        )
                     }
-                    "builtin.mail.get" => mail::get(&cfg.maildir, str_arg(args, "id")?),
-                    "builtin.mail.search" => mail::search(&cfg.maildir, str_arg(args, "query")?),
+                    "builtin.mail.get" => mail::get(
+                        existing("mail.maildir", &cfg.maildir)?,
+                        str_arg(args, "id")?,
+                    ),
+                    "builtin.mail.search" => mail::search(
+                        existing("mail.maildir", &cfg.maildir)?,
+                        str_arg(args, "query")?,
+                    ),
                     "builtin.mail.commit" => mail::commit(
                         &cfg.drafts,
                         &cfg.outbox,
@@ -120,10 +150,11 @@ impl Builtins {
                     .as_ref()
                     .ok_or(ToolError::NotConfigured("files"))?;
                 let path = str_arg(args, "path")?;
+                let root = existing("files.root", &cfg.root)?;
                 match source {
-                    "builtin.files.list" => files::list(&cfg.root, path),
-                    "builtin.files.read" => files::read(&cfg.root, path),
-                    _ => files::write(&cfg.root, path, str_arg(args, "content")?),
+                    "builtin.files.list" => files::list(root, path),
+                    "builtin.files.read" => files::read(root, path),
+                    _ => files::write(root, path, str_arg(args, "content")?),
                 }
             }
             "builtin.web.get" => {

@@ -14,8 +14,10 @@ use serde_json::Value;
 
 use crate::label::LabelView;
 
-/// The trace format this code writes and reads.
-pub const FORMAT: u32 = 1;
+/// The trace format this code writes. Format 2 added the header's `policy`; format 1 traces are read too.
+pub const FORMAT: u32 = 2;
+/// The oldest format this code reads.
+pub const OLDEST_FORMAT: u32 = 1;
 
 /// One trace record. Serialised with a `type` tag: `header`, `call`, `result`, `verifier`, `approval`,
 /// `suspend`, `error`, `end`. Unknown fields are refused, so a record the reader accepts is one this version wrote.
@@ -66,6 +68,22 @@ pub struct Header {
     pub plan: String,
     /// RFC 3339 UTC time the run started.
     pub started_at: String,
+    /// Which policy decided, with its text, so an auditor can read the rule behind every decision
+    /// (format 2; absent in format 1 traces).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyRecord>,
+}
+
+/// The policy that decided a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyRecord {
+    /// `flag` (`--policy`), `discovered` (the nearest `zamburak.yaml`) or `built-in`.
+    pub origin: String,
+    /// The file as the user named or found it, or `built-in default`.
+    pub path: String,
+    /// The policy's text; `policy_sha256` is its digest.
+    pub text: String,
 }
 
 impl Header {
@@ -74,7 +92,7 @@ impl Header {
     /// ```
     /// use zamburak::trace::record::Header;
     /// let h = Header::new("x = 1\n", "sha256:00".into(), "strict");
-    /// assert_eq!(h.format, 1);
+    /// assert_eq!(h.format, 2);
     /// assert!(h.plan_sha256.starts_with("sha256:"));
     /// assert!(h.started_at.ends_with('Z'));
     /// ```
@@ -87,7 +105,18 @@ impl Header {
             mode: mode.to_string(),
             plan: plan.to_string(),
             started_at: jiff::Timestamp::now().to_string(),
+            policy: None,
         }
+    }
+
+    /// The same header naming the policy that decides.
+    pub fn with_policy(mut self, origin: &str, path: &str, text: &str) -> Header {
+        self.policy = Some(PolicyRecord {
+            origin: origin.to_string(),
+            path: path.to_string(),
+            text: text.to_string(),
+        });
+        self
     }
 }
 

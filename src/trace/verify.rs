@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use crate::trace::canonical::{GENESIS, HASH_KEY, is_hash_hex, record_hash, render_line};
 use crate::trace::error::TraceError;
 use crate::trace::reader::{Lines, MAX_LINE, RawLine};
-use crate::trace::record::{FORMAT, Record};
+use crate::trace::record::{FORMAT, OLDEST_FORMAT, Record};
 
 /// The outcome of checking a trace.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -189,9 +189,9 @@ fn check_line(raw: RawLine, seq: u64, head: Option<&str>, ended: bool) -> Result
     let typed: Record = serde_json::from_value(Value::Object(body))
         .map_err(|e| format!("not a valid record: {e}"))?;
     let is_end = match (&typed, seq) {
-        (Record::Header(h), 0) if h.format != FORMAT => {
+        (Record::Header(h), 0) if !(OLDEST_FORMAT..=FORMAT).contains(&h.format) => {
             return Err(format!(
-                "unsupported trace format {} (this zamburak reads format {FORMAT})",
+                "unsupported trace format {} (this zamburak reads formats {OLDEST_FORMAT} to {FORMAT})",
                 h.format
             ));
         }

@@ -37,6 +37,16 @@ pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>) -> 
             return exit::USAGE;
         }
     };
+    if let Some(h) = &view.header {
+        let hex = h.policy_sha256.trim_start_matches("sha256:");
+        let short = hex.get(..12).unwrap_or(hex);
+        let path = if h.policy_path.is_empty() {
+            "not recorded (format 1 trace)"
+        } else {
+            h.policy_path.as_str()
+        };
+        eprintln!("policy: {path} (sha256 {short})");
+    }
     let broken = !view.chain.ok;
     if broken {
         eprintln!(

@@ -23,6 +23,12 @@ pub const MAX_RECORDS: usize = 100_000;
 pub struct HeaderView {
     pub plan_sha256: String,
     pub policy_sha256: String,
+    /// `flag`, `discovered` or `built-in`; empty for a format 1 trace, which did not record it.
+    pub policy_origin: String,
+    /// The policy file as the run named it, or `built-in default`.
+    pub policy_path: String,
+    /// The policy's text, by line (empty for a format 1 trace).
+    pub policy_lines: Vec<String>,
     pub mode: String,
     pub started_at: String,
     pub zamburak: String,
@@ -68,6 +74,28 @@ pub struct CallView {
     /// Calls whose results flow into an argument (data) or into the control context (control).
     pub data_from: Vec<u32>,
     pub control_from: Vec<u32>,
+    /// The lines of the recorded policy around the rule that decided.
+    pub policy_excerpt: Excerpt,
+}
+
+/// Lines of a policy: `(line number, text, whether it states the deciding rule)`.
+pub type Excerpt = Vec<(u64, String, bool)>;
+
+/// Lines of policy shown on each side of the deciding rule.
+const EXCERPT_CONTEXT: u64 = 3;
+
+/// The excerpt of `policy` around the line stating `rule` for `tool` (empty when no line states it).
+fn excerpt(policy: &str, lines: &[String], tool: &str, rule: &str) -> Excerpt {
+    let Some(at) = crate::policy::rule_line(policy, tool, rule) else {
+        return Vec::new();
+    };
+    let first = at.saturating_sub(EXCERPT_CONTEXT).max(1);
+    (first..=at + EXCERPT_CONTEXT)
+        .filter_map(|n| {
+            let i = usize::try_from(n - 1).ok()?;
+            lines.get(i).map(|t| (n, t.clone(), n == at))
+        })
+        .collect()
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -240,13 +268,24 @@ fn build(view: &mut TraceView, records: Vec<Record>) {
     let mut approvals: BTreeMap<u32, String> = BTreeMap::new();
     let mut calls: Vec<Call> = Vec::new();
     let mut plan_text = String::new();
+    let mut policy_text = String::new();
     for r in records {
         match r {
             Record::Header(h) => {
                 plan_text = h.plan.clone();
+                let (policy_origin, policy_path) = match &h.policy {
+                    Some(p) => {
+                        policy_text = p.text.clone();
+                        (p.origin.clone(), p.path.clone())
+                    }
+                    None => (String::new(), String::new()),
+                };
                 view.header = Some(HeaderView {
                     plan_sha256: h.plan_sha256,
                     policy_sha256: h.policy_sha256,
+                    policy_origin,
+                    policy_path,
+                    policy_lines: policy_text.lines().map(str::to_string).collect(),
                     mode: h.mode,
                     started_at: h.started_at,
                     zamburak: h.zamburak,
@@ -287,6 +326,9 @@ fn build(view: &mut TraceView, records: Vec<Record>) {
             }
         }
     }
+    // Parsing the policy once per distinct (tool, rule), not once per call.
+    let policy_lines: Vec<String> = policy_text.lines().map(str::to_string).collect();
+    let mut excerpts: BTreeMap<(String, String), Excerpt> = BTreeMap::new();
     for c in calls {
         let decision = known_decision(&c.decision);
         match decision.as_str() {
@@ -313,6 +355,10 @@ fn build(view: &mut TraceView, records: Vec<Record>) {
             label: r.label,
             digest: r.digest,
         });
+        let policy_excerpt = excerpts
+            .entry((c.tool.clone(), c.rule.clone()))
+            .or_insert_with(|| excerpt(&policy_text, &policy_lines, &c.tool, &c.rule))
+            .clone();
         view.calls.push(CallView {
             id: c.call_id,
             line: c.line,
@@ -335,6 +381,7 @@ fn build(view: &mut TraceView, records: Vec<Record>) {
             approval: approvals.remove(&c.call_id),
             data_from,
             control_from,
+            policy_excerpt,
             tool: c.tool,
         });
     }
