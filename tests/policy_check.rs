@@ -147,6 +147,13 @@ const BROKEN: &[(&str, u64, u64, &str)] = &[
         23,
         "has a path prefix that is not a URL path",
     ),
+    ("tags_when_unknown_arg", 10, 18, "`tags_when` names `file`"),
+    (
+        "tags_when_undeclared_tag",
+        10,
+        51,
+        "tag `AUTH_SECRET` is not declared",
+    ),
 ];
 
 #[test]

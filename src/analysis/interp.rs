@@ -1399,10 +1399,25 @@ impl<'a> Interp<'a> {
         }
         site.visits += 1;
 
-        let args_may = bound
+        let mut args_may = bound
             .iter()
             .fold(Label::literal(), |l, (_, _, v)| l.join(&self.deep_may(v)));
-        self.tool_result(at, id, tool, &args_may)
+        // `returns.tags_when`: every tag a path the call may ask for can add (all of them for an unknown path).
+        let rules = self
+            .policy
+            .tool(tool)
+            .and_then(|t| t.returns().tags_when)
+            .unwrap_or_default();
+        let texts = |arg: &str| -> Option<Vec<String>> {
+            match bound.iter().find(|(n, _, _)| n == arg) {
+                Some((_, _, v)) => v.texts.as_ref().map(|t| t.iter().cloned().collect()),
+                None => Some(Vec::new()),
+            }
+        };
+        let by_path = crate::policy::path_tags::tags_may(&rules, &texts);
+        args_may.tags = TagSet(args_may.tags.0 | self.tags(&by_path).0);
+        let must_tags = self.tags(&crate::policy::path_tags::tags_must(&rules, &texts));
+        self.tool_result(at, id, tool, &args_may, must_tags)
     }
 
     fn arg_acc(&self, name: &str, e: &Expr, v: &AVal) -> ArgAcc {
@@ -1448,7 +1463,15 @@ impl<'a> Interp<'a> {
     }
 
     /// A tool's result, labelled as `label_result` will label it, bounded over every shape it may have.
-    fn tool_result(&mut self, at: usize, id: u32, tool: &str, args_may: &Label) -> AVal {
+    /// `must_tags`: tags the call certainly adds (`returns.tags_when` on a known path).
+    fn tool_result(
+        &mut self,
+        at: usize,
+        id: u32,
+        tool: &str,
+        args_may: &Label,
+        must_tags: TagSet,
+    ) -> AVal {
         let Some(spec) = self.policy.tool(tool) else {
             return AVal::top();
         };
@@ -1485,7 +1508,11 @@ impl<'a> Interp<'a> {
         let top_may = make(untrusted, base_tags, readers_may.clone()).join(args_may);
         let top_must = Label {
             sources: BTreeSet::new(),
-            ..make(untrusted, base_tags, readers_must.clone())
+            ..make(
+                untrusted,
+                TagSet(base_tags.0 | must_tags.0),
+                readers_must.clone(),
+            )
         };
         let mut elem_may = top_may.clone();
         let mut elem_must = top_must.clone();
@@ -1505,7 +1532,7 @@ impl<'a> Interp<'a> {
                     &elem_must,
                     &Label {
                         sources: BTreeSet::new(),
-                        ..make(fu, ft, readers_must.clone())
+                        ..make(fu, TagSet(ft.0 | must_tags.0), readers_must.clone())
                     },
                 );
             }

@@ -7,7 +7,8 @@
 //!    `unknown` label is denied everywhere (fail closed).
 //! 2. Per argument in declaration order: `require`, `forbid_tags`, `public`, `readers_must_include`; then the
 //!    control context (`pc`) as an extra argument: `control.require`, every argument's `forbid_tags`,
-//!    `public` and `readers_must_include`. Each violation's outcome is the tool's `on_violation`.
+//!    `public` and `readers_must_include`. Each violation's outcome is the tool's `on_violation`, except a
+//!    `forbid_tags` that states its own (`{ tags: [..], on_violation: deny }`).
 //! 3. The most restrictive violation wins; the first in that order on ties.
 //!
 //! Reasons name labels (through [`LabelSpace::describe`]), arguments and sources, never values: a claim's
@@ -265,6 +266,12 @@ impl Checker<'_> {
         Decision::new(self.outcome, rule, reason)
     }
 
+    /// A violation of a `forbid_tags` requirement: decided by its own `on_violation` when it has one.
+    fn forbid_violation(&self, forbid: &ForbidTags, rule: String, reason: String) -> Decision {
+        let outcome = forbid.on_violation().map_or(self.outcome, Outcome::from);
+        Decision::new(outcome, rule, reason)
+    }
+
     fn describe(&self, label: &Label) -> String {
         self.space.describe(label).to_string()
     }
@@ -328,7 +335,8 @@ impl Checker<'_> {
         if let Some(forbid) = &spec.forbid_tags {
             let bad = self.forbidden(forbid, whole.tags);
             if !bad.is_empty() {
-                out.push(self.violation(
+                out.push(self.forbid_violation(
+                    forbid,
                     format!("args.{name}.forbid_tags"),
                     format!(
                         "argument `{name}` carries {}, which `{}` forbids here; it is: {}",
@@ -378,7 +386,8 @@ impl Checker<'_> {
             if let Some(forbid) = &spec.forbid_tags {
                 let bad = self.forbidden(forbid, pc.tags);
                 if !bad.is_empty() {
-                    out.push(self.violation(
+                    out.push(self.forbid_violation(
+                        forbid,
                         "control.forbid_tags".into(),
                         format!(
                             "the control context carries {}, which argument `{name}` forbids; it is: {}",
@@ -423,8 +432,8 @@ impl Checker<'_> {
     }
 
     fn forbidden(&self, forbid: &ForbidTags, tags: TagSet) -> TagSet {
-        match forbid {
-            ForbidTags::All => tags,
+        match forbid.tags() {
+            ForbidTags::All | ForbidTags::Deciding(..) => tags,
             ForbidTags::List(names) => TagSet(
                 names
                     .iter()

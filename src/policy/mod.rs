@@ -21,6 +21,7 @@ pub mod labelling;
 mod load;
 pub mod model;
 mod named_map;
+pub mod path_tags;
 mod tree;
 mod validate;
 

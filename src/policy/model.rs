@@ -99,6 +99,7 @@ impl ToolSpec {
             tags: Some(r.tags.unwrap_or_default()),
             readers: Some(r.readers.unwrap_or(ReadersSpec::User)),
             fields: r.fields,
+            tags_when: r.tags_when,
         }
     }
     /// The declared argument names, in positional order.
@@ -378,6 +379,28 @@ pub enum ForbidTags {
     /// `"*"`: every tag.
     All,
     List(Vec<String>),
+    /// `{ tags: "*" | [..], on_violation: deny }`: the requirement decides its own violations instead of
+    /// the tool's `on_violation` (so a secret can be made never approvable). The inner value is never
+    /// `Deciding`.
+    Deciding(Box<ForbidTags>, OnViolation),
+}
+
+impl ForbidTags {
+    /// The tags forbidden, without the requirement's own decision.
+    pub fn tags(&self) -> &ForbidTags {
+        match self {
+            ForbidTags::Deciding(inner, _) => inner,
+            other => other,
+        }
+    }
+
+    /// The requirement's own `on_violation`, when it has one.
+    pub fn on_violation(&self) -> Option<OnViolation> {
+        match self {
+            ForbidTags::Deciding(_, v) => Some(*v),
+            _ => None,
+        }
+    }
 }
 
 impl Serialize for ForbidTags {
@@ -385,6 +408,13 @@ impl Serialize for ForbidTags {
         match self {
             ForbidTags::All => serializer.serialize_str("*"),
             ForbidTags::List(tags) => tags.serialize(serializer),
+            ForbidTags::Deciding(inner, on_violation) => {
+                use serde::ser::SerializeMap;
+                let mut m = serializer.serialize_map(Some(2))?;
+                m.serialize_entry("tags", inner)?;
+                m.serialize_entry("on_violation", on_violation)?;
+                m.end()
+            }
         }
     }
 }
@@ -395,7 +425,34 @@ impl<'de> Deserialize<'de> for ForbidTags {
         impl<'de> Visitor<'de> for V {
             type Value = ForbidTags;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("\"*\" (every tag) or a list of tags")
+                f.write_str(
+                    "\"*\" (every tag), a list of tags, or `{ tags: ..., on_violation: deny }`",
+                )
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<ForbidTags, A::Error> {
+                let mut tags: Option<ForbidTags> = None;
+                let mut on_violation: Option<OnViolation> = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "tags" if tags.is_none() => tags = Some(map.next_value()?),
+                        "on_violation" if on_violation.is_none() => {
+                            on_violation = Some(map.next_value()?)
+                        }
+                        "tags" | "on_violation" => {
+                            return Err(de::Error::custom(format!("duplicate key `{key}`")));
+                        }
+                        other => {
+                            return Err(de::Error::unknown_field(other, &["tags", "on_violation"]));
+                        }
+                    }
+                }
+                let tags = tags.ok_or_else(|| de::Error::missing_field("tags"))?;
+                let on_violation =
+                    on_violation.ok_or_else(|| de::Error::missing_field("on_violation"))?;
+                if matches!(tags, ForbidTags::Deciding(..)) {
+                    return Err(de::Error::custom("`tags` must be \"*\" or a list of tags"));
+                }
+                Ok(ForbidTags::Deciding(Box::new(tags), on_violation))
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<ForbidTags, E> {
                 if s == "*" {
@@ -422,8 +479,20 @@ impl JsonSchema for ForbidTags {
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "description": "\"*\" for every tag, or a list of declared tags.",
-            "oneOf": [{ "const": "*" }, { "type": "array", "items": { "type": "string" } }],
+            "description": "\"*\" for every tag, or a list of declared tags; or both under `tags` with the requirement's own `on_violation`.",
+            "oneOf": [
+                { "const": "*" },
+                { "type": "array", "items": { "type": "string" } },
+                {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["tags", "on_violation"],
+                    "properties": {
+                        "tags": { "oneOf": [{ "const": "*" }, { "type": "array", "items": { "type": "string" } }] },
+                        "on_violation": { "enum": ["deny", "confirm", "draft"] }
+                    }
+                }
+            ],
         })
     }
 }
@@ -452,6 +521,21 @@ pub struct ReturnsSpec {
     /// Overrides for top-level keys of a dict result (or of each dict element of a list result).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fields: Option<NamedMap<FieldSpec>>,
+    /// Tags added to the whole result when an argument matches a glob, e.g. a file read from `secrets/**`
+    /// is `AUTH_SECRET` (see `policy::path_tags`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags_when: Option<Vec<TagsWhen>>,
+}
+
+/// `{ arg: path, glob: "secrets/**", tags: [AUTH_SECRET] }`: when argument `arg` is a path matching
+/// `glob`, the result carries `tags` too.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TagsWhen {
+    pub arg: String,
+    /// A glob over `/`-separated relative paths: `*` stays within one segment, `**` spans any number.
+    pub glob: String,
+    pub tags: Vec<String>,
 }
 
 /// Overrides for one field of a result: what is given replaces the result's default.

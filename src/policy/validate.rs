@@ -308,14 +308,17 @@ fn check_tool(
                 }
             }
         }
-        if let Some(ForbidTags::List(tags)) = &spec.forbid_tags {
+        if let Some(forbid) = &spec.forbid_tags
+            && let ForbidTags::List(tags) = forbid.tags()
+        {
+            let deciding = forbid.on_violation().is_some();
             for (i, tag) in tags.iter().enumerate() {
-                check_declared(
-                    cx,
-                    file,
-                    &sub(&[Seg::Key("forbid_tags"), Seg::Index(i)]),
-                    tag,
-                )?;
+                let at = if deciding {
+                    sub(&[Seg::Key("forbid_tags"), Seg::Key("tags"), Seg::Index(i)])
+                } else {
+                    sub(&[Seg::Key("forbid_tags"), Seg::Index(i)])
+                };
+                check_declared(cx, file, &at, tag)?;
             }
         }
         if let Some(other) = &spec.readers_must_include
@@ -330,7 +333,8 @@ fn check_tool(
         }
     }
     if let Some(returns) = &tool.returns {
-        check_returns(cx, file, &at(&[Seg::Key("returns")]), returns)?;
+        let args: Vec<&str> = tool.args.keys().collect();
+        check_returns(cx, file, &at(&[Seg::Key("returns")]), returns, &args)?;
     }
     if tool.on_violation == Some(super::model::OnViolation::Draft)
         && let Some(source) = tool.source
@@ -408,6 +412,7 @@ fn check_returns<'a>(
     file: &PolicyFile,
     path: &[Seg<'a>],
     returns: &'a ReturnsSpec,
+    args: &[&str],
 ) -> Result<(), PolicyError> {
     let sub = |rest: &[Seg<'a>]| join(path, rest);
     for (i, tag) in returns.tags.iter().flatten().enumerate() {
@@ -433,6 +438,32 @@ fn check_returns<'a>(
             }
         }
         _ => {}
+    }
+    for (i, rule) in returns.tags_when.iter().flatten().enumerate() {
+        let at = |rest: &[Seg<'a>]| {
+            let mut p = sub(&[Seg::Key("tags_when"), Seg::Index(i)]);
+            p.extend_from_slice(rest);
+            p
+        };
+        if !args.contains(&rule.arg.as_str()) {
+            return Err(cx
+                .at_value(
+                    &at(&[Seg::Key("arg")]),
+                    format!(
+                        "`tags_when` names `{}`, which is not an argument of this tool",
+                        rule.arg
+                    ),
+                )
+                .expected(format!("one of: {}", args.join(", "))));
+        }
+        if let Err(why) = super::path_tags::matcher(&rule.glob) {
+            return Err(cx
+                .at_value(&at(&[Seg::Key("glob")]), format!("not a glob: {why}"))
+                .expected("a path glob such as `secrets/**`"));
+        }
+        for (j, tag) in rule.tags.iter().enumerate() {
+            check_declared(cx, file, &at(&[Seg::Key("tags"), Seg::Index(j)]), tag)?;
+        }
     }
     for (field, spec) in returns.fields.iter().flat_map(|f| f.iter()) {
         for (i, tag) in spec.tags.iter().flatten().enumerate() {

@@ -848,6 +848,21 @@ impl RunHost<'_, '_> {
         let args_join = args
             .iter()
             .fold(Packed::LITERAL, |acc, (_, v)| acc.join(v.deep_label()));
+        // Tags the policy gives results by the path asked for (`returns.tags_when`), on every part of it.
+        let rules = self
+            .policy
+            .tool(name)
+            .and_then(|t| t.returns().tags_when)
+            .unwrap_or_default();
+        let mut by_path = crate::label::Label::literal();
+        for tag in policy::path_tags::tags_for_call(&rules, &raw_args) {
+            match self.space.tag_index(&tag) {
+                Some(i) => by_path.tags.0 |= 1 << i,
+                // Validation refused undeclared tags; should one slip through, the result is unknown.
+                None => by_path.unknown = true,
+            }
+        }
+        let args_join = args_join.join(self.space.encode(&by_path));
         let result = policy::label_result(
             self.policy,
             name,

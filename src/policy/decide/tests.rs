@@ -707,3 +707,36 @@ fn recipients_that_are_not_strings_are_refused_whatever_the_labels() {
         Outcome::Allow
     );
 }
+
+#[test]
+fn a_forbid_tags_with_its_own_on_violation_decides_its_violations() {
+    let text = POLICY.replace(
+        "body: { forbid_tags: [AUTH_SECRET], readers_must_include: to }",
+        "body: { forbid_tags: { tags: [AUTH_SECRET], on_violation: deny }, readers_must_include: to }",
+    );
+    assert_ne!(text, POLICY);
+    let policy = Policy::from_yaml_str(&text, "t.yaml", Path::new(".")).unwrap();
+    let w = world();
+    let secret = with_tags(&w, lit(), &["AUTH_SECRET"]);
+    let to = || text_arg("to", lit(), "me@example.com");
+    // The tool says `confirm`; the requirement says `deny`: deny, even though the user may read it.
+    let d = decide(&policy, &w.space, &send(to(), secret.clone()));
+    assert_eq!(
+        (d.outcome, d.rule.as_str()),
+        (Outcome::Deny, "args.body.forbid_tags")
+    );
+    // Through the control context too.
+    let d = decide(&policy, &w.space, &under(secret.clone(), send(to(), lit())));
+    assert_eq!(
+        (d.outcome, d.rule.as_str()),
+        (Outcome::Deny, "control.forbid_tags")
+    );
+    // Without it, the tool's `on_violation` as before.
+    let d = decide(&w.policy, &w.space, &send(to(), secret));
+    assert_eq!(d.outcome, Outcome::Confirm);
+    // The form round-trips through the printed policy.
+    let printed = serde_saphyr::to_string(policy.file()).unwrap();
+    assert!(printed.contains("on_violation: deny"), "{printed}");
+    let again = Policy::from_yaml_str(&printed, "p.yaml", Path::new(".")).unwrap();
+    assert_eq!(again.file(), policy.file());
+}
