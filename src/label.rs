@@ -296,6 +296,9 @@ pub struct LabelSpace {
     principal_index: BTreeMap<String, u16>,
     /// Every call id issued so far, with the tool name (for decoding folded sources and for reasons).
     calls: BTreeMap<u32, String>,
+    /// The policy's user (lowercased), who reads everything: never listed among a label's readers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    user: Option<String>,
 }
 
 impl LabelSpace {
@@ -311,6 +314,11 @@ impl LabelSpace {
             tags: tags.iter().map(|s| s.to_string()).collect(),
             ..LabelSpace::default()
         })
+    }
+
+    /// Names the policy's user, so that [`LabelSpace::describe`] does not count them among the readers.
+    pub fn set_user(&mut self, user: &str) {
+        self.user = Some(user.trim().to_ascii_lowercase());
     }
 
     pub fn kind_index(&self, name: &str) -> Option<u8> {
@@ -482,6 +490,7 @@ impl LabelSpace {
                         .map_or_else(|| format!("tag#{t}"), str::to_string)
                 })
                 .collect(),
+            // The user reads everything, so "readers" lists the others (the Display says "besides the user").
             readers: match &label.readers {
                 Readers::Public => None,
                 Readers::Only(set) => Some(
@@ -490,6 +499,7 @@ impl LabelSpace {
                             self.principal_name(*p)
                                 .map_or_else(|| format!("principal#{p}"), str::to_string)
                         })
+                        .filter(|name| self.user.as_deref() != Some(name.as_str()))
                         .collect(),
                 ),
             },

@@ -56,17 +56,22 @@ fn suspended(world: &World, plan: &str, extra: &[&str]) -> (PathBuf, PathBuf) {
 fn approve_runs_the_claimed_call_exactly_once() {
     let world = World::new(None);
     let (snapshot, trace) = suspended(&world, FORWARD, &[]);
+    let kept = world.path("kept.zsnap");
+    std::fs::copy(&snapshot, &kept).unwrap();
     let out = decide("approve", &snapshot);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("forwarded"),
         "the plan continued"
     );
+    // What was done, by whom, and that nothing is pending any more.
+    assert!(
+        stderr.contains("ran `send_email` #2 to bob@example.com"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("run completed"), "{stderr}");
+    assert!(!snapshot.exists(), "the used snapshot is removed");
     let sent = world.messages("out/outbox");
     assert_eq!(sent.len(), 1, "the approved call ran once");
     assert!(sent[0].contains("bob@example.com"));
@@ -88,7 +93,7 @@ fn approve_runs_the_claimed_call_exactly_once() {
     );
 
     // Single use: a second approval (even of a kept copy) is refused and sends nothing more.
-    let again = decide("approve", &snapshot);
+    let again = decide("approve", &kept);
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("already decided"));
     assert_eq!(world.messages("out/outbox").len(), 1);
@@ -290,7 +295,10 @@ fn labels_after_resume_equal_labels_of_an_uninterrupted_run() {
         let trace_a = direct.path("plan.zjson");
         let mut writer = zamburak::trace::TraceWriter::create(&trace_a, header).unwrap();
         let mut backend = zamburak::runtime::run::BuiltinBackend::new(&policy);
-        let mut yes = |_: &zamburak::trace::record::Call| (true, "test".to_string());
+        let mut yes = |_: &zamburak::trace::record::Call,
+                       _: &zamburak::runtime::run::ClaimShown| {
+            (true, "test".to_string())
+        };
         let input = zamburak::runtime::run::RunInput {
             source: plan,
             policy: &policy,
@@ -470,4 +478,88 @@ fn a_decision_in_progress_blocks_a_second_one() {
     held.unlock().unwrap();
     assert_eq!(decide("approve", &snapshot).status.code(), Some(0));
     assert_eq!(world.messages("out/outbox").len(), 1);
+}
+
+/// The bundled forward example: what the approver sees names the forwarded subject, marks it as written by
+/// the mail's sender, and names every reader, the attacker included.
+#[test]
+fn the_claim_shows_the_values_and_names_their_readers() {
+    let world = World::new(None);
+    let plan =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/forward.py"))
+            .unwrap();
+    let (_, _) = suspended(&world, &plan, &[]);
+    // The claim is printed by the run that suspended; run again to capture it (the first run's snapshot is
+    // replaced, which is what a user who reruns the plan gets).
+    let plan = world.path("plan.py");
+    let out = world.run(&plan, &[]);
+    assert_eq!(out.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("quarterly numbers"), "{stderr}");
+    assert!(
+        stderr.contains("UNTRUSTED: written by whoever wrote read_inbox#1"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("readers: you, attacker@evil.test"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("not allowed to read `subject`: bob@example.com"),
+        "{stderr}"
+    );
+    // The user is not counted as someone besides the user.
+    assert!(
+        stderr.contains("readers: 1 person besides the user"),
+        "{stderr}"
+    );
+    assert!(world.messages("out/outbox").is_empty());
+
+    // The JSON report carries the same claim, the values and the snapshot's path.
+    let out = world.run(&plan, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(4));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let approval = &report["approval"];
+    assert!(
+        approval["snapshot"]
+            .as_str()
+            .unwrap()
+            .ends_with("plan.zsnap")
+    );
+    assert!(approval["claim"].to_string().contains("attacker@evil.test"));
+    assert!(
+        approval["values"]["subject"]
+            .as_str()
+            .unwrap()
+            .contains("quarterly numbers")
+    );
+    assert_eq!(approval["non_readers"]["body"][0], "bob@example.com");
+}
+
+/// An intact suspended trace verifies with its own exit code (4) and says where it waits; a tampered one
+/// keeps the tamper code (1).
+#[test]
+fn verify_tells_a_suspended_trace_from_a_tampered_one() {
+    let world = World::new(None);
+    let (snapshot, trace) = suspended(&world, FORWARD, &[]);
+    let out = zamburak(&["verify".as_ref(), trace.as_os_str()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(4), "{stdout}");
+    assert!(stdout.contains("suspended at call #2"), "{stdout}");
+    assert!(
+        stdout.contains(&*snapshot.file_name().unwrap().to_string_lossy()),
+        "{stdout}"
+    );
+
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let forged = text.replacen("\"confirm\"", "\"allow\"", 1);
+    assert_ne!(forged, text, "the fixture has a decision to forge");
+    std::fs::write(&trace, forged).unwrap();
+    let out = zamburak(&["verify".as_ref(), trace.as_os_str()]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

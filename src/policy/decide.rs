@@ -362,8 +362,8 @@ impl Checker<'_> {
             out.push(self.violation(
                 format!("args.{name}.readers_must_include"),
                 format!(
-                    "recipient {} in `{recipients_arg}` may not read argument `{name}`; it is: {}",
-                    i + 1,
+                    "{} may not read argument `{name}`; it is: {}",
+                    self.recipient(recipients_arg, i),
                     self.describe(&whole)
                 ),
             ));
@@ -412,8 +412,8 @@ impl Checker<'_> {
                 out.push(self.violation(
                     "control.readers_must_include".into(),
                     format!(
-                        "recipient {} in `{recipients_arg}` may not read the control context of this call; it is: {}",
-                        i + 1,
+                        "{} may not read the control context of this call; it is: {}",
+                        self.recipient(recipients_arg, i),
                         self.describe(pc)
                     ),
                 ));
@@ -469,6 +469,28 @@ impl Checker<'_> {
         }
     }
 
+    /// Recipient `i` of `recipients_arg` for a reason: named when the plan (or a trusted source) chose it,
+    /// counted when data did (an attacker's text is never echoed into a reason).
+    fn recipient(&self, recipients_arg: &str, i: usize) -> String {
+        let position = format!("recipient {} in `{recipients_arg}`", i + 1);
+        let Some(arg) = self.arg(recipients_arg) else {
+            return position;
+        };
+        let element_trusted = match &arg.elements {
+            Some(es) => es.get(i).is_some_and(|e| !e.is_untrusted() && !e.unknown),
+            None => true,
+        };
+        match &arg.texts {
+            Texts::Strings(v)
+                if !arg.label.is_untrusted() && !arg.label.unknown && element_trusted =>
+            {
+                v.get(i)
+                    .map_or(position.clone(), |addr| format!("`{addr}` ({position})"))
+            }
+            _ => position,
+        }
+    }
+
     fn is_reader(&self, recipient: &str, label: &Label) -> bool {
         if self.policy.is_user(recipient) {
             return true;
@@ -481,6 +503,45 @@ impl Checker<'_> {
                 .is_some_and(|p| set.contains(&p)),
         }
     }
+}
+
+/// For the person deciding a claim: per argument a `readers_must_include` guards, the recipients who may
+/// not read it, by address. Only the approver sees this (the policy's user, a reader of every value);
+/// reasons, which the planner sees, still count rather than name untrusted recipients.
+pub fn non_readers(
+    policy: &Policy,
+    space: &LabelSpace,
+    claim: &Claim,
+) -> Vec<(String, Vec<String>)> {
+    let Some(tool) = policy.tool(&claim.tool) else {
+        return Vec::new();
+    };
+    let checker = Checker {
+        policy,
+        space,
+        tool,
+        claim,
+        outcome: Outcome::Allow,
+    };
+    let mut out = Vec::new();
+    for (name, spec) in tool.args.iter() {
+        let (Some(recipients), Some(arg)) = (&spec.readers_must_include, checker.arg(name)) else {
+            continue;
+        };
+        let whole = deep_join(arg).join(&claim.pc);
+        let who: Vec<String> = match checker.arg(recipients).map(|r| &r.texts) {
+            Some(Texts::Strings(v)) => v
+                .iter()
+                .filter(|r| !checker.is_reader(r, &whole))
+                .cloned()
+                .collect(),
+            _ => Vec::new(),
+        };
+        if !who.is_empty() {
+            out.push((name.to_string(), who));
+        }
+    }
+    out
 }
 
 /// A container's structure joined with all its elements: what tag and readers rules look at.

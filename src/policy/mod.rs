@@ -27,7 +27,7 @@ mod validate;
 
 use std::path::Path;
 
-pub use decide::{ArgClaim, Claim, Decision, Outcome, Texts, decide};
+pub use decide::{ArgClaim, Claim, Decision, Outcome, Texts, decide, non_readers};
 pub use error::PolicyError;
 pub use labelling::label_result;
 pub use load::{MAX_POLICY_BYTES, MAX_POLICY_DEPTH, rule_line};
@@ -138,7 +138,11 @@ impl Policy {
     pub fn label_space(&self) -> Result<LabelSpace, SpaceError> {
         let kinds: Vec<&str> = self.kinds.iter().map(String::as_str).collect();
         let tags: Vec<&str> = self.file.tags.iter().map(String::as_str).collect();
-        LabelSpace::new(&kinds, &tags)
+        let mut space = LabelSpace::new(&kinds, &tags)?;
+        if let Some(user) = self.user() {
+            space.set_user(user);
+        }
+        Ok(space)
     }
 
     /// The normalised policy as YAML (what `policy check` prints).

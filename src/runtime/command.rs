@@ -42,6 +42,18 @@ struct JsonReport<'a> {
     head: Option<String>,
     /// Which policy decided.
     policy: JsonPolicy,
+    /// A suspended run: the claim it waits on, with the values the approver decides on.
+    approval: Option<JsonApproval<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonApproval<'a> {
+    snapshot: String,
+    claim: &'a crate::trace::record::Call,
+    /// Each argument's value by name (the approver may read them all).
+    values: serde_json::Map<String, serde_json::Value>,
+    /// Per guarded argument, the recipients who may not read it.
+    non_readers: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -140,6 +152,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         execute_plan(&input, &mut backend, Some(&mut writer), &mut print)
     };
     let mut exit_override = None;
+    let mut snapshot_path = None;
     if report.status == Status::Suspended {
         let ctx = snapshot::SuspendContext {
             plan: &opts.plan,
@@ -151,7 +164,10 @@ pub fn run_command(opts: &RunOptions) -> i32 {
             ttl_secs: opts.approval_ttl_secs.unwrap_or(snapshot::DEFAULT_TTL_SECS),
         };
         match snapshot::suspend(&report, &ctx, &mut writer) {
-            Ok(path) => eprintln!("{}", snapshot::describe_claim(&report, &path)),
+            Ok(path) => {
+                eprintln!("{}", snapshot::describe_claim(&report, &path));
+                snapshot_path = Some(path);
+            }
             Err(e) => {
                 eprintln!("error: the run cannot be suspended: {e}");
                 exit_override = Some(exit::USAGE);
@@ -197,6 +213,20 @@ pub fn run_command(opts: &RunOptions) -> i32 {
                 path: chosen.display_path(),
                 sha256: chosen.sha256.clone(),
             },
+            approval: match (&report.suspension, &snapshot_path) {
+                (Some(s), Some(p)) => Some(JsonApproval {
+                    snapshot: p.display().to_string(),
+                    claim: &s.claim,
+                    values: s.shown.values.iter().cloned().collect(),
+                    non_readers: s
+                        .shown
+                        .non_readers
+                        .iter()
+                        .map(|(arg, who)| (arg.clone(), serde_json::json!(who)))
+                        .collect(),
+                }),
+                _ => None,
+            },
         };
         match serde_json::to_string_pretty(&doc) {
             Ok(text) => println!("{text}"),
@@ -217,28 +247,13 @@ pub fn run_command(opts: &RunOptions) -> i32 {
 }
 
 /// Puts a claim to the person at the terminal. Only `y` or `yes` approves.
-fn ask_on_terminal(call: &crate::trace::record::Call) -> (bool, String) {
+fn ask_on_terminal(
+    call: &crate::trace::record::Call,
+    shown: &crate::runtime::run::ClaimShown,
+) -> (bool, String) {
     use std::io::Write;
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
-        "line {}: `{}` needs your confirmation",
-        call.line, call.tool
-    );
-    for a in &call.args {
-        let value = a
-            .preview
-            .as_ref()
-            .map_or_else(|| format!("<{}>", a.digest), |v| v.to_string());
-        let _ = writeln!(
-            err,
-            "  {} = {value}
-      label: {}",
-            a.name, a.label
-        );
-    }
-    let _ = writeln!(err, "  control context: {}", call.pc);
-    let _ = writeln!(err, "  why: {} ({})", call.reason, call.rule);
+    let _ = write!(err, "{}", snapshot::claim_text(call, shown));
     let _ = write!(err, "approve? [y/N] ");
     let _ = err.flush();
     let mut answer = String::new();

@@ -554,12 +554,23 @@ struct RunHost<'a, 't> {
 }
 
 /// Puts a `confirm` claim to a human on the spot: whether it is approved, and by whom.
-pub type Approver = dyn FnMut(&Call) -> (bool, String);
+pub type Approver = dyn FnMut(&Call, &ClaimShown) -> (bool, String);
+
+/// What the person deciding a `confirm` claim sees besides the recorded claim. The approver is the
+/// policy's user, who may read every value, so the values are shown in clear (never written to the trace).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClaimShown {
+    /// Each argument's value, as JSON.
+    pub values: Vec<(String, Value)>,
+    /// Per guarded argument, the recipients who may not read it.
+    pub non_readers: Vec<(String, Vec<String>)>,
+}
 
 /// A `confirm` claim waiting for a human.
 struct Pending {
     call: Call,
     claim_digest: String,
+    shown: ClaimShown,
 }
 
 /// What a suspended run needs to continue in another process, besides Monty's paused call.
@@ -583,6 +594,8 @@ pub struct Suspension {
     /// The claim as recorded in the trace, and its digest.
     pub claim: Call,
     pub claim_digest: String,
+    /// What the approver is shown.
+    pub shown: ClaimShown,
 }
 
 impl RunHost<'_, '_> {
@@ -617,6 +630,7 @@ impl RunHost<'_, '_> {
                 state,
                 claim: p.call,
                 claim_digest: p.claim_digest,
+                shown: p.shown,
             });
         }
         report
@@ -771,8 +785,12 @@ impl RunHost<'_, '_> {
             Outcome::Draft => true,
             Outcome::Confirm => {
                 let digest = crate::runtime::snapshot::claim_digest(&call);
+                let shown = ClaimShown {
+                    values: args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect(),
+                    non_readers: policy::non_readers(self.policy, &self.space, &claim),
+                };
                 if let Some(ask) = self.approver.as_mut() {
-                    let (approved, by) = ask(&call);
+                    let (approved, by) = ask(&call, &shown);
                     let decision = if approved { "approved" } else { "rejected" };
                     if !self.recorder.record(Record::Approval(Approval {
                         call_id,
@@ -795,6 +813,7 @@ impl RunHost<'_, '_> {
                 self.pending = Some(Pending {
                     call,
                     claim_digest: digest,
+                    shown,
                 });
                 return HostReply::Suspend {
                     message: format!("`{name}` needs confirmation: {}", decision.reason),

@@ -22,9 +22,10 @@ pub use writer::TraceWriter;
 
 /// `zamburak verify FILE`: checks the hash chain. Returns the exit code.
 ///
-/// Prints `ok: N records, head H` (exit 0), `broken at seq N (line L): why` (exit 1), or `incomplete ...`
-/// (exit 1: the chain checks but has no end record, so a cut-off tail cannot be ruled out). A file that cannot
-/// be read is a usage error (exit 2).
+/// Prints `ok: N records, head H` (exit 0); `broken at seq N (line L): why` (exit 1); `suspended at call #N,
+/// waiting on SNAPSHOT until TIME` (exit 4, like the `run` that suspended: the chain checks and ends in a
+/// `suspend` record); or `incomplete ...` (exit 1: the chain checks but has no end record, so a cut-off tail
+/// cannot be ruled out). A file that cannot be read is a usage error (exit 2).
 pub fn verify_command(file: &Path) -> i32 {
     let report = match verify::verify(file) {
         Ok(report) => report,
@@ -33,11 +34,30 @@ pub fn verify_command(file: &Path) -> i32 {
             return crate::exit::USAGE;
         }
     };
-    println!("{}", summary(&report));
-    if report.is_ok() {
-        crate::exit::OK
-    } else {
-        crate::exit::REJECTED
+    match (&report.broken, &report.suspended) {
+        (None, Some(s)) if !report.complete => {
+            let snapshot = crate::runtime::snapshot::snapshot_path(file);
+            let present = std::fs::read(&snapshot)
+                .is_ok_and(|b| redact::sha256_bytes(&b) == s.snapshot_sha256);
+            println!(
+                "suspended at call #{}, waiting on {}{} until {}; {} records check, head {}",
+                s.call_id,
+                snapshot.display(),
+                if present { "" } else { " (missing or changed)" },
+                s.expires_at,
+                report.records,
+                report.head.as_deref().unwrap_or("none")
+            );
+            crate::exit::SUSPENDED
+        }
+        _ => {
+            println!("{}", summary(&report));
+            if report.is_ok() {
+                crate::exit::OK
+            } else {
+                crate::exit::REJECTED
+            }
+        }
     }
 }
 
@@ -45,7 +65,7 @@ pub fn verify_command(file: &Path) -> i32 {
 ///
 /// ```
 /// use zamburak::trace::{Broken, VerifyReport, summary};
-/// let r = VerifyReport { records: 2, head: None, complete: false,
+/// let r = VerifyReport { records: 2, head: None, complete: false, suspended: None,
 ///     broken: Some(Broken { seq: 2, line: 3, why: "hash does not match".into() }) };
 /// assert_eq!(summary(&r), "broken at seq 2 (line 3): hash does not match");
 /// ```

@@ -35,6 +35,18 @@ pub struct VerifyReport {
     pub complete: bool,
     /// The first thing that does not check.
     pub broken: Option<Broken>,
+    /// When the last record is a `suspend`: the run waits for a human decision.
+    pub suspended: Option<Suspended>,
+}
+
+/// A run that stopped for an approval: what its last record says it waits on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Suspended {
+    pub call_id: u32,
+    /// `sha256:<hex>` of the only snapshot the run can be resumed from.
+    pub snapshot_sha256: String,
+    /// When the claim can no longer be approved (RFC 3339).
+    pub expires_at: String,
 }
 
 impl VerifyReport {
@@ -87,6 +99,7 @@ pub(crate) fn check<R: BufRead>(
         head: None,
         complete: false,
         broken: None,
+        suspended: None,
     };
     while let Some(raw) = lines.next_line()? {
         let seq = report.records as u64;
@@ -96,6 +109,7 @@ pub(crate) fn check<R: BufRead>(
                 report.records += 1;
                 report.complete = checked.is_end;
                 report.head = Some(checked.hash);
+                report.suspended = suspended(&checked.record);
                 sink(checked.record);
             }
             Err(why) => {
@@ -112,6 +126,18 @@ pub(crate) fn check<R: BufRead>(
         });
     }
     Ok(report)
+}
+
+/// The suspension a record states, if it is a `suspend` record (already checked well formed).
+fn suspended(record: &Map<String, Value>) -> Option<Suspended> {
+    if record.get("type").and_then(Value::as_str) != Some("suspend") {
+        return None;
+    }
+    Some(Suspended {
+        call_id: u32::try_from(record.get("call_id")?.as_u64()?).ok()?,
+        snapshot_sha256: record.get("snapshot_sha256")?.as_str()?.to_string(),
+        expires_at: record.get("expires_at")?.as_str()?.to_string(),
+    })
 }
 
 struct Checked {

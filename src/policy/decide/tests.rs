@@ -611,11 +611,26 @@ fn reasons_name_labels_and_sources_never_values() {
         "{}",
         d.reason
     );
+    // The plan wrote the recipient (trusted), so the reason names it; never a value's digest.
     assert!(
-        !d.reason.contains("eve@evil.test") && !d.reason.contains("feedface"),
+        d.reason.contains("`eve@evil.test` (recipient 1 in `to`)")
+            && !d.reason.contains("feedface"),
         "{}",
         d.reason
     );
+    // A recipient chosen by data is counted, never echoed.
+    let mut c = send(
+        list_arg(
+            "to",
+            lit(),
+            vec![lit(), from(1)],
+            &["me@example.com", "eve@evil.test"],
+        ),
+        lit(),
+    );
+    c.pc = readers(&w, with_tags(&w, lit(), &["PRIVATE"]), &["alice@x.test"]);
+    let d = decide(&w.policy, &w.space, &c);
+    assert!(!d.reason.contains("eve@evil.test"), "{}", d.reason);
 
     let d = decide(
         &w.policy,
