@@ -67,6 +67,10 @@ const LOOP_PLAN: &str = "total = 0\nparts = []\nfor i in range(100000):\n    tot
 
 const WORDS_PLAN: &str = "doc = get_text(name=\"big\")\ncounts = {}\nfor w in doc.split():\n    k = w.strip('.,').lower()\n    counts[k] = counts.get(k, 0) + 1\ntop = sorted(counts.items(), key=lambda kv: kv[1], reverse=True)[:10]\ntotal = sum([c for k, c in top])\n";
 
+/// 500 tool calls, each result labelled with its own call id as the runtime labels it: from call 20 on the
+/// labels are big ints inside Monty (exact lineage), and the final join names all 500 calls.
+const CALLS_PLAN: &str = "parts = []\nfor i in range(500):\n    parts.append(get_text(name=\"n\"))\nout = ''.join(parts)\nsend_email(to=\"me@example.com\", subject=\"s\", body=out)\n";
+
 fn emails() -> Value {
     Value::Array(
         (0..20)
@@ -145,8 +149,32 @@ fn sigs() -> Signatures {
     s
 }
 
+/// Answers every call with a short text labelled as the runtime labels call `n`'s result.
+struct CountingHost {
+    policy: Policy,
+    space: zamburak::label::LabelSpace,
+    n: u32,
+}
+impl Host for CountingHost {
+    fn call(&mut self, _: &str, _: Vec<(String, LValue)>, _: Packed, _: u32) -> HostReply {
+        self.n += 1;
+        HostReply::Return(label_result(
+            &self.policy,
+            "read_inbox",
+            &json!("a line of text "),
+            &mut self.space,
+            self.n,
+            Packed::LITERAL,
+        ))
+    }
+}
+
 /// Compiles and runs a plan lowered, the host answering with `result` labelled as untrusted mail.
 fn run_lowered(code: &str, result: &LValue) {
+    run_lowered_with(code, &mut FixedHost(result.clone()));
+}
+
+fn run_lowered_with(code: &str, host: &mut dyn Host) {
     let module = ruff_python_parser::parse_module(code)
         .unwrap()
         .into_syntax();
@@ -156,13 +184,7 @@ fn run_lowered(code: &str, result: &LValue) {
         max_recursion: 200,
         max_host_calls: 1000,
     };
-    let out = execute(
-        &lowered,
-        &sigs(),
-        &mut FixedHost(result.clone()),
-        &limits,
-        &mut |_| {},
-    );
+    let out = execute(&lowered, &sigs(), host, &limits, &mut |_| {});
     assert_eq!(out, zamburak::runtime::exec::ExecOutcome::Completed);
 }
 
@@ -195,6 +217,27 @@ fn loop_100k_lowered(b: Bencher) {
     b.bench(|| run_lowered(LOOP_PLAN, &r));
 }
 
+#[divan::bench(sample_count = 10)]
+fn calls_500_plain(b: Bencher) {
+    b.bench(|| run_plain(CALLS_PLAN, &MontyObject::String("a line of text ".into())));
+}
+
+#[divan::bench(sample_count = 10)]
+fn calls_500_lowered(b: Bencher) {
+    let policy = Policy::bundled_default().unwrap();
+    b.bench(|| {
+        let space = policy.label_space().unwrap();
+        run_lowered_with(
+            CALLS_PLAN,
+            &mut CountingHost {
+                policy: policy.clone(),
+                space,
+                n: 0,
+            },
+        )
+    });
+}
+
 #[divan::bench(sample_count = 5)]
 fn words_100k_plain(b: Bencher) {
     let r = to_monty(&big_text());
@@ -219,7 +262,7 @@ fn decision_per_call(b: Bencher) {
         1,
         Packed::LITERAL,
     );
-    let body = space.decode(mail.deep_label());
+    let body = space.decode(&mail.deep_label());
     let arg = |name: &str, label| zamburak::policy::ArgClaim {
         name: name.into(),
         label,

@@ -2,9 +2,10 @@
 //!
 //! * [`Label`] is the exact, host-side form: sets of tags, principals and sources. The lint and the decision
 //!   procedure work on it, and reasons are written from it.
-//! * [`Packed`] is what travels inside Monty next to every value: one `i64` whose join is cheap. The
-//!   [`LabelSpace`] of a run maps between the two. Inside a budget the mapping is exact; past it, it
-//!   over-approximates in the fail-closed direction (more sources, fewer readers), never the other way.
+//! * [`Packed`] is what travels inside Monty next to every value: one Python `int` whose join is cheap. The
+//!   [`LabelSpace`] of a run maps between the two. Sources are exact for any number of calls; past the
+//!   principal budget the mapping over-approximates in the fail-closed direction (fewer readers), never the
+//!   other way.
 //!
 //! ```
 //! use zamburak::label::{Label, LabelSpace};
@@ -14,7 +15,7 @@
 //! let lit = Label::literal();
 //! let joined = lit.join(&from_mail);
 //! assert!(joined.is_untrusted());
-//! assert_eq!(space.decode(space.encode(&joined)), joined);
+//! assert_eq!(space.decode(&space.encode(&joined)), joined);
 //! ```
 //!
 //! # Packed layout (bit 0 is the least significant)
@@ -27,12 +28,13 @@
 //! | 10..=25 | tag 0..15 present | OR |
 //! | 26 | readers are *not* public (inverted) | OR |
 //! | 27..=42 | principal 0..15 may *not* read (inverted, so OR intersects the readers) | OR |
-//! | 43..=61 | derives from a call whose id ≡ k (mod 19) | OR |
+//! | 43 + k | derives from call `k` (one bit per call, exact) | OR |
 //!
 //! Every field that shrinks under a join is stored inverted, so the join is a single `a | b` and `0` is its
-//! identity (the neutral `pc`): in Monty a join is then one operation, not five. Every label fits in 62 bits,
-//! so it stays a small `int` in Monty (a big int would double the cost of every operation, see the lowering
-//! study). A public label clears all "not a reader" bits, so a principal interned later is a reader of every
+//! identity (the neutral `pc`): in Monty a join is then one operation, not five. The labels of a run with
+//! calls 0..=19 fit in 63 bits and stay small `int`s in Monty; a value that derives from call 20 or later
+//! is a big `int` there (Python ints have no width), which costs more per operation only for such values.
+//! On the host, [`Packed`] keeps bits 0..=62 in an `i64` and the sources from call 20 on in `wide`. A public label clears all "not a reader" bits, so a principal interned later is a reader of every
 //! public value and of no restricted one: restricted labels made before the principal existed have its
 //! "not a reader" bit set.
 
@@ -48,7 +50,12 @@ pub const MAX_TAGS: usize = 16;
 /// Most distinct principals tracked exactly as readers in one run; later ones are never readers.
 pub const MAX_PRINCIPALS: usize = 16;
 /// Number of source bits; call ids are folded modulo this.
-pub const SOURCE_BITS: u32 = 19;
+/// Calls whose source bit lives in the packed `i64` (ids 0..=19, bits 43..=62); later calls go to
+/// [`Packed`]'s wide words.
+pub const NARROW_CALLS: u32 = 20;
+/// Most source words a packed label may carry (64 calls each): a label naming a call past
+/// `NARROW_CALLS + 64 * MAX_WIDE_WORDS` is malformed. Far above any `limits.max_tool_calls`.
+pub const MAX_WIDE_WORDS: usize = 1 << 14;
 
 pub const UNTRUSTED_BIT: i64 = 1;
 pub const UNKNOWN_BIT: i64 = 1 << 1;
@@ -66,7 +73,7 @@ pub const PUBLIC_BIT: i64 = 1 << PUBLIC_SHIFT;
 pub const PRINCIPALS_MASK: i64 = 0xFFFF << PRINCIPAL_SHIFT;
 /// The readers bits ("not public", "principal k may not read"); all clear means public.
 pub const READERS_MASK: i64 = PUBLIC_BIT | PRINCIPALS_MASK;
-pub const SOURCES_MASK: i64 = ((1i64 << SOURCE_BITS) - 1) << SOURCE_SHIFT;
+pub const SOURCES_MASK: i64 = ((1i64 << NARROW_CALLS) - 1) << SOURCE_SHIFT;
 
 /// The packed label of a plan literal: trusted, no kinds, no tags, public, no sources.
 pub const LITERAL: i64 = UNVERIFIED_MASK;
@@ -234,45 +241,115 @@ impl Label {
 }
 
 /// The packed, in-sandbox form of a label. See the module docs for the layout.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Packed(pub i64);
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Packed {
+    /// Bits 0..=62 of the layout (never negative when well formed).
+    bits: i64,
+    /// Sources from call [`NARROW_CALLS`] on: bit `j` of word `w` is call `NARROW_CALLS + 64 w + j` (bit
+    /// `63 + 64 w + j` of the Python int). Never ends in a zero word, so equal labels are equal values.
+    wide: Vec<u64>,
+}
 
 impl fmt::Debug for Packed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Packed({:#x})", self.0)
+        if self.wide.is_empty() {
+            write!(f, "Packed({:#x})", self.bits)
+        } else {
+            write!(f, "Packed({:#x}, wide {:x?})", self.bits, self.wide)
+        }
     }
 }
 
 impl Packed {
-    pub const LITERAL: Packed = Packed(LITERAL);
-    pub const UNKNOWN: Packed = Packed(LITERAL | UNKNOWN_BIT | UNTRUSTED_BIT);
+    pub const LITERAL: Packed = Packed::from_bits(LITERAL);
+    pub const UNKNOWN: Packed = Packed::from_bits(LITERAL | UNKNOWN_BIT | UNTRUSTED_BIT);
+
+    /// A label with no source from call [`NARROW_CALLS`] on.
+    pub const fn from_bits(bits: i64) -> Packed {
+        Packed {
+            bits,
+            wide: Vec::new(),
+        }
+    }
+
+    /// A label from its two parts; trailing zero words are dropped.
+    pub fn from_parts(bits: i64, mut wide: Vec<u64>) -> Packed {
+        while wide.last() == Some(&0) {
+            wide.pop();
+        }
+        Packed { bits, wide }
+    }
+
+    /// Bits 0..=62 of the layout.
+    pub fn bits(&self) -> i64 {
+        self.bits
+    }
+
+    /// The source words for calls from [`NARROW_CALLS`] on.
+    pub fn wide(&self) -> &[u64] {
+        &self.wide
+    }
 
     /// The join: OR (the fields that intersect are stored inverted). Mirrors [`Label::join`].
-    pub fn join(self, other: Packed) -> Packed {
-        Packed(self.0 | other.0)
+    pub fn join(&self, other: &Packed) -> Packed {
+        let (long, short) = if self.wide.len() >= other.wide.len() {
+            (&self.wide, &other.wide)
+        } else {
+            (&other.wide, &self.wide)
+        };
+        let mut wide = long.clone();
+        for (w, o) in wide.iter_mut().zip(short) {
+            *w |= o;
+        }
+        Packed {
+            bits: self.bits | other.bits,
+            wide,
+        }
     }
     /// Mirrors [`Label::computed`].
-    pub fn computed(self) -> Packed {
-        Packed(self.0 | UNVERIFIED_MASK)
+    pub fn computed(&self) -> Packed {
+        Packed {
+            bits: self.bits | UNVERIFIED_MASK,
+            wide: self.wide.clone(),
+        }
     }
     /// Mirrors [`Label::influence`].
-    pub fn influence(self) -> Packed {
-        if self.0 & UNTRUSTED_BIT != 0 {
-            Packed(self.0 | UNVERIFIED_MASK)
+    pub fn influence(&self) -> Packed {
+        let bits = if self.bits & UNTRUSTED_BIT != 0 {
+            self.bits | UNVERIFIED_MASK
         } else {
-            Packed(self.0 & !UNVERIFIED_MASK)
+            self.bits & !UNVERIFIED_MASK
+        };
+        Packed {
+            bits,
+            wide: self.wide.clone(),
         }
     }
     /// Mirrors [`Label::mint`].
-    pub fn mint(self, kind: u8) -> Packed {
-        Packed(self.0 & !(1i64 << (KIND_SHIFT + u32::from(kind & 7))))
+    pub fn mint(&self, kind: u8) -> Packed {
+        Packed {
+            bits: self.bits & !(1i64 << (KIND_SHIFT + u32::from(kind & 7))),
+            wide: self.wide.clone(),
+        }
     }
-    pub fn is_unknown(self) -> bool {
-        self.0 & UNKNOWN_BIT != 0
+    pub fn is_unknown(&self) -> bool {
+        self.bits & UNKNOWN_BIT != 0
     }
-    /// A value that did not come from the packing functions (negative, or bits above 61) is unknown.
-    pub fn is_well_formed(self) -> bool {
-        self.0 >= 0 && self.0 < (1i64 << (SOURCE_SHIFT + SOURCE_BITS))
+    /// A value that did not come from the packing functions (negative, or more source words than any run
+    /// can have) is unknown.
+    pub fn is_well_formed(&self) -> bool {
+        self.bits >= 0 && self.wide.len() <= MAX_WIDE_WORDS && self.wide.last() != Some(&0)
+    }
+
+    /// The call ids whose source bit is set, ascending.
+    pub fn source_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        let narrow = (0..NARROW_CALLS).filter(|k| self.bits & (1i64 << (SOURCE_SHIFT + k)) != 0);
+        let wide = self.wide.iter().enumerate().flat_map(|(w, word)| {
+            (0..64u32)
+                .filter(move |j| word & (1u64 << j) != 0)
+                .map(move |j| NARROW_CALLS + 64 * w as u32 + j)
+        });
+        narrow.chain(wide)
     }
 }
 
@@ -402,7 +479,9 @@ impl LabelSpace {
         })
     }
 
-    /// Packs a label. Exact within the budgets; sources fold modulo [`SOURCE_BITS`].
+    /// Packs a label. Exact within the principal budget; sources are exact up to
+    /// `NARROW_CALLS + 64 * MAX_WIDE_WORDS` calls (a later id is dropped, which no run reaches: the
+    /// policy's `max_tool_calls` is far below).
     pub fn encode(&self, label: &Label) -> Packed {
         let mut bits = 0i64;
         if label.is_untrusted() {
@@ -423,19 +502,32 @@ impl LabelSpace {
                     acc & !(1i64 << (PRINCIPAL_SHIFT + u32::from(*p)))
                 }),
         };
+        let mut wide: Vec<u64> = Vec::new();
         for s in &label.sources {
-            bits |= 1i64 << (SOURCE_SHIFT + (s % SOURCE_BITS));
+            if *s < NARROW_CALLS {
+                bits |= 1i64 << (SOURCE_SHIFT + s);
+            } else {
+                let j = (s - NARROW_CALLS) as usize;
+                let (w, b) = (j / 64, j % 64);
+                if w >= MAX_WIDE_WORDS {
+                    continue;
+                }
+                if wide.len() <= w {
+                    wide.resize(w + 1, 0);
+                }
+                wide[w] |= 1u64 << b;
+            }
         }
-        Packed(bits)
+        Packed::from_parts(bits, wide)
     }
 
-    /// Unpacks a label. A malformed packed value decodes as unknown. Sources decode to every recorded call
-    /// whose id folds onto a set bit: a superset of the true sources once more than [`SOURCE_BITS`] calls ran.
-    pub fn decode(&self, packed: Packed) -> Label {
+    /// Unpacks a label. A malformed packed value decodes as unknown. Sources decode exactly: the recorded
+    /// calls whose bit is set.
+    pub fn decode(&self, packed: &Packed) -> Label {
         if !packed.is_well_formed() {
             return Label::unknown();
         }
-        let bits = packed.0;
+        let bits = packed.bits;
         let readers = if bits & PUBLIC_BIT == 0 {
             Readers::Public
         } else {
@@ -446,12 +538,9 @@ impl LabelSpace {
                     .collect(),
             )
         };
-        let source_bits = (bits & SOURCES_MASK) >> SOURCE_SHIFT;
-        let sources = self
-            .calls
-            .keys()
-            .copied()
-            .filter(|id| source_bits & (1i64 << (id % SOURCE_BITS)) != 0)
+        let sources = packed
+            .source_ids()
+            .filter(|id| self.calls.contains_key(id))
             .collect();
         Label {
             integrity: if bits & UNTRUSTED_BIT != 0 {
@@ -584,6 +673,12 @@ mod tests {
         }
     }
 
+    prop_compose! {
+        fn packed()(bits in 0..i64::MAX, wide in prop::collection::vec(any::<u64>(), 0..4)) -> Packed {
+            Packed::from_parts(bits, wide)
+        }
+    }
+
     proptest! {
         #[test]
         fn join_is_commutative(a in label(), b in label()) {
@@ -637,38 +732,35 @@ mod tests {
         #[test]
         fn packing_roundtrips(a in label()) {
             let s = space();
-            let d = s.decode(s.encode(&a));
-            // Sources fold modulo SOURCE_BITS, so decoding may add calls, never lose one.
-            prop_assert!(d.sources.is_superset(&a.sources));
-            let mut d2 = d.clone(); d2.sources = a.sources.clone();
-            prop_assert_eq!(d2, a);
+            // Exact, sources included (CALLS reaches past NARROW_CALLS, into the wide words).
+            prop_assert_eq!(s.decode(&s.encode(&a)), a);
         }
         #[test]
         fn packing_is_a_homomorphism(a in label(), b in label()) {
             let s = space();
-            prop_assert_eq!(s.decode(s.encode(&a).join(s.encode(&b))), s.decode(s.encode(&a.join(&b))));
-            prop_assert_eq!(s.decode(s.encode(&a).computed()), s.decode(s.encode(&a.computed())));
-            prop_assert_eq!(s.decode(s.encode(&a).influence()), s.decode(s.encode(&a.influence())));
-            prop_assert_eq!(s.decode(s.encode(&a).mint(1)), s.decode(s.encode(&a.mint(1))));
+            prop_assert_eq!(s.decode(&s.encode(&a).join(&s.encode(&b))), s.decode(&s.encode(&a.join(&b))));
+            prop_assert_eq!(s.decode(&s.encode(&a).computed()), s.decode(&s.encode(&a.computed())));
+            prop_assert_eq!(s.decode(&s.encode(&a).influence()), s.decode(&s.encode(&a.influence())));
+            prop_assert_eq!(s.decode(&s.encode(&a).mint(1)), s.decode(&s.encode(&a.mint(1))));
         }
         #[test]
-        fn packed_join_laws(a in any::<i64>(), b in any::<i64>(), c in any::<i64>()) {
-            let (a, b, c) = (Packed(a), Packed(b), Packed(c));
-            prop_assert_eq!(a.join(b), b.join(a));
-            prop_assert_eq!(a.join(b).join(c), a.join(b.join(c)));
-            prop_assert_eq!(a.join(a), a);
+        fn packed_join_laws(a in packed(), b in packed(), c in packed()) {
+            prop_assert_eq!(a.join(&b), b.join(&a));
+            prop_assert_eq!(a.join(&b).join(&c), a.join(&b.join(&c)));
+            prop_assert_eq!(a.join(&a), a.clone());
+            prop_assert!(a.join(&b).is_well_formed());
         }
         #[test]
-        fn malformed_packed_decodes_unknown(bits in prop_oneof![i64::MIN..0, (1i64 << 62)..i64::MAX]) {
-            prop_assert!(space().decode(Packed(bits)).unknown);
+        fn malformed_packed_decodes_unknown(bits in i64::MIN..0) {
+            prop_assert!(space().decode(&Packed::from_bits(bits)).unknown);
         }
     }
 
     #[test]
     fn literal_packs_to_the_constant() {
         assert_eq!(space().encode(&Label::literal()), Packed::LITERAL);
-        assert_eq!(space().decode(Packed::LITERAL), Label::literal());
-        assert!(space().decode(Packed::UNKNOWN).unknown);
+        assert_eq!(space().decode(&Packed::LITERAL), Label::literal());
+        assert!(space().decode(&Packed::UNKNOWN).unknown);
     }
 
     #[test]
@@ -687,19 +779,43 @@ mod tests {
         let mut s = LabelSpace::new(&[], &[]).unwrap();
         let old = s.encode(&s.clone().tool_result(1, true, &[], Some(&[])).unwrap());
         let p = s.principal("new@x.test").unwrap();
-        assert_eq!(s.decode(old).readers, Readers::Only(BTreeSet::new()));
+        assert_eq!(s.decode(&old).readers, Readers::Only(BTreeSet::new()));
         // ...while a public value is readable by it.
-        assert_eq!(s.decode(Packed::LITERAL).readers, Readers::Public);
+        assert_eq!(s.decode(&Packed::LITERAL).readers, Readers::Public);
         let _ = p;
     }
 
     #[test]
-    fn sources_fold_past_the_budget() {
+    fn sources_are_exact_for_any_number_of_calls() {
         let mut s = LabelSpace::new(&[], &[]).unwrap();
-        s.record_call(1, "a");
-        s.record_call(1 + SOURCE_BITS, "b");
-        let l = s.tool_result(1, true, &[], None).unwrap();
-        let d = s.decode(s.encode(&l));
-        assert_eq!(d.sources, BTreeSet::from([1, 1 + SOURCE_BITS]));
+        for id in 1..=600 {
+            s.record_call(id, "t");
+        }
+        // Calls that would have folded onto each other modulo 19 stay apart, in and past the i64.
+        for ids in [
+            vec![1],
+            vec![20],
+            vec![21],
+            vec![1, 20, 39, 58, 77],
+            vec![19, 83, 84, 147, 600],
+        ] {
+            let l = Label {
+                sources: ids.iter().copied().collect(),
+                ..Label::literal()
+            };
+            let p = s.encode(&l);
+            assert_eq!(p.wide().is_empty(), ids.iter().all(|i| *i < NARROW_CALLS));
+            assert_eq!(s.decode(&p).sources, l.sources, "{ids:?}");
+        }
+        // A join keeps both sides' wide words.
+        let a = s.encode(&Label {
+            sources: BTreeSet::from([3, 500]),
+            ..Label::literal()
+        });
+        let b = s.encode(&Label {
+            sources: BTreeSet::from([21]),
+            ..Label::literal()
+        });
+        assert_eq!(s.decode(&a.join(&b)).sources, BTreeSet::from([3, 21, 500]));
     }
 }

@@ -16,7 +16,7 @@ use zamburak::runtime::value::{LValue, Raw};
 const TAINT: i64 = LITERAL | UNTRUSTED_BIT;
 
 fn s(v: &str, l: i64) -> LValue {
-    LValue::new(Raw::Str(v.into()), Packed(l))
+    LValue::new(Raw::Str(v.into()), Packed::from_bits(l))
 }
 
 fn mail(subject: &str, from: &str, tags: &[&str]) -> LValue {
@@ -28,11 +28,11 @@ fn mail(subject: &str, from: &str, tags: &[&str]) -> LValue {
                 s("tags", LITERAL),
                 LValue::new(
                     Raw::List(tags.iter().map(|t| s(t, TAINT)).collect()),
-                    Packed(TAINT),
+                    Packed::from_bits(TAINT),
                 ),
             ),
         ]),
-        Packed(TAINT),
+        Packed::from_bits(TAINT),
     )
 }
 
@@ -47,9 +47,9 @@ impl Host for Observer {
         if name == "get" {
             return HostReply::Return(self.result.clone());
         }
-        if pc.0 & UNTRUSTED_BIT == 0 {
+        if pc.bits() & UNTRUSTED_BIT == 0 {
             let v = &args[0].1;
-            let trusted = v.deep_label().0 & UNTRUSTED_BIT == 0;
+            let trusted = v.deep_label().bits() & UNTRUSTED_BIT == 0;
             self.low.push(trusted.then(|| v.raw.clone()));
         }
         HostReply::Return(LValue::new(Raw::None, Packed::LITERAL))
@@ -111,7 +111,7 @@ impl Host for KindObserver {
             }
             _ => {
                 let v = &args[0].1;
-                if v.label.0 & UNTRUSTED_BIT != 0 && v.label.0 & KIND0_UNVERIFIED == 0 {
+                if v.label.bits() & UNTRUSTED_BIT != 0 && v.label.bits() & KIND0_UNVERIFIED == 0 {
                     self.claimed.push(v.raw.clone());
                 }
                 HostReply::Return(LValue::new(Raw::None, Packed::LITERAL))

@@ -469,3 +469,101 @@ fn garbage_traces_render_what_they_can() {
         .unwrap();
     assert_eq!(missing.status.code(), Some(2));
 }
+
+/// A call denied before the run has no runtime sources: the trace records lint's predicted call sites and
+/// the viewer draws them as predicted nodes feeding the denied call (it said "plan literals only").
+#[test]
+fn a_call_denied_before_the_run_shows_its_predicted_sources() {
+    let (_world, trace) = traced("attack.py", 3);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let call: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["type"] == "call")
+        .unwrap();
+    assert_eq!(call["before_run"], true);
+    assert_eq!(
+        call["args"][0]["label"]["sources"],
+        serde_json::json!([
+            "search_email (line 3, predicted)",
+            "read_file (line 5, predicted)"
+        ])
+    );
+    let (code, html) = export(&trace);
+    assert_eq!(code, 0);
+    assert_eq!(html.matches("class=\"node predicted\"").count(), 2);
+    assert!(html.contains(">search_email (line 3, predicted)</text>"));
+    // Both predicted nodes feed the denied call with a data edge.
+    let node = regex::Regex::new(r#"<g class="node call[^"]*" id="node-1""#).unwrap();
+    assert!(node.is_match(&html));
+    let edges = shown_edges(&html);
+    assert_eq!(edges.len(), 2, "{edges:?}");
+    assert!(
+        edges
+            .iter()
+            .all(|(_, to, kind)| *to == 3 && *kind == "data")
+    );
+    assert!(html.contains("predicted by lint, no call ran: search_email (line 3, predicted), read_file (line 5, predicted)"));
+    assert!(!html.contains("Data from: plan literals only"));
+}
+
+/// Rows after the point where the chain breaks are marked and left out of the totals: a forger who flips a
+/// denial to `allow` does not get an extra "allowed" in the summary.
+#[test]
+fn a_tampered_trace_does_not_count_rows_after_the_break() {
+    let (_world, trace) = traced("triage.py", 0);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let calls_at: Vec<usize> = (0..lines.len())
+        .filter(|i| lines[*i].contains("\"type\":\"call\""))
+        .collect();
+    assert!(calls_at.len() >= 3, "the fixture has calls to forge");
+    // Forge the second call: claim it was denied... then allowed, whichever it was not.
+    let victim = calls_at[1];
+    let forged_line = if lines[victim].contains("\"decision\":\"allow\"") {
+        lines[victim].replacen("\"decision\":\"allow\"", "\"decision\":\"deny\"", 1)
+    } else {
+        let d = regex::Regex::new(r#""decision":"[a-z]+""#).unwrap();
+        d.replace(lines[victim], "\"decision\":\"allow\"")
+            .to_string()
+    };
+    let mut forged: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    forged[victim] = forged_line;
+    std::fs::write(&trace, forged.join("\n") + "\n").unwrap();
+
+    // Independently: the calls before the forged line, by decision.
+    let before: Vec<Value> = calls_at
+        .iter()
+        .filter(|i| **i < victim)
+        .map(|i| serde_json::from_str(lines[*i]).unwrap())
+        .collect();
+    let count = |d: &str| before.iter().filter(|c| c["decision"] == d).count();
+    let (code, html) = export(&trace);
+    assert_eq!(code, 1);
+    assert!(
+        html.contains(&format!(
+            "<td class=\"decision-allow\">{}</td>",
+            count("allow")
+        )),
+        "{html}"
+    );
+    assert!(html.contains(&format!(
+        "<td class=\"decision-deny\">{}</td>",
+        count("deny")
+    )));
+    assert!(html.contains(&format!(
+        "<td class=\"decision-draft\">{}</td>",
+        count("draft")
+    )));
+    let unverified = calls_at.len() - before.len();
+    assert!(html.contains(&format!("<td class=\"unverified-note\">{unverified}</td>")));
+    assert_eq!(
+        html.matches("<span class=\"unverified-note\">NOT VERIFIED</span>")
+            .count(),
+        unverified
+    );
+    assert!(
+        html.contains("NOT VERIFIED (after the break)"),
+        "the end record is after the break too"
+    );
+}

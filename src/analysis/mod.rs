@@ -31,7 +31,7 @@ pub mod output;
 
 use std::collections::BTreeSet;
 
-use crate::label::{KindSet, Label, LabelSpace, LabelView};
+use crate::label::{KindSet, Label, LabelView};
 use crate::lower::{self, Mode};
 use crate::plan::render::LineIndex;
 use crate::plan::{self, Diagnostic, Severity};
@@ -59,6 +59,8 @@ pub struct CallPrediction {
     pub args: Vec<ArgPrediction>,
     pub pc_may: LabelView,
     pub pc_must: LabelView,
+    /// The calls the control context may derive from.
+    pub pc_sources: Vec<SourceRef>,
 }
 
 /// The predicted labels of one argument.
@@ -69,6 +71,9 @@ pub struct ArgPrediction {
     pub may: LabelView,
     /// What the argument certainly carries.
     pub must: LabelView,
+    /// The calls the argument may derive from (`tool()` at line N), for a record of a call denied before
+    /// the run, where no runtime source exists.
+    pub sources: Vec<SourceRef>,
 }
 
 /// Everything `lint` found.
@@ -174,7 +179,7 @@ pub fn analyze(parsed: &plan::ParsedPlan, policy: &Policy, mode: Mode) -> LintRe
 
     let mut found: Vec<(Diagnostic, DiagnosticDetail)> = Vec::new();
     for site in interp.sites.values().filter(|s| s.visits > 0) {
-        let prediction = predict(policy, &interp.space, site, source, &report.lines);
+        let prediction = predict(policy, &interp, site, source, &report.lines);
         if let Some(d) = verdict(policy, &interp, site, &prediction, source, &report.lines) {
             found.push(d);
         }
@@ -226,11 +231,12 @@ fn texts(a: &ArgAcc) -> Texts {
 
 fn predict(
     policy: &Policy,
-    space: &LabelSpace,
+    interp: &Interp<'_>,
     site: &SiteAcc,
     source: &str,
     lines: &LineIndex,
 ) -> CallPrediction {
+    let space = &interp.space;
     // Two readings of a value that may be a list or a dict: the list reading checks structure and elements
     // apart, the dict reading checks everything joined. The worst of both bounds the runtime's decision.
     let claims = |f: &dyn Fn(&ArgAcc) -> ClaimParts| -> Vec<ArgClaim> {
@@ -290,6 +296,7 @@ fn predict(
                 name: a.name.clone(),
                 may: shown(&deep_may(a)),
                 must: shown(&a.claim_must),
+                sources: sources(interp, &deep_may(a), source, lines),
             })
             .collect(),
         // `pc` never carries kinds (a trusted choice is neutral); showing "every kind" would mislead.
@@ -297,6 +304,7 @@ fn predict(
             verified: KindSet::NONE,
             ..site.pc_may.clone()
         }),
+        pc_sources: sources(interp, &site.pc_may, source, lines),
         pc_must: shown(&Label {
             verified: KindSet::NONE,
             ..site.pc_must.clone()

@@ -40,7 +40,7 @@ pub const MAX_RESULT_DEPTH: usize = 128;
 /// let v = label_result(&policy, "get_email", &mail, &mut space, 3, Packed::LITERAL);
 /// let Raw::Dict(entries) = &v.raw else { panic!() };
 /// let body = &entries.iter().find(|(k, _)| k.raw == Raw::Str("body".into())).unwrap().1;
-/// let label = space.decode(body.label);
+/// let label = space.decode(&body.label);
 /// assert!(label.is_untrusted());
 /// assert_eq!(space.describe(&label).sources, ["get_email#3"]);
 /// ```
@@ -56,7 +56,7 @@ pub fn label_result(
     let Some(spec) = policy.tool(tool) else {
         return unknown(value, 0);
     };
-    let args = space.decode(args_join);
+    let args = space.decode(&args_join);
     let mut labeller = Labeller {
         space,
         call_id,
@@ -104,7 +104,7 @@ impl Labeller<'_> {
                 let mut structure = self.label_exact(None, list_readers);
                 for el in &elements {
                     let readers_only = Label {
-                        readers: self.space.decode(el.label).readers,
+                        readers: self.space.decode(&el.label).readers,
                         ..Label::literal()
                     };
                     structure = structure.join(&readers_only);
@@ -152,7 +152,7 @@ impl Labeller<'_> {
             .map(|(k, v)| {
                 let field_label = self.label(Some(k), readers.clone());
                 (
-                    LValue::new(Raw::Str(k.clone()), structure),
+                    LValue::new(Raw::Str(k.clone()), structure.clone()),
                     deep(v, field_label, 1),
                 )
             })
@@ -208,13 +208,18 @@ fn deep(value: &Value, label: Packed, depth: usize) -> LValue {
             None => Raw::Float(n.as_f64().unwrap_or(f64::NAN)),
         },
         Value::String(s) => Raw::Str(s.clone()),
-        Value::Array(items) => Raw::List(items.iter().map(|v| deep(v, label, depth + 1)).collect()),
+        Value::Array(items) => Raw::List(
+            items
+                .iter()
+                .map(|v| deep(v, label.clone(), depth + 1))
+                .collect(),
+        ),
         Value::Object(map) => Raw::Dict(
             map.iter()
                 .map(|(k, v)| {
                     (
-                        LValue::new(Raw::Str(k.clone()), label),
-                        deep(v, label, depth + 1),
+                        LValue::new(Raw::Str(k.clone()), label.clone()),
+                        deep(v, label.clone(), depth + 1),
                     )
                 })
                 .collect(),
@@ -281,7 +286,7 @@ tools:
             .1
     }
 
-    fn readers(space: &LabelSpace, p: Packed) -> Option<Vec<String>> {
+    fn readers(space: &LabelSpace, p: &Packed) -> Option<Vec<String>> {
         space.describe(&space.decode(p)).readers
     }
 
@@ -300,16 +305,16 @@ tools:
             4,
             Packed::LITERAL,
         );
-        let id = s.decode(field(&v, "id").label);
+        let id = s.decode(&field(&v, "id").label);
         assert_eq!(id.integrity, Integrity::Trusted);
-        let body = s.describe(&s.decode(field(&v, "body").label));
+        let body = s.describe(&s.decode(&field(&v, "body").label));
         assert_eq!(body.tags, ["PRIVATE", "PII"]);
         assert_eq!(body.integrity, "untrusted");
         assert_eq!(body.sources, ["get_email#4"]);
-        let subject = s.describe(&s.decode(field(&v, "subject").label));
+        let subject = s.describe(&s.decode(&field(&v, "subject").label));
         assert_eq!(subject.tags, ["PRIVATE"]);
         assert_eq!(
-            readers(&s, v.label),
+            readers(&s, &v.label),
             Some(vec!["bob@x.test".to_string(), "c@x.test".to_string()])
         );
         // Nested values (the `to` list and its elements) carry the field's label.
@@ -317,8 +322,8 @@ tools:
             panic!()
         };
         assert_eq!(
-            s.decode(to[0].label).tags,
-            s.decode(field(&v, "subject").label).tags
+            s.decode(&to[0].label).tags,
+            s.decode(&field(&v, "subject").label).tags
         );
     }
 
@@ -331,13 +336,13 @@ tools:
         });
         let v = label_result(&p, "lookup", &json!({"k": "v"}), &mut s, 1, untrusted_arg);
         assert!(
-            s.decode(v.label).is_untrusted(),
+            s.decode(&v.label).is_untrusted(),
             "an untrusted query makes even a trusted source untrusted"
         );
-        assert!(s.decode(field(&v, "k").label).is_untrusted());
+        assert!(s.decode(&field(&v, "k").label).is_untrusted());
         let v = label_result(&p, "lookup", &json!({"k": "v"}), &mut s, 2, Packed::LITERAL);
-        assert!(!s.decode(field(&v, "k").label).is_untrusted());
-        assert_eq!(s.decode(v.label).readers, Readers::Public);
+        assert!(!s.decode(&field(&v, "k").label).is_untrusted());
+        assert_eq!(s.decode(&v.label).readers, Readers::Public);
     }
 
     #[test]
@@ -348,20 +353,20 @@ tools:
             mail("a@x.test", &["b@x.test"])
         ]);
         let v = label_result(&p, "list_emails", &list, &mut s, 5, Packed::LITERAL);
-        assert_eq!(readers(&s, v.label), Some(vec!["a@x.test".to_string()]));
+        assert_eq!(readers(&s, &v.label), Some(vec!["a@x.test".to_string()]));
         let Raw::List(items) = &v.raw else { panic!() };
         assert_eq!(
-            readers(&s, items[1].label),
+            readers(&s, &items[1].label),
             Some(vec!["a@x.test".to_string(), "b@x.test".to_string()])
         );
-        assert!(s.decode(v.label).is_untrusted());
+        assert!(s.decode(&v.label).is_untrusted());
     }
 
     #[test]
     fn empty_lists_and_non_records_fail_closed_to_the_user() {
         let (p, mut s) = setup();
         let v = label_result(&p, "list_emails", &json!([]), &mut s, 6, Packed::LITERAL);
-        assert_eq!(readers(&s, v.label), Some(vec![]));
+        assert_eq!(readers(&s, &v.label), Some(vec![]));
         let v = label_result(
             &p,
             "list_emails",
@@ -370,7 +375,7 @@ tools:
             7,
             Packed::LITERAL,
         );
-        assert_eq!(readers(&s, v.label), Some(vec![]));
+        assert_eq!(readers(&s, &v.label), Some(vec![]));
         let v = label_result(
             &p,
             "get_email",
@@ -379,7 +384,7 @@ tools:
             8,
             Packed::LITERAL,
         );
-        assert_eq!(readers(&s, v.label), Some(vec!["z@x.test".to_string()]));
+        assert_eq!(readers(&s, &v.label), Some(vec!["z@x.test".to_string()]));
     }
 
     #[test]
@@ -387,12 +392,12 @@ tools:
         let (p, mut s) = setup();
         let v = label_result(&p, "team", &json!(["x", "y"]), &mut s, 9, Packed::LITERAL);
         assert_eq!(
-            readers(&s, v.label),
+            readers(&s, &v.label),
             Some(vec!["a@x.test".to_string(), "b@x.test".to_string()])
         );
         let v = label_result(&p, "team", &json!([]), &mut s, 10, Packed::LITERAL);
         assert_eq!(
-            readers(&s, v.label),
+            readers(&s, &v.label),
             Some(vec!["a@x.test".to_string(), "b@x.test".to_string()])
         );
     }
@@ -402,8 +407,8 @@ tools:
         let (p, mut s) = setup();
         let v = label_result(&p, "nope", &json!({"a": [1]}), &mut s, 11, Packed::LITERAL);
         assert!(v.label.is_unknown() && field(&v, "a").label.is_unknown());
-        let v = label_result(&p, "lookup", &json!("x"), &mut s, 12, Packed(-1));
-        assert!(s.decode(v.label).unknown);
+        let v = label_result(&p, "lookup", &json!("x"), &mut s, 12, Packed::from_bits(-1));
+        assert!(s.decode(&v.label).unknown);
     }
 
     #[test]

@@ -8,14 +8,16 @@
 //! use zamburak::label::Packed;
 //! use zamburak::runtime::boxing::{rebox, unbox};
 //! use zamburak::runtime::value::{LValue, Raw};
-//! let v = LValue::new(Raw::List(vec![LValue::new(Raw::Str("a".into()), Packed(Packed::LITERAL.0 | 1))]), Packed::LITERAL);
+//! let v = LValue::new(Raw::List(vec![LValue::new(Raw::Str("a".into()), Packed::from_bits(Packed::LITERAL.bits() | 1))]), Packed::LITERAL);
 //! assert_eq!(unbox(&rebox(&v)).unwrap(), v);
 //! assert!(unbox(&MontyObject::String("raw".into())).is_err());
 //! ```
 
 use monty_types::MontyObject;
 
-use crate::label::Packed;
+use num_bigint::{BigInt, BigUint, Sign};
+
+use crate::label::{MAX_WIDE_WORDS, Packed};
 use crate::runtime::value::{LValue, Raw};
 
 /// Deepest nesting accepted across the boundary.
@@ -35,10 +37,37 @@ pub enum BoxError {
 }
 
 fn label(obj: &MontyObject) -> Result<Packed, BoxError> {
-    match obj {
-        MontyObject::Int(l) if Packed(*l).is_well_formed() => Ok(Packed(*l)),
-        _ => Err(BoxError::BadLabel),
+    packed_of(obj).ok_or(BoxError::BadLabel)
+}
+
+/// A packed label as Monty holds it: a small int while it names no call from `NARROW_CALLS` on, a big
+/// int past that. `None` for anything that is not a well-formed label.
+pub fn packed_of(obj: &MontyObject) -> Option<Packed> {
+    let p = match obj {
+        MontyObject::Int(l) => Packed::from_bits(*l),
+        MontyObject::BigInt(b) => {
+            let (sign, digits) = b.to_u64_digits();
+            if sign == Sign::Minus || digits.len() > MAX_WIDE_WORDS + 2 {
+                return None;
+            }
+            let low = digits.first().copied().unwrap_or(0) & (i64::MAX as u64);
+            let (_, wide) = (b >> 63u32).to_u64_digits();
+            // `low` has its top bit cleared, so it fits an i64.
+            Packed::from_parts(low as i64, wide)
+        }
+        _ => return None,
+    };
+    p.is_well_formed().then_some(p)
+}
+
+/// The Monty form of a packed label (see [`packed_of`]).
+pub fn label_object(p: &Packed) -> MontyObject {
+    if p.wide().is_empty() {
+        return MontyObject::Int(p.bits());
     }
+    let bytes: Vec<u8> = p.wide().iter().flat_map(|w| w.to_le_bytes()).collect();
+    let wide = BigInt::from(BigUint::from_bytes_le(&bytes)) << 63u32;
+    MontyObject::BigInt(wide | BigInt::from(p.bits()))
 }
 
 /// Converts a boxed Monty value into a labelled host value.
@@ -61,7 +90,7 @@ fn unbox_at(obj: &MontyObject, depth: usize) -> Result<LValue, BoxError> {
         let [MontyObject::String(kind), items, s] = b.as_slice() else {
             return Err(BoxError::NotBoxed);
         };
-        let structure = label(s)?.join(reference);
+        let structure = label(s)?.join(&reference);
         let raw = match (kind.as_str(), items) {
             ("l", MontyObject::List(xs)) => Raw::List(unbox_all(xs, depth)?),
             ("t", MontyObject::List(xs)) => Raw::Tuple(unbox_all(xs, depth)?),
@@ -106,13 +135,9 @@ fn unbox_all(xs: &[MontyObject], depth: usize) -> Result<Vec<LValue>, BoxError> 
 /// Converts a labelled host value into its boxed Monty form. Containers get `label` as both their
 /// structure and reference label.
 pub fn rebox(v: &LValue) -> MontyObject {
-    let lbl = MontyObject::Int(v.label.0);
+    let lbl = label_object(&v.label);
     let boxed = |kind: &str, items: MontyObject| {
-        MontyObject::List(vec![
-            MontyObject::String(kind.into()),
-            items,
-            MontyObject::Int(v.label.0),
-        ])
+        MontyObject::List(vec![MontyObject::String(kind.into()), items, lbl.clone()])
     };
     let raw = match &v.raw {
         Raw::None => MontyObject::None,
@@ -146,5 +171,41 @@ fn raw_key(k: &LValue) -> MontyObject {
         Raw::Tuple(xs) => MontyObject::Tuple(xs.iter().map(raw_key).collect()),
         // Unhashable keys cannot come from JSON tool results; render them as text so nothing is lost.
         Raw::List(_) | Raw::Dict(_) => MontyObject::String(k.to_json().to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_past_the_i64_cross_the_boundary_exactly() {
+        for p in [
+            Packed::LITERAL,
+            Packed::from_bits(i64::MAX),
+            Packed::from_parts(5, vec![1]),
+            Packed::from_parts(Packed::LITERAL.bits() | 1, vec![0, u64::MAX, 1 << 63]),
+        ] {
+            let obj = label_object(&p);
+            assert_eq!(packed_of(&obj), Some(p.clone()), "{p:?}");
+            let v = LValue::new(Raw::Str("x".into()), p);
+            assert_eq!(unbox(&rebox(&v)).unwrap(), v);
+        }
+    }
+
+    #[test]
+    fn malformed_labels_are_refused() {
+        assert_eq!(packed_of(&MontyObject::Int(-1)), None);
+        assert_eq!(
+            packed_of(&MontyObject::BigInt(BigInt::from(-1) << 80u32)),
+            None
+        );
+        assert_eq!(
+            packed_of(&MontyObject::BigInt(
+                BigInt::from(1) << (64 * (MAX_WIDE_WORDS + 4))
+            )),
+            None
+        );
+        assert_eq!(packed_of(&MontyObject::String("0".into())), None);
     }
 }

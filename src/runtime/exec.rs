@@ -163,10 +163,10 @@ pub fn paused_call(call: &PausedRun) -> Result<PausedCall, String> {
         .and_then(|l| u32::try_from(l).ok())
         .unwrap_or(0);
     let name = call.function_name.clone();
-    let Some(pc) = int_kwarg(&call.kwargs, "_zpc")
-        .map(Packed)
-        .filter(|p| p.is_well_formed())
-    else {
+    let Some(pc) = call.kwargs.iter().find_map(|(k, v)| match k {
+        MontyObject::String(k) if k == "_zpc" => crate::runtime::boxing::packed_of(v),
+        _ => None,
+    }) else {
         return Err(format!(
             "call to `{name}` without a well-formed control label"
         ));

@@ -397,6 +397,21 @@ fn rejected(diagnostics: Vec<Diagnostic>, recorder: &mut Recorder<'_>) -> RunRep
     report
 }
 
+/// A label lint predicted for a call denied before the run: no call ran, so its sources are the call
+/// sites the value may derive from, written `tool (line N, predicted)` (docs/trace.md), never `tool#id`.
+fn predicted(
+    label: &crate::label::LabelView,
+    sources: &[crate::analysis::SourceRef],
+) -> crate::label::LabelView {
+    crate::label::LabelView {
+        sources: sources
+            .iter()
+            .map(|s| format!("{} (line {}, predicted)", s.name, s.line))
+            .collect(),
+        ..label.clone()
+    }
+}
+
 fn denied_before_run(
     denials: &[crate::analysis::CallPrediction],
     recorder: &mut Recorder<'_>,
@@ -413,13 +428,13 @@ fn denied_before_run(
                 .iter()
                 .map(|a| ArgRecord {
                     name: a.name.clone(),
-                    label: a.must.clone(),
+                    label: predicted(&a.must, &a.sources),
                     // No value exists before the run.
                     digest: "none".into(),
                     preview: None,
                 })
                 .collect(),
-            pc: d.pc_must.clone(),
+            pc: predicted(&d.pc_must, &d.pc_sources),
             decision: serde_plain(&Outcome::Deny),
             rule: d.must.rule.clone(),
             reason: d.must.reason.clone(),
@@ -678,7 +693,7 @@ impl RunHost<'_, '_> {
             return self.verifier_failed(name, call_id, line, &why);
         }
         let minted = LValue::new(value.raw, value.label.mint(kind));
-        let label = self.space.decode(minted.label);
+        let label = self.space.decode(&minted.label);
         if !trace::redact::is_clean(&label) {
             self.tainted_sources.insert(format!("{name}#{call_id}"));
         }
@@ -734,7 +749,7 @@ impl RunHost<'_, '_> {
         let claim = Claim {
             tool: name.to_string(),
             args: args.iter().map(|(n, v)| self.arg_claim(n, v)).collect(),
-            pc: self.space.decode(pc.influence()),
+            pc: self.space.decode(&pc.influence()),
             calls_so_far: self.tool_calls - 1,
         };
         let decision = policy::decide(self.policy, &self.space, &claim);
@@ -747,7 +762,7 @@ impl RunHost<'_, '_> {
                 .zip(&claim.args)
                 .map(|((n, v), c)| {
                     let (digest, preview) =
-                        trace::redact::stored(&v.to_json(), &self.space.decode(v.deep_label()));
+                        trace::redact::stored(&v.to_json(), &self.space.decode(&v.deep_label()));
                     ArgRecord {
                         name: n.clone(),
                         label: self.space.describe(&c.label),
@@ -866,7 +881,7 @@ impl RunHost<'_, '_> {
         self.calls_run.push(name.to_string());
         let args_join = args
             .iter()
-            .fold(Packed::LITERAL, |acc, (_, v)| acc.join(v.deep_label()));
+            .fold(Packed::LITERAL, |acc, (_, v)| acc.join(&v.deep_label()));
         // Tags the policy gives results by the path asked for (`returns.tags_when`), on every part of it.
         let rules = self
             .policy
@@ -881,7 +896,7 @@ impl RunHost<'_, '_> {
                 None => by_path.unknown = true,
             }
         }
-        let args_join = args_join.join(self.space.encode(&by_path));
+        let args_join = args_join.join(&self.space.encode(&by_path));
         let result = policy::label_result(
             self.policy,
             name,
@@ -890,7 +905,7 @@ impl RunHost<'_, '_> {
             call_id,
             args_join,
         );
-        let label = self.space.decode(result.deep_label());
+        let label = self.space.decode(&result.deep_label());
         if !trace::redact::is_clean(&label) {
             self.tainted_sources.insert(format!("{name}#{call_id}"));
         }
@@ -911,16 +926,16 @@ impl RunHost<'_, '_> {
     fn arg_claim(&self, name: &str, v: &LValue) -> ArgClaim {
         let (label, elements) = match &v.raw {
             Raw::List(items) | Raw::Tuple(items) => (
-                self.space.decode(v.label),
+                self.space.decode(&v.label),
                 Some(
                     items
                         .iter()
-                        .map(|i| self.space.decode(i.deep_label()))
+                        .map(|i| self.space.decode(&i.deep_label()))
                         .collect(),
                 ),
             ),
-            Raw::Dict(_) => (self.space.decode(v.deep_label()), None),
-            _ => (self.space.decode(v.label), None),
+            Raw::Dict(_) => (self.space.decode(&v.deep_label()), None),
+            _ => (self.space.decode(&v.label), None),
         };
         // Recipients are a string or a flat list or tuple of strings; any other shape is `Malformed`,
         // which the decision refuses wherever it names recipients.

@@ -38,21 +38,20 @@ impl LValue {
     /// ```
     /// use zamburak::label::Packed;
     /// use zamburak::runtime::value::{LValue, Raw};
-    /// let secret = LValue::new(Raw::Str("s".into()), Packed(Packed::LITERAL.0 | 1));
+    /// let secret = LValue::new(Raw::Str("s".into()), Packed::from_bits(Packed::LITERAL.bits() | 1));
     /// let list = LValue::new(Raw::List(vec![secret]), Packed::LITERAL);
-    /// assert_eq!(list.deep_label().0 & 1, 1);
+    /// assert_eq!(list.deep_label().bits() & 1, 1);
     /// ```
     pub fn deep_label(&self) -> Packed {
-        let inner = match &self.raw {
+        match &self.raw {
             Raw::List(items) | Raw::Tuple(items) => items
                 .iter()
-                .fold(self.label, |acc, v| acc.join(v.deep_label())),
-            Raw::Dict(entries) => entries.iter().fold(self.label, |acc, (k, v)| {
-                acc.join(k.deep_label()).join(v.deep_label())
+                .fold(self.label.clone(), |acc, v| acc.join(&v.deep_label())),
+            Raw::Dict(entries) => entries.iter().fold(self.label.clone(), |acc, (k, v)| {
+                acc.join(&k.deep_label()).join(&v.deep_label())
             }),
-            _ => self.label,
-        };
-        inner.join(self.label)
+            _ => self.label.clone(),
+        }
     }
 
     /// The raw value as JSON (what an adapter receives). Dict keys are rendered as strings; floats that JSON

@@ -5,8 +5,8 @@
 //! ```
 //! use zamburak::view::graph::{layout, Node};
 //! let nodes = vec![
-//!     Node { id: 1, title: "read".into(), kind: "call", decision: "allow".into(), integrity: "untrusted".into(), tags: String::new(), data_from: vec![], control_from: vec![] },
-//!     Node { id: 2, title: "send".into(), kind: "call", decision: "deny".into(), integrity: "trusted".into(), tags: String::new(), data_from: vec![1], control_from: vec![] },
+//!     Node { id: 1, call: Some(1), title: "read".into(), kind: "call", decision: "allow".into(), integrity: "untrusted".into(), tags: String::new(), data_from: vec![], control_from: vec![] },
+//!     Node { id: 2, call: Some(2), title: "send".into(), kind: "call", decision: "deny".into(), integrity: "trusted".into(), tags: String::new(), data_from: vec![1], control_from: vec![] },
 //! ];
 //! let g = layout(&nodes);
 //! assert_eq!(g.nodes[1].layer, 1);
@@ -29,7 +29,10 @@ const MARGIN: u32 = 30;
 /// A node before layout.
 #[derive(Clone, Debug)]
 pub struct Node {
+    /// The node's place in the graph; edges go from lower to higher ids.
     pub id: u32,
+    /// The call or verifier id the node shows and links to; `None` for a predicted call site.
+    pub call: Option<u32>,
     pub title: String,
     /// `call` or `verifier`.
     pub kind: &'static str,
@@ -43,6 +46,7 @@ pub struct Node {
 #[derive(Clone, Debug, Serialize)]
 pub struct PlacedNode {
     pub id: u32,
+    pub call: Option<u32>,
     pub title: String,
     pub kind: &'static str,
     pub decision: String,
@@ -73,13 +77,76 @@ pub struct Graph {
     pub edges: Vec<PlacedEdge>,
 }
 
-/// Nodes of a trace: calls and verifier uses, in id order.
+/// Nodes of a trace: calls and verifier uses, in id order, then the predicted sources of calls denied
+/// before the run (see [`with_predicted`]).
 pub fn nodes(view: &TraceView) -> Vec<Node> {
+    with_predicted(view, call_nodes(view))
+}
+
+/// Calls denied before the run have no runtime sources; lint's predicted call sites become nodes of kind
+/// `predicted` with a data edge into the call. Edges must go from a lower id to a higher one, so the
+/// predicted nodes take the ids just below their call and every later node moves up; `call` keeps the id
+/// each node is shown and linked with.
+fn with_predicted(view: &TraceView, nodes: Vec<Node>) -> Vec<Node> {
+    let predicted: BTreeMap<u32, &Vec<String>> = view
+        .calls
+        .iter()
+        .filter(|c| !c.predicted_from.is_empty())
+        .map(|c| (c.id, &c.predicted_from))
+        .collect();
+    if predicted.is_empty() {
+        return nodes;
+    }
+    let mut renumber: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut next = 0u32;
+    for n in &nodes {
+        next += predicted.get(&n.id).map_or(0, |p| p.len() as u32) + 1;
+        renumber.insert(n.id, next);
+    }
+    let moved = |ids: &[u32]| -> Vec<u32> {
+        ids.iter()
+            .filter_map(|i| renumber.get(i).copied())
+            .collect()
+    };
+    let mut out = Vec::with_capacity(nodes.len() + predicted.len());
+    for n in nodes {
+        let id = renumber[&n.id];
+        let mut data_from = moved(&n.data_from);
+        if let Some(sites) = predicted.get(&n.id) {
+            let first = id - sites.len() as u32;
+            for (k, site) in sites.iter().enumerate() {
+                let pid = first + k as u32;
+                data_from.push(pid);
+                out.push(Node {
+                    id: pid,
+                    call: None,
+                    title: site.clone(),
+                    kind: "predicted",
+                    decision: "predicted".into(),
+                    integrity: "none".into(),
+                    tags: String::new(),
+                    data_from: Vec::new(),
+                    control_from: Vec::new(),
+                });
+            }
+        }
+        out.push(Node {
+            id,
+            data_from,
+            control_from: moved(&n.control_from),
+            ..n
+        });
+    }
+    out
+}
+
+fn call_nodes(view: &TraceView) -> Vec<Node> {
     let mut out: Vec<Node> = view
         .calls
         .iter()
         .map(|c| Node {
             id: c.id,
+            call: Some(c.id),
             title: c.tool.clone(),
             kind: "call",
             decision: c.decision.clone(),
@@ -98,6 +165,7 @@ pub fn nodes(view: &TraceView) -> Vec<Node> {
         .collect();
     out.extend(view.verifiers.iter().map(|v| Node {
         id: v.id,
+        call: Some(v.id),
         title: v.verifier.clone(),
         kind: "verifier",
         decision: if v.ok { "allow".into() } else { "deny".into() },
@@ -161,7 +229,12 @@ pub fn layout(nodes: &[Node]) -> Graph {
         pos.insert(n.id, (x, y));
         placed.push(PlacedNode {
             id: n.id,
-            title: n.title.chars().take(28).collect(),
+            call: n.call,
+            title: n
+                .title
+                .chars()
+                .take(if n.call.is_some() { 28 } else { 40 })
+                .collect(),
             kind: n.kind,
             decision: n.decision.clone(),
             integrity: n.integrity.clone(),
@@ -207,6 +280,7 @@ mod tests {
     fn node(id: u32, data: &[u32], control: &[u32]) -> Node {
         Node {
             id,
+            call: Some(id),
             title: format!("t{id}"),
             kind: "call",
             decision: "allow".into(),

@@ -76,6 +76,12 @@ pub struct CallView {
     pub control_from: Vec<u32>,
     /// The lines of the recorded policy around the rule that decided.
     pub policy_excerpt: Excerpt,
+    /// For a call denied before the run: the call sites lint predicted its arguments and control context
+    /// derive from (`tool (line N, predicted)`); no call ran, so there are no call ids.
+    pub predicted_from: Vec<String>,
+    /// The record is at or after the point where the hash chain breaks: it may be forged, and it is not
+    /// counted in the summary.
+    pub unverified: bool,
 }
 
 /// Lines of a policy: `(line number, text, whether it states the deciding rule)`.
@@ -131,6 +137,8 @@ pub struct Counts {
     pub deny: usize,
     pub confirm: usize,
     pub draft: usize,
+    /// Calls recorded after the chain breaks: shown, marked, never counted above.
+    pub unverified: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -138,6 +146,8 @@ pub struct EndView {
     pub status: String,
     pub outcome: String,
     pub exit_code: i32,
+    /// The end record is after the chain breaks.
+    pub unverified: bool,
 }
 
 /// Everything the pages show.
@@ -167,6 +177,11 @@ pub fn safe_preview(label: &LabelView, preview: &Option<Value>) -> Option<String
         }),
         _ => None,
     }
+}
+
+/// The call sites a label of a call denied before the run names (`tool (line N, predicted)`).
+pub fn predicted_sources(label: &LabelView) -> impl Iterator<Item = &String> {
+    label.sources.iter().filter(|s| s.ends_with(", predicted)"))
 }
 
 /// The call ids a label's sources name (`tool#id`).
@@ -243,6 +258,9 @@ pub fn load(path: &Path) -> Result<TraceView, String> {
                 .push(format!("only the first {MAX_RECORDS} records are shown"));
             break;
         }
+        // A record on or after the line where the chain breaks may be forged (the line number, not the
+        // record's own `seq`, which a forger writes).
+        let unverified = view.chain.broken_line.is_some_and(|b| n >= b);
         let parsed: Result<Record, String> = serde_json::from_slice::<Value>(&bytes)
             .map_err(|e| e.to_string())
             .and_then(|v| {
@@ -255,7 +273,7 @@ pub fn load(path: &Path) -> Result<TraceView, String> {
                 serde_json::from_value(Value::Object(o)).map_err(|e| e.to_string())
             });
         match parsed {
-            Ok(r) => records.push(r),
+            Ok(r) => records.push((r, unverified)),
             Err(e) => view.problems.push(format!("line {n} is not a record: {e}")),
         }
     }
@@ -263,13 +281,13 @@ pub fn load(path: &Path) -> Result<TraceView, String> {
     Ok(view)
 }
 
-fn build(view: &mut TraceView, records: Vec<Record>) {
+fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
     let mut results: BTreeMap<u32, CallResult> = BTreeMap::new();
     let mut approvals: BTreeMap<u32, String> = BTreeMap::new();
-    let mut calls: Vec<Call> = Vec::new();
+    let mut calls: Vec<(Call, bool)> = Vec::new();
     let mut plan_text = String::new();
     let mut policy_text = String::new();
-    for r in records {
+    for (r, unverified) in records {
         match r {
             Record::Header(h) => {
                 plan_text = h.plan.clone();
@@ -291,7 +309,7 @@ fn build(view: &mut TraceView, records: Vec<Record>) {
                     zamburak: h.zamburak,
                 });
             }
-            Record::Call(c) => calls.push(c),
+            Record::Call(c) => calls.push((c, unverified)),
             Record::Result(r) => {
                 results.insert(r.call_id, r);
             }
@@ -307,7 +325,11 @@ fn build(view: &mut TraceView, records: Vec<Record>) {
                 label: v.label,
             }),
             Record::Approval(a) => {
-                approvals.insert(a.call_id, format!("{} by {} at {}", a.decision, a.by, a.at));
+                let mark = if unverified { " (NOT VERIFIED)" } else { "" };
+                approvals.insert(
+                    a.call_id,
+                    format!("{} by {} at {}{mark}", a.decision, a.by, a.at),
+                );
             }
             Record::Suspend(_) => view.suspended = true,
             Record::Error(e) => view.errors.push(format!(
@@ -322,6 +344,7 @@ fn build(view: &mut TraceView, records: Vec<Record>) {
                     status: e.status,
                     outcome: e.outcome,
                     exit_code: e.exit_code,
+                    unverified,
                 });
             }
         }
@@ -329,14 +352,28 @@ fn build(view: &mut TraceView, records: Vec<Record>) {
     // Parsing the policy once per distinct (tool, rule), not once per call.
     let policy_lines: Vec<String> = policy_text.lines().map(str::to_string).collect();
     let mut excerpts: BTreeMap<(String, String), Excerpt> = BTreeMap::new();
-    for c in calls {
+    for (c, unverified) in calls {
         let decision = known_decision(&c.decision);
         match decision.as_str() {
+            _ if unverified => view.counts.unverified += 1,
             "allow" => view.counts.allow += 1,
             "deny" => view.counts.deny += 1,
             "confirm" => view.counts.confirm += 1,
             "draft" => view.counts.draft += 1,
             _ => {}
+        }
+        let mut predicted_from: Vec<String> = Vec::new();
+        if c.before_run {
+            for s in c
+                .args
+                .iter()
+                .flat_map(|a| predicted_sources(&a.label))
+                .chain(predicted_sources(&c.pc))
+            {
+                if !predicted_from.contains(s) {
+                    predicted_from.push(s.clone());
+                }
+            }
         }
         let mut data_from: Vec<u32> = c
             .args
@@ -382,6 +419,8 @@ fn build(view: &mut TraceView, records: Vec<Record>) {
             data_from,
             control_from,
             policy_excerpt,
+            predicted_from,
+            unverified,
             tool: c.tool,
         });
     }

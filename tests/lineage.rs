@@ -1,0 +1,105 @@
+//! Lineage is exact: the sources a trace records for an argument are exactly the calls its value derives
+//! from, however many calls the run made (they were folded modulo 19 once, so call #88 showed as derived
+//! from #1, #20, #39, #58 and #77). The expectations are computed here from the plan's own structure (call
+//! `k` of the loop is read_file #k), independently of the label code.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::world::World;
+use serde_json::Value;
+
+fn calls(trace: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["type"] == "call")
+        .collect()
+}
+
+fn sources(call: &Value, arg: &str) -> BTreeSet<String> {
+    let a = call["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == arg)
+        .unwrap_or_else(|| panic!("no argument {arg} in {call}"));
+    a["label"]["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn ids(ids: &[u32]) -> BTreeSet<String> {
+    ids.iter().map(|i| format!("read_file#{i}")).collect()
+}
+
+#[test]
+fn the_twenty_first_read_is_the_only_source() {
+    let world = World::new(None);
+    let plan = world.write_plan(
+        "plan.py",
+        "for i in range(20):\n    read_file(path=\"notes.md\")\nx = read_file(path=\"todo.txt\")\nsend_email(to=\"me@example.com\", subject=\"todo\", body=x)\n",
+    );
+    let out = world.run(&plan, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let calls = calls(&world.path("plan.zjson"));
+    let send = calls.iter().find(|c| c["tool"] == "send_email").unwrap();
+    assert_eq!(send["call_id"], 22);
+    assert_eq!(sources(send, "body"), ids(&[21]));
+    assert!(sources(send, "subject").is_empty());
+    assert_eq!(world.messages("out/outbox").len(), 1);
+}
+
+#[test]
+fn a_long_run_records_the_exact_sources_of_every_sink() {
+    let world = World::new(None);
+    // 120 reads (calls 1..=120), then sinks over chosen reads. Indices that are equal modulo 19 (5, 24, 43,
+    // 62, 81, 100, 119) are exactly the ones a folded label would have confused.
+    let picks: [&[u32]; 5] = [
+        &[1],
+        &[20],
+        &[5, 24, 43],
+        &[62, 100, 119, 120],
+        &[3, 21, 64, 65, 88],
+    ];
+    let mut plan = String::from(
+        "xs = []\nfor i in range(120):\n    xs.append(read_file(path=\"notes.md\"))\n",
+    );
+    for p in &picks {
+        let parts: Vec<String> = p.iter().map(|k| format!("xs[{}]", k - 1)).collect();
+        plan.push_str(&format!(
+            "send_email(to=\"me@example.com\", subject=\"lineage\", body={})\n",
+            parts.join(" + ")
+        ));
+    }
+    let plan = world.write_plan("plan.py", &plan);
+    let out = world.run(&plan, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let calls = calls(&world.path("plan.zjson"));
+    let sends: Vec<&Value> = calls.iter().filter(|c| c["tool"] == "send_email").collect();
+    assert_eq!(sends.len(), picks.len());
+    for (send, p) in sends.iter().zip(picks) {
+        assert_eq!(sources(send, "body"), ids(p), "call {}", send["call_id"]);
+        assert!(sources(send, "subject").is_empty());
+        assert!(sources(send, "to").is_empty());
+    }
+    // The control context of the sends: the loop ran over a trusted range, so no source.
+    for send in &sends {
+        assert!(send["pc"]["sources"].as_array().unwrap().is_empty());
+    }
+}
