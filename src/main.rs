@@ -57,6 +57,9 @@ enum Command {
         /// `suspend` (default): save the run and exit 4.
         #[arg(long, value_enum, default_value_t = Confirm::Suspend)]
         confirm: Confirm,
+        /// Do not keep the run's values in PLAN.zvalues (private to you, read by `view --reveal`).
+        #[arg(long)]
+        no_values: bool,
     },
     /// Approve the claim a suspended run waits on, and continue the run.
     Approve {
@@ -89,6 +92,9 @@ enum Command {
         /// Write one self-contained HTML file and exit instead of serving.
         #[arg(long)]
         export: Option<PathBuf>,
+        /// Owner mode: show your own private values (from PLAN.zvalues) on the served pages.
+        #[arg(long)]
+        reveal: bool,
     },
     /// Work with policy files.
     Policy {
@@ -182,6 +188,7 @@ fn main() -> ExitCode {
             format,
             approval_ttl,
             confirm,
+            no_values,
         } => zamburak::runtime::command::run_command(&zamburak::runtime::command::RunOptions {
             plan,
             policy,
@@ -190,6 +197,7 @@ fn main() -> ExitCode {
             json: matches!(format, RunFormat::Json),
             approval_ttl_secs: approval_ttl,
             confirm_ask: confirm == Confirm::Ask,
+            keep_values: !no_values,
         }),
         Command::Approve { snapshot, by } => {
             zamburak::runtime::snapshot::decide_command(&snapshot, true, by.as_deref())
@@ -202,7 +210,8 @@ fn main() -> ExitCode {
             trace,
             addr,
             export,
-        } => zamburak::view::view_command(&trace, addr.as_deref(), export.as_deref()),
+            reveal,
+        } => zamburak::view::view_command(&trace, addr.as_deref(), export.as_deref(), reveal),
         Command::Policy { command } => match command {
             PolicyCommand::Check { file } => zamburak::policy::check_command(&file),
             PolicyCommand::Test { scenarios, policy } => {

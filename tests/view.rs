@@ -253,9 +253,14 @@ impl Drop for Server {
 }
 
 fn serve(trace: &Path) -> Server {
+    serve_with(trace, &[])
+}
+
+fn serve_with(trace: &Path, extra: &[&str]) -> Server {
     let mut child = Proc::new(bin())
         .arg("view")
         .arg(trace)
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -566,4 +571,126 @@ fn a_tampered_trace_does_not_count_rows_after_the_break() {
         html.contains("NOT VERIFIED (after the break)"),
         "the end record is after the break too"
     );
+}
+
+/// Owner mode: the user sees their own private values, escaped, with text someone else wrote quoted and
+/// attributed; hostile markup in a revealed value executes nothing and reaches nothing. Without `--reveal`
+/// the same trace shows no private value, and `--reveal` never goes into an export.
+#[test]
+fn owner_mode_reveals_private_values_escaped_and_quoted() {
+    let (port, hits) = canary();
+    let world = World::new(None);
+    let payload = format!(
+        "PRIVATE-NOTE <script>fetch('http://127.0.0.1:{port}/s')</script><img src=\"http://127.0.0.1:{port}/i\" onerror=\"fetch('http://127.0.0.1:{port}/e')\"> end"
+    );
+    std::fs::write(world.path("files/hostile.txt"), &payload).unwrap();
+    let plan = world.write_plan(
+        "plan.py",
+        "x = read_file(path=\"hostile.txt\")\nsend_email(to=\"me@example.com\", subject=\"note\", body=x)\n",
+    );
+    let out = world.run(&plan, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trace = world.path("plan.zjson");
+    let store = world.path("plan.zvalues");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&store).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "the value store is private to its owner");
+    }
+    assert!(
+        !std::fs::read_to_string(&trace)
+            .unwrap()
+            .contains("PRIVATE-NOTE")
+    );
+
+    // Shared pages stay redacted.
+    let plain = serve(&trace);
+    let dom = chromium(&["--dump-dom", &format!("{}call/2", plain.url)]);
+    assert!(dom.contains("Call #2"), "{dom}");
+    assert!(
+        !dom.contains("PRIVATE-NOTE"),
+        "without --reveal nothing private is shown"
+    );
+    drop(plain);
+
+    let owner = serve_with(&trace, &["--reveal"]);
+    for page in ["call/1", "call/2"] {
+        let dom = chromium(&[
+            "--virtual-time-budget=2000",
+            "--dump-dom",
+            &format!("{}{page}", owner.url),
+        ]);
+        assert!(dom.contains("Owner mode"), "{page}: {dom}");
+        assert!(
+            dom.contains("PRIVATE-NOTE &lt;script&gt;fetch("),
+            "{page}: shown as text: {dom}"
+        );
+        assert!(!dom.contains("<script"), "{page}: a script element exists");
+        assert!(
+            !dom.contains("<img"),
+            "{page}: an injected image element exists"
+        );
+        assert!(
+            dom.contains("untrusted: written by whoever wrote read_file#1, not by you"),
+            "{page}: {dom}"
+        );
+    }
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        0,
+        "a revealed payload made a request"
+    );
+    drop(owner);
+
+    // Never in an export, and never without the store.
+    let refused = Command::new(bin())
+        .args([
+            "view".as_ref(),
+            trace.as_os_str(),
+            "--reveal".as_ref(),
+            "--export".as_ref(),
+        ])
+        .arg(world.path("x.html"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(!world.path("x.html").exists());
+    std::fs::remove_file(&store).unwrap();
+    let missing = Command::new(bin())
+        .args(["view".as_ref(), trace.as_os_str(), "--reveal".as_ref()])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("value store"));
+}
+
+/// A store edited to put another value under a digest of the trace shows nothing for it.
+#[test]
+fn owner_mode_shows_only_values_that_match_the_trace() {
+    let world = World::new(None);
+    let plan = world.write_plan(
+        "plan.py",
+        "x = read_file(path=\"todo.txt\")\nsend_email(to=\"me@example.com\", subject=\"todo\", body=x)\n",
+    );
+    assert_eq!(world.run(&plan, &[]).status.code(), Some(0));
+    let store = world.path("plan.zvalues");
+    let real = std::fs::read_to_string(world.path("files/todo.txt")).unwrap();
+    let first_line = real.lines().next().unwrap().to_string();
+    let text = std::fs::read_to_string(&store).unwrap();
+    let escaped = serde_json::to_string(&real).unwrap();
+    assert!(text.contains(&escaped), "the store holds the file's text");
+    std::fs::write(&store, text.replace(&escaped, "\"FORGED VALUE\"")).unwrap();
+    let owner = serve_with(&world.path("plan.zjson"), &["--reveal"]);
+    let dom = chromium(&["--dump-dom", &format!("{}call/1", owner.url)]);
+    assert!(dom.contains("Owner mode"), "{dom}");
+    assert!(!dom.contains("FORGED VALUE"), "{dom}");
+    assert!(!dom.contains(&first_line), "{dom}");
+    let summary = chromium(&["--dump-dom", &owner.url]);
+    assert!(summary.contains("do not match their digest"), "{summary}");
 }

@@ -30,6 +30,9 @@ pub struct RunOptions {
     pub approval_ttl_secs: Option<u64>,
     /// `--confirm ask`: ask on the terminal when stdin is one.
     pub confirm_ask: bool,
+    /// Keep the values the trace names by digest in `PLAN.zvalues` for `view --reveal` (`--no-values`
+    /// turns it off).
+    pub keep_values: bool,
 }
 
 /// The one JSON document `run --format json` prints.
@@ -124,6 +127,17 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         }
     };
 
+    if opts.keep_values {
+        let store = crate::trace::values::store_path(&trace_path);
+        match crate::trace::values::ValueStore::create(&store) {
+            Ok(s) => writer.keep_values_in(s),
+            Err(e) => eprintln!(
+                "warning: cannot keep values for `view --reveal` in {}: {e}",
+                store.display()
+            ),
+        }
+    }
+
     let mut backend = BuiltinBackend::new(policy);
     let input = RunInput {
         source: &source,
@@ -173,6 +187,9 @@ pub fn run_command(opts: &RunOptions) -> i32 {
                 exit_override = Some(exit::USAGE);
             }
         }
+    }
+    if let Some(problem) = writer.values_problem() {
+        eprintln!("warning: values stopped being kept for `view --reveal`: {problem}");
     }
     let head = match writer.close() {
         Ok(head) => Some(head),

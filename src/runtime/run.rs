@@ -514,6 +514,13 @@ struct Recorder<'t> {
 }
 
 impl Recorder<'_> {
+    /// Keeps a value the trace names by digest in the owner's store, when there is one.
+    fn keep(&mut self, value: &Value) {
+        if let Some(trace) = self.trace.as_deref_mut() {
+            trace.keep_value(value);
+        }
+    }
+
     fn record(&mut self, record: Record) -> bool {
         if self.failed.is_some() {
             return false;
@@ -761,8 +768,10 @@ impl RunHost<'_, '_> {
                 .iter()
                 .zip(&claim.args)
                 .map(|((n, v), c)| {
+                    let json = v.to_json();
+                    self.recorder.keep(&json);
                     let (digest, preview) =
-                        trace::redact::stored(&v.to_json(), &self.space.decode(&v.deep_label()));
+                        trace::redact::stored(&json, &self.space.decode(&v.deep_label()));
                     ArgRecord {
                         name: n.clone(),
                         label: self.space.describe(&c.label),
@@ -910,6 +919,7 @@ impl RunHost<'_, '_> {
             self.tainted_sources.insert(format!("{name}#{call_id}"));
         }
         let (digest, preview) = trace::redact::stored(&value, &label);
+        self.recorder.keep(&value);
         let view = self.space.describe(&label);
         if !self.recorder.record(Record::Result(CallResult {
             call_id,

@@ -333,8 +333,15 @@ pub fn open(path: &Path) -> Result<Opened, String> {
     if call.name != snapshot.claim.tool || call.line != snapshot.claim.line || !same_args {
         return Err(format!("{shown}: the paused call is not the claimed one"));
     }
-    let writer =
+    let mut writer =
         TraceWriter::open_append(trace).map_err(|e| format!("cannot append to the trace: {e}"))?;
+    // The run kept values for `view --reveal` (its store exists): the continued run keeps its values too.
+    let store = crate::trace::values::store_path(trace);
+    if store.exists()
+        && let Ok(s) = crate::trace::values::ValueStore::open_append(&store)
+    {
+        writer.keep_values_in(s);
+    }
     Ok(Opened {
         snapshot,
         policy,

@@ -37,6 +37,10 @@ pub struct TraceWriter {
     head: String,
     ended: bool,
     poisoned: bool,
+    /// Where the values the records name by digest are kept for their owner (`view --reveal`).
+    values: Option<crate::trace::values::ValueStore>,
+    /// The first failure to keep a value; keeping stops there, the trace goes on.
+    values_problem: Option<String>,
 }
 
 impl TraceWriter {
@@ -59,6 +63,8 @@ impl TraceWriter {
             head: GENESIS.to_string(),
             ended: false,
             poisoned: false,
+            values: None,
+            values_problem: None,
         };
         writer.write(Record::Header(header))?;
         Ok(writer)
@@ -96,6 +102,8 @@ impl TraceWriter {
             head,
             ended: false,
             poisoned: false,
+            values: None,
+            values_problem: None,
         })
     }
 
@@ -106,6 +114,27 @@ impl TraceWriter {
             return Err(TraceError::HeaderNotFirst);
         }
         self.write(rec)
+    }
+
+    /// Keep the values the records name by digest in `store` (see [`crate::trace::values`]).
+    pub fn keep_values_in(&mut self, store: crate::trace::values::ValueStore) {
+        self.values = Some(store);
+    }
+
+    /// Keeps one value for its owner, when a store is attached. A failure is remembered
+    /// ([`TraceWriter::values_problem`]) and stops keeping; it never stops the trace.
+    pub fn keep_value(&mut self, value: &Value) {
+        if let Some(store) = self.values.as_mut()
+            && let Err(e) = store.keep(value)
+        {
+            self.values_problem = Some(e.to_string());
+            self.values = None;
+        }
+    }
+
+    /// Why values stopped being kept, if they did.
+    pub fn values_problem(&self) -> Option<&str> {
+        self.values_problem.as_deref()
     }
 
     /// Hash of the last record written (64 zeros before the header).

@@ -6,7 +6,7 @@
 //! loopback behind a token with a script-free Content-Security-Policy.
 //!
 //! ```no_run
-//! let code = zamburak::view::view_command(std::path::Path::new("plan.zjson"), None, Some(std::path::Path::new("plan.html")));
+//! let code = zamburak::view::view_command(std::path::Path::new("plan.zjson"), None, Some(std::path::Path::new("plan.html")), false);
 //! assert!(code == 0 || code == 1);
 //! ```
 
@@ -22,7 +22,16 @@ use crate::exit;
 
 /// Runs `zamburak view`. Exit 0 on success; 1 when the trace's chain is broken (the export is still
 /// written and says where); 2 for a bad address or an unreadable file.
-pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>) -> i32 {
+///
+/// `reveal` is owner mode: the values kept in `PLAN.zvalues` are shown on the served pages. It is refused
+/// with `--export`, because an export is a file made to be passed on.
+pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>, reveal: bool) -> i32 {
+    if reveal && export.is_some() {
+        eprintln!(
+            "error: --reveal shows your private values and is for your own screen; it cannot be combined with --export (an export is made to be shared)"
+        );
+        return exit::USAGE;
+    }
     let addr = match server::loopback_addr(addr) {
         Ok(a) => a,
         Err(e) => {
@@ -30,13 +39,28 @@ pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>) -> 
             return exit::USAGE;
         }
     };
-    let view = match model::load(trace) {
+    let mut view = match model::load(trace) {
         Ok(v) => v,
         Err(e) => {
             eprintln!("error: {e}");
             return exit::USAGE;
         }
     };
+    if reveal {
+        let store = crate::trace::values::store_path(trace);
+        match crate::trace::values::load(&store) {
+            Ok(values) => model::reveal(&mut view, &values),
+            Err(e) => {
+                eprintln!(
+                    "error: owner mode needs the run's value store: {e} (runs made with --no-values keep none)"
+                );
+                return exit::USAGE;
+            }
+        }
+        eprintln!(
+            "owner mode: your private values are shown; do not share the pages or their address"
+        );
+    }
     if let Some(h) = &view.header {
         let hex = h.policy_sha256.trim_start_matches("sha256:");
         let short = hex.get(..12).unwrap_or(hex);

@@ -54,6 +54,60 @@ pub struct ArgView {
     pub digest: String,
     /// Only for a trusted, public, untagged value.
     pub preview: Option<String>,
+    /// Owner mode (`view --reveal`) only: the value from the owner's store.
+    pub revealed: Option<Revealed>,
+}
+
+/// A value shown to its owner (`view --reveal`). The templates escape `text`; `untrusted` values are shown
+/// quoted and attributed, because someone else wrote them.
+#[derive(Clone, Debug, Serialize)]
+pub struct Revealed {
+    pub text: String,
+    /// Characters left out after [`REVEAL_CHARS`].
+    pub cut: usize,
+    pub untrusted: bool,
+    /// Who wrote it: the label's sources (`read_inbox#1`).
+    pub from: Vec<String>,
+}
+
+/// Most characters of one revealed value on a page.
+pub const REVEAL_CHARS: usize = 20_000;
+
+fn revealed(label: &LabelView, digest: &str, values: &BTreeMap<String, Value>) -> Option<Revealed> {
+    let v = values.get(digest)?;
+    let full = match v {
+        Value::String(s) => s.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+    };
+    let n = full.chars().count();
+    Some(Revealed {
+        text: full.chars().take(REVEAL_CHARS).collect(),
+        cut: n.saturating_sub(REVEAL_CHARS),
+        untrusted: label.integrity != "trusted",
+        from: label.sources.clone(),
+    })
+}
+
+/// Owner mode: fills in every argument and result whose digest the store holds. The store was checked
+/// digest by digest when it was loaded ([`crate::trace::values::load`]).
+pub fn reveal(view: &mut TraceView, values: &crate::trace::values::Loaded) {
+    view.revealed = true;
+    view.problems.extend(values.problems.iter().cloned());
+    let mut shown = 0usize;
+    for c in &mut view.calls {
+        for a in &mut c.args {
+            a.revealed = revealed(&a.label, &a.digest, &values.values);
+            shown += usize::from(a.revealed.is_some());
+        }
+        if let Some(r) = &mut c.result {
+            r.revealed = revealed(&r.label, &r.digest, &values.values);
+            shown += usize::from(r.revealed.is_some());
+        }
+    }
+    if shown == 0 {
+        view.problems
+            .push("owner mode: the value store holds none of this trace's values".into());
+    }
 }
 
 /// A tool call with its result, approval and upstream calls.
@@ -109,6 +163,7 @@ pub struct ResultView {
     pub label: LabelView,
     pub digest: String,
     pub preview: Option<String>,
+    pub revealed: Option<Revealed>,
 }
 
 /// A verifier use (a node of the graph too).
@@ -164,6 +219,8 @@ pub struct TraceView {
     pub verifiers: Vec<VerifierView>,
     pub plan: Vec<PlanLine>,
     pub errors: Vec<String>,
+    /// Owner mode (`view --reveal`): private values are on the pages.
+    pub revealed: bool,
 }
 
 /// A preview may be shown only for a trusted, public, untagged value: a forged record that carries one
@@ -391,6 +448,7 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
             preview: safe_preview(&r.label, &r.preview),
             label: r.label,
             digest: r.digest,
+            revealed: None,
         });
         let policy_excerpt = excerpts
             .entry((c.tool.clone(), c.rule.clone()))
@@ -411,6 +469,7 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
                     name: a.name,
                     label: a.label,
                     digest: a.digest,
+                    revealed: None,
                 })
                 .collect(),
             pc: c.pc,

@@ -26,6 +26,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("_graph.html", include_str!("../../templates/_graph.html")),
     ("_call.html", include_str!("../../templates/_call.html")),
     ("_label.html", include_str!("../../templates/_label.html")),
+    (
+        "_revealed.html",
+        include_str!("../../templates/_revealed.html"),
+    ),
 ];
 
 /// A trace ready to render: the view and its laid-out graph.
