@@ -56,6 +56,10 @@ pub const NARROW_CALLS: u32 = 20;
 /// Most source words a packed label may carry (64 calls each): a label naming a call past
 /// `NARROW_CALLS + 64 * MAX_WIDE_WORDS` is malformed. Far above any `limits.max_tool_calls`.
 pub const MAX_WIDE_WORDS: usize = 1 << 14;
+/// Most calls a run may make with exact lineage: the ids below `NARROW_CALLS + 64 * MAX_WIDE_WORDS`, with
+/// room to spare. A policy's `limits.max_tool_calls` may not exceed it.
+pub const MAX_SOURCE_CALLS: u32 = 1_000_000;
+const _: () = assert!((MAX_SOURCE_CALLS as usize) < NARROW_CALLS as usize + 64 * MAX_WIDE_WORDS);
 
 pub const UNTRUSTED_BIT: i64 = 1;
 pub const UNKNOWN_BIT: i64 = 1 << 1;

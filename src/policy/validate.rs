@@ -534,6 +534,22 @@ fn check_limits(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
             )
             .expected("a positive depth"));
     }
+    // Lineage is exact for this many calls (docs/semantics.md, packed labels); a run past it would name
+    // fewer sources than its values derive from.
+    if limits
+        .max_tool_calls
+        .is_some_and(|n| n > crate::label::MAX_SOURCE_CALLS)
+    {
+        return Err(cx
+            .at_value(
+                &[Seg::Key("limits"), Seg::Key("max_tool_calls")],
+                "`max_tool_calls` is larger than lineage can track",
+            )
+            .expected(format!(
+                "at most {} calls per run",
+                crate::label::MAX_SOURCE_CALLS
+            )));
+    }
     Ok(())
 }
 
@@ -636,6 +652,12 @@ mod tests {
             2,
             26,
             "`max_recursion` is 0",
+        ),
+        (
+            "version: 1\nlimits: { max_tool_calls: 2000000 }\n",
+            2,
+            27,
+            "larger than lineage can track",
         ),
         (
             "version: 1\ntools:\n  t:\n    effect: read\n    args:\n      x: { require: verified(Nope) }\n",
