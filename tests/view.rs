@@ -694,3 +694,24 @@ fn owner_mode_shows_only_values_that_match_the_trace() {
     let summary = chromium(&["--dump-dom", &owner.url]);
     assert!(summary.contains("do not match their digest"), "{summary}");
 }
+
+/// A suspended claim opened by its owner: the forwarded subject in clear, quoted as someone else's text,
+/// and the readers by name; the shared view counts them instead.
+#[test]
+fn owner_mode_names_the_readers_of_a_waiting_claim() {
+    let (_world, trace) = traced("forward.py", 4);
+    let plain = serve(&trace);
+    let dom = chromium(&["--dump-dom", &format!("{}call/2", plain.url)]);
+    assert!(dom.contains("readers: you and 1 other"), "{dom}");
+    assert!(!dom.contains("attacker@evil.test"), "{dom}");
+    assert!(!dom.contains("quarterly numbers"), "{dom}");
+    drop(plain);
+    let owner = serve_with(&trace, &["--reveal"]);
+    let dom = chromium(&["--dump-dom", &format!("{}call/2", owner.url)]);
+    assert!(dom.contains("readers: you, attacker@evil.test"), "{dom}");
+    assert!(dom.contains("quarterly numbers"), "{dom}");
+    assert!(
+        dom.contains("untrusted: written by whoever wrote read_inbox#1, not by you"),
+        "{dom}"
+    );
+}
