@@ -715,3 +715,50 @@ fn owner_mode_names_the_readers_of_a_waiting_claim() {
         "{dom}"
     );
 }
+
+/// A forged pre-flight record listing thousands of predicted sites, some hostile: a bounded number of
+/// predicted nodes, escaped, and the page still renders.
+#[test]
+fn a_forged_flood_of_predicted_sources_is_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("flood.zjson");
+    let sources: Vec<String> = (0..5000)
+        .map(|i| format!("<script>x{i}</script> (line {i}, predicted)"))
+        .collect();
+    let refs: Vec<&str> = sources.iter().map(String::as_str).collect();
+    let mut w =
+        TraceWriter::create(&path, Header::new("x = 1\n", "sha256:00".into(), "strict")).unwrap();
+    for id in 1..=3 {
+        w.append(Record::Call(Call {
+            call_id: id,
+            line: 1,
+            tool: "send".into(),
+            args: vec![ArgRecord {
+                name: "body".into(),
+                label: view_label("untrusted", &[], false, &refs),
+                digest: "none".into(),
+                preview: None,
+            }],
+            pc: view_label("trusted", &[], true, &refs),
+            decision: "deny".into(),
+            rule: "args.body.require".into(),
+            reason: "r".into(),
+            before_run: true,
+        }))
+        .unwrap();
+    }
+    w.append(Record::End(End {
+        status: "denied".into(),
+        exit_code: 3,
+        outcome: "deny".into(),
+    }))
+    .unwrap();
+    w.close().unwrap();
+    let (code, html) = export(&path);
+    assert_eq!(code, 0);
+    assert_eq!(html.matches("class=\"node predicted\"").count(), 3 * 32);
+    assert!(!html.contains("<script>x"));
+    assert!(html.contains("&lt;script&gt;x0"));
+    // Every edge still goes from a lower id to a higher one, into its own call.
+    assert!(shown_edges(&html).iter().all(|(from, to, _)| from < to));
+}

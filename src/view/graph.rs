@@ -25,6 +25,8 @@ const ROW: u32 = 64;
 const W: u32 = 200;
 const H: u32 = 46;
 const MARGIN: u32 = 30;
+/// Most predicted call sites drawn for one call denied before the run.
+const MAX_PREDICTED: usize = 32;
 
 /// A node before layout.
 #[derive(Clone, Debug)]
@@ -88,11 +90,17 @@ pub fn nodes(view: &TraceView) -> Vec<Node> {
 /// predicted nodes take the ids just below their call and every later node moves up; `call` keeps the id
 /// each node is shown and linked with.
 fn with_predicted(view: &TraceView, nodes: Vec<Node>) -> Vec<Node> {
-    let predicted: BTreeMap<u32, &Vec<String>> = view
+    // The trace is untrusted: a forged record may list any number of predicted sites; a few are drawn.
+    let predicted: BTreeMap<u32, &[String]> = view
         .calls
         .iter()
         .filter(|c| !c.predicted_from.is_empty())
-        .map(|c| (c.id, &c.predicted_from))
+        .map(|c| {
+            (
+                c.id,
+                &c.predicted_from[..c.predicted_from.len().min(MAX_PREDICTED)],
+            )
+        })
         .collect();
     if predicted.is_empty() {
         return nodes;
@@ -100,7 +108,8 @@ fn with_predicted(view: &TraceView, nodes: Vec<Node>) -> Vec<Node> {
     let mut renumber: BTreeMap<u32, u32> = BTreeMap::new();
     let mut next = 0u32;
     for n in &nodes {
-        next += predicted.get(&n.id).map_or(0, |p| p.len() as u32) + 1;
+        // At most MAX_RECORDS nodes, each with at most MAX_PREDICTED sites: far below u32::MAX.
+        next = next.saturating_add(predicted.get(&n.id).map_or(0, |p| p.len() as u32) + 1);
         renumber.insert(n.id, next);
     }
     let moved = |ids: &[u32]| -> Vec<u32> {
@@ -113,7 +122,7 @@ fn with_predicted(view: &TraceView, nodes: Vec<Node>) -> Vec<Node> {
         let id = renumber[&n.id];
         let mut data_from = moved(&n.data_from);
         if let Some(sites) = predicted.get(&n.id) {
-            let first = id - sites.len() as u32;
+            let first = id.saturating_sub(sites.len() as u32);
             for (k, site) in sites.iter().enumerate() {
                 let pid = first + k as u32;
                 data_from.push(pid);
