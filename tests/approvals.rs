@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use common::world::World;
+use common::world::{World, records};
 use serde_json::Value;
 
 /// Forwards a mail's body to a colleague who is not among its readers: `confirm` under the default policy.
@@ -24,14 +24,6 @@ fn zamburak(args: &[&std::ffi::OsStr]) -> std::process::Output {
 
 fn decide(verb: &str, snapshot: &Path) -> std::process::Output {
     zamburak(&[verb.as_ref(), snapshot.as_os_str()])
-}
-
-fn records(trace: &Path) -> Vec<Value> {
-    std::fs::read_to_string(trace)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn suspended(world: &World, plan: &str, extra: &[&str]) -> (PathBuf, PathBuf) {
@@ -375,13 +367,7 @@ fn a_reviewed_draft_is_committed_to_the_outbox() {
         "commit.py",
         &format!("commit_draft(id=\"{id}\", sha256=\"{digest}\")\n"),
     );
-    let out = world.run(&commit, &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    world.run_expect(&commit, &[], 0);
     assert_eq!(world.messages("out/outbox").len(), 1);
     assert!(!path.exists(), "the draft left the drafts folder");
 }
@@ -400,13 +386,7 @@ fn a_draft_edited_after_review_is_not_committed() {
         "commit.py",
         &format!("commit_draft(id=\"{id}\", sha256=\"{reviewed}\")\n"),
     );
-    let out = world.run(&commit, &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    world.run_expect(&commit, &[], 1);
     assert!(world.messages("out/outbox").is_empty());
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),

@@ -10,20 +10,12 @@ mod common;
 
 use std::path::Path;
 
-use common::world::World;
-use serde_json::{Map, Value};
+use common::backend::Canned;
+use common::world::{World, calls};
+use serde_json::Value;
 use zamburak::lower::Mode;
 use zamburak::policy::Policy;
-use zamburak::runtime::run::{Backend, RunInput, execute_plan_without_preflight};
-
-fn trace_calls(trace: &Path, tool: &str) -> Vec<Value> {
-    std::fs::read_to_string(trace)
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|r| r["type"] == "call" && r["tool"] == tool)
-        .collect()
-}
+use zamburak::runtime::run::{RunInput, execute_plan_without_preflight};
 
 #[test]
 fn malformed_recipients_are_denied_and_nothing_is_sent() {
@@ -50,7 +42,7 @@ fn malformed_recipients_are_denied_and_nothing_is_sent() {
         assert_eq!(out.status.code(), Some(3), "to={to}: {stderr}");
         assert!(world.messages("out/outbox").is_empty(), "to={to}");
         assert!(world.messages("out/drafts").is_empty(), "to={to}");
-        let calls = trace_calls(&trace, "send_email");
+        let calls = calls(&trace, Some("send_email"));
         assert_eq!(calls.len(), 1, "to={to}");
         assert_eq!(calls[0]["decision"], "deny", "to={to}");
         assert_eq!(calls[0]["rule"], "fixed.malformed_recipients", "to={to}");
@@ -117,22 +109,6 @@ tools:
     args: { x: { require: trusted } }
 "#;
 
-/// Tool results by name; records every call that reaches it.
-struct Tools(Vec<String>);
-
-impl Backend for Tools {
-    fn invoke(
-        &mut self,
-        tool: &str,
-        _: Option<&str>,
-        _: &Map<String, Value>,
-        _: bool,
-    ) -> Result<Value, String> {
-        self.0.push(tool.to_string());
-        Ok(Value::String("v".into()))
-    }
-}
-
 #[test]
 fn forbid_tags_public_and_require_see_inside_every_shape() {
     let policy = Policy::from_yaml_str(POLICY, "<test>", Path::new(".")).unwrap();
@@ -155,7 +131,7 @@ fn forbid_tags_public_and_require_see_inside_every_shape() {
         for shape in shapes {
             for mode in [Mode::Strict, Mode::Normal] {
                 let plan = format!("v = {source}()\n{sink}(x={shape})\n");
-                let mut tools = Tools(Vec::new());
+                let mut tools = Canned::new(|_| Value::String("v".into()));
                 let report = execute_plan_without_preflight(
                     &RunInput {
                         source: &plan,
@@ -176,7 +152,11 @@ fn forbid_tags_public_and_require_see_inside_every_shape() {
                     (zamburak::policy::Outcome::Deny, rule),
                     "{mode:?} {plan}"
                 );
-                assert_eq!(tools.0, vec![source.to_string()], "{plan}: the sink ran");
+                assert_eq!(
+                    tools.calls,
+                    vec![source.to_string()],
+                    "{plan}: the sink ran"
+                );
             }
         }
     }

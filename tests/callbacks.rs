@@ -12,13 +12,14 @@ mod common;
 
 use std::path::Path;
 
+use common::backend::get_returns;
 use common::world::World;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use zamburak::analysis::lint;
 use zamburak::lower::Mode;
 use zamburak::plan::subset::{CALLBACKS, CallableAt, Callback, Over};
 use zamburak::policy::Policy;
-use zamburak::runtime::run::{Backend, RunInput, execute_plan_without_preflight};
+use zamburak::runtime::run::{RunInput, execute_plan_without_preflight};
 use zamburak::trace::TraceWriter;
 use zamburak::trace::record::Header;
 
@@ -122,24 +123,6 @@ tools:
     # A violation drafts instead of stopping the run, so every call is decided and recorded.
     on_violation: draft
 "#;
-
-struct Tools;
-
-impl Backend for Tools {
-    fn invoke(
-        &mut self,
-        tool: &str,
-        _: Option<&str>,
-        _: &Map<String, Value>,
-        _: bool,
-    ) -> Result<Value, String> {
-        Ok(if tool == "get" {
-            json!(["b", "a", "c"])
-        } else {
-            Value::Null
-        })
-    }
-}
 
 /// The plan that hands the callback `k` to `row` over the untrusted list `xs`, binding `r`.
 fn call_with(row: &Callback, k: &str) -> String {
@@ -247,7 +230,7 @@ fn sink_calls(plan: &str, policy: &Policy, mode: Mode) -> Vec<(String, String, V
             policy,
             mode,
         },
-        &mut Tools,
+        &mut get_returns(json!(["b", "a", "c"])),
         Some(&mut writer),
         &mut |_| {},
     );
@@ -380,7 +363,7 @@ fn a_key_that_counts_cannot_launder_the_length_of_private_data() {
                 policy: &policy,
                 mode: Mode::Strict,
             },
-            &mut Tools,
+            &mut get_returns(json!(["b", "a", "c"])),
             Some(&mut writer),
             &mut |_| {},
         );

@@ -7,17 +7,8 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::world::World;
+use common::world::{World, calls};
 use serde_json::Value;
-
-fn calls(trace: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(trace)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|r| r["type"] == "call")
-        .collect()
-}
 
 fn sources(call: &Value, arg: &str) -> BTreeSet<String> {
     let a = call["args"]
@@ -45,14 +36,8 @@ fn the_twenty_first_read_is_the_only_source() {
         "plan.py",
         "for i in range(20):\n    read_file(path=\"notes.md\")\nx = read_file(path=\"todo.txt\")\nsend_email(to=\"me@example.com\", subject=\"todo\", body=x)\n",
     );
-    let out = world.run(&plan, &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let calls = calls(&world.path("plan.zjson"));
+    world.run_expect(&plan, &[], 0);
+    let calls = calls(&world.path("plan.zjson"), None);
     let send = calls.iter().find(|c| c["tool"] == "send_email").unwrap();
     assert_eq!(send["call_id"], 22);
     assert_eq!(sources(send, "body"), ids(&[21]));
@@ -83,14 +68,8 @@ fn a_long_run_records_the_exact_sources_of_every_sink() {
         ));
     }
     let plan = world.write_plan("plan.py", &plan);
-    let out = world.run(&plan, &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let calls = calls(&world.path("plan.zjson"));
+    world.run_expect(&plan, &[], 0);
+    let calls = calls(&world.path("plan.zjson"), None);
     let sends: Vec<&Value> = calls.iter().filter(|c| c["tool"] == "send_email").collect();
     assert_eq!(sends.len(), picks.len());
     for (send, p) in sends.iter().zip(picks) {

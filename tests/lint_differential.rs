@@ -7,13 +7,14 @@ mod common;
 
 use std::path::Path;
 
+use common::backend::get_returns;
 use common::stmt;
 use proptest::prelude::*;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use zamburak::analysis::lint;
 use zamburak::lower::Mode;
 use zamburak::policy::Policy;
-use zamburak::runtime::run::{Backend, RunInput, execute_plan_without_preflight};
+use zamburak::runtime::run::{RunInput, execute_plan_without_preflight};
 
 const POLICY: &str = r#"
 version: 1
@@ -36,24 +37,6 @@ tools:
     on_violation: draft
 "#;
 
-struct Mail(Value);
-
-impl Backend for Mail {
-    fn invoke(
-        &mut self,
-        tool: &str,
-        _: Option<&str>,
-        _: &Map<String, Value>,
-        _: bool,
-    ) -> Result<Value, String> {
-        Ok(if tool == "get" {
-            self.0.clone()
-        } else {
-            Value::Null
-        })
-    }
-}
-
 fn check(plan: &str, mail: &Value, policy: &Policy, mode: Mode) -> Result<usize, String> {
     let report = execute_plan_without_preflight(
         &RunInput {
@@ -61,7 +44,7 @@ fn check(plan: &str, mail: &Value, policy: &Policy, mode: Mode) -> Result<usize,
             policy,
             mode,
         },
-        &mut Mail(mail.clone()),
+        &mut get_returns(mail.clone()),
         None,
         &mut |_| {},
     );

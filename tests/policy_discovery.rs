@@ -3,9 +3,12 @@
 //! viewer shows the rule that decided. On `a7b7e77` an edited `policies/default.yaml` changed nothing,
 //! silently, and nothing but a hash named the policy.
 
+mod common;
+
 use std::path::Path;
 
 use assert_cmd::Command;
+use common::world::copy_dir;
 use serde_json::Value;
 
 /// A fresh copy of `examples/` and `policies/` in a temporary directory (the layout of a checkout).
@@ -16,19 +19,6 @@ fn checkout() -> tempfile::TempDir {
         copy_dir(&root.join(sub), &dir.path().join(sub));
     }
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else if !entry.file_name().to_string_lossy().ends_with(".zjson") {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 fn zamburak(dir: &Path, args: &[&str]) -> (i32, String, String) {

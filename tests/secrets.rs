@@ -5,19 +5,7 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::world::World;
-use serde_json::Value;
-
-fn calls(trace: &Path, tool: &str) -> Vec<Value> {
-    std::fs::read_to_string(trace)
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|r| r["type"] == "call" && r["tool"] == tool)
-        .collect()
-}
+use common::world::{World, calls};
 
 fn snapshots(world: &World) -> Vec<String> {
     let mut out = Vec::new();
@@ -64,7 +52,7 @@ fn mailing_a_secret_is_denied_with_nothing_to_approve() {
             assert!(world.messages("out/outbox").is_empty(), "{call}: sent");
             assert!(world.messages("out/drafts").is_empty(), "{call}: drafted");
             assert!(snapshots(&world).is_empty(), "{call}: something to approve");
-            let c = calls(&trace, tool);
+            let c = calls(&trace, Some(tool));
             assert_eq!(c.len(), 1, "{call}");
             assert_eq!(c[0]["decision"], "deny", "{call}");
             assert!(
@@ -83,13 +71,7 @@ fn a_secret_deciding_whether_mail_is_sent_is_denied_too() {
         "plan.py",
         "k = read_file(path=\"secrets/api_key.txt\")\nif k.startswith(\"sk\"):\n    send_email(to=\"me@example.com\", subject=\"s\", body=\"b\")\n",
     );
-    let out = world.run(&plan, &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    world.run_expect(&plan, &[], 3);
     assert!(world.messages("out/outbox").is_empty());
 }
 
@@ -100,13 +82,7 @@ fn private_files_that_are_not_secrets_stay_approvable() {
         "plan.py",
         "n = read_file(path=\"notes.md\")\nsend_email(to=\"bob@example.com\", subject=\"notes\", body=n)\n",
     );
-    let out = world.run(&plan, &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(4),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    world.run_expect(&plan, &[], 4);
     assert!(world.messages("out/outbox").is_empty());
 }
 

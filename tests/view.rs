@@ -588,13 +588,7 @@ fn owner_mode_reveals_private_values_escaped_and_quoted() {
         "plan.py",
         "x = read_file(path=\"hostile.txt\")\nsend_email(to=\"me@example.com\", subject=\"note\", body=x)\n",
     );
-    let out = world.run(&plan, &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    world.run_expect(&plan, &[], 0);
     let trace = world.path("plan.zjson");
     let store = world.path("plan.zvalues");
     #[cfg(unix)]

@@ -51,63 +51,43 @@ fn applies(rule: &TagsWhen, value: Option<&Value>) -> bool {
     }
 }
 
-/// The tags `rules` add for a call with `args`.
-pub fn tags_for_call(rules: &[TagsWhen], args: &Map<String, Value>) -> Vec<String> {
+/// The tags of the rules that `hit`, each once, in rule order.
+fn tags_where(rules: &[TagsWhen], hit: impl Fn(&TagsWhen) -> bool) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for r in rules {
-        if applies(r, args.get(&r.arg)) {
-            for t in &r.tags {
-                if !out.contains(t) {
-                    out.push(t.clone());
-                }
-            }
+    for t in rules.iter().filter(|r| hit(r)).flat_map(|r| &r.tags) {
+        if !out.contains(t) {
+            out.push(t.clone());
         }
     }
     out
+}
+
+fn applies_to_text(r: &TagsWhen, text: &str) -> bool {
+    applies(r, Some(&Value::String(text.to_string())))
+}
+
+/// The tags `rules` add for a call with `args`.
+pub fn tags_for_call(rules: &[TagsWhen], args: &Map<String, Value>) -> Vec<String> {
+    tags_where(rules, |r| applies(r, args.get(&r.arg)))
 }
 
 /// The tags `rules` may add when argument values are known only as sets of possible strings (`None`:
 /// unknown, so every rule on that argument may apply). Lint's upper bound.
 pub fn tags_may(rules: &[TagsWhen], texts: &dyn Fn(&str) -> Option<Vec<String>>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for r in rules {
-        let hit = match texts(&r.arg) {
-            None => true,
-            Some(values) => values
-                .iter()
-                .any(|v| applies(r, Some(&Value::String(v.clone())))),
-        };
-        if hit {
-            for t in &r.tags {
-                if !out.contains(t) {
-                    out.push(t.clone());
-                }
-            }
-        }
-    }
-    out
+    tags_where(rules, |r| match texts(&r.arg) {
+        None => true,
+        Some(values) => values.iter().any(|v| applies_to_text(r, v)),
+    })
 }
 
 /// The tags `rules` certainly add: every possible value of the argument is known and matches. Lint's
 /// lower bound.
 pub fn tags_must(rules: &[TagsWhen], texts: &dyn Fn(&str) -> Option<Vec<String>>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for r in rules {
-        let certain = texts(&r.arg).is_some_and(|values| {
-            !values.is_empty()
-                && values
-                    .iter()
-                    .all(|v| applies(r, Some(&Value::String(v.clone()))))
-        });
-        if certain {
-            for t in &r.tags {
-                if !out.contains(t) {
-                    out.push(t.clone());
-                }
-            }
-        }
-    }
-    out
+    tags_where(rules, |r| {
+        texts(&r.arg).is_some_and(|values| {
+            !values.is_empty() && values.iter().all(|v| applies_to_text(r, v))
+        })
+    })
 }
 
 #[cfg(test)]

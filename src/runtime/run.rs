@@ -514,10 +514,10 @@ struct Recorder<'t> {
 }
 
 impl Recorder<'_> {
-    /// Keeps a value the trace names by digest in the owner's store, when there is one.
-    fn keep(&mut self, value: &Value) {
+    /// Keeps a value the trace names by `digest` in the owner's store, when there is one.
+    fn keep(&mut self, digest: &str, value: &Value) {
         if let Some(trace) = self.trace.as_deref_mut() {
-            trace.keep_value(value);
+            trace.keep_value(digest, value);
         }
     }
 
@@ -769,9 +769,9 @@ impl RunHost<'_, '_> {
                 .zip(&claim.args)
                 .map(|((n, v), c)| {
                     let json = v.to_json();
-                    self.recorder.keep(&json);
                     let (digest, preview) =
                         trace::redact::stored(&json, &self.space.decode(&v.deep_label()));
+                    self.recorder.keep(&digest, &json);
                     ArgRecord {
                         name: n.clone(),
                         label: self.space.describe(&c.label),
@@ -919,7 +919,7 @@ impl RunHost<'_, '_> {
             self.tainted_sources.insert(format!("{name}#{call_id}"));
         }
         let (digest, preview) = trace::redact::stored(&value, &label);
-        self.recorder.keep(&value);
+        self.recorder.keep(&digest, &value);
         let view = self.space.describe(&label);
         if !self.recorder.record(Record::Result(CallResult {
             call_id,

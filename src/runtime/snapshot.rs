@@ -597,7 +597,11 @@ pub fn claim_text(
         ));
     }
     out.push_str(&format!("  control context: {}\n", c.pc));
-    out.push_str(&format!("  why it waits: {} ({})\n", c.reason, c.rule));
+    out.push_str(&format!(
+        "  why it waits: {} ({})\n",
+        visible(&c.reason),
+        c.rule
+    ));
     out
 }
 

@@ -90,18 +90,26 @@ impl ValueStore {
     /// written again.
     pub fn keep(&mut self, value: &Value) -> std::io::Result<String> {
         let d = digest(value);
-        if self.kept.contains(&d) {
-            return Ok(d);
+        self.keep_digested(&d, value)?;
+        Ok(d)
+    }
+
+    /// [`ValueStore::keep`] for a value whose digest the caller has just computed (the trace writer has, for
+    /// its record), so a large value is not hashed twice. A wrong digest only hides the value: `load`
+    /// recomputes it.
+    pub fn keep_digested(&mut self, d: &str, value: &Value) -> std::io::Result<()> {
+        if self.kept.contains(d) {
+            return Ok(());
         }
         let mut line = format!(
             "{{\"digest\":{},\"value\":{}}}",
-            Value::String(d.clone()),
+            Value::String(d.to_string()),
             canonical(value)
         );
         line.push('\n');
         self.file.write_all(line.as_bytes())?;
-        self.kept.insert(d.clone());
-        Ok(d)
+        self.kept.insert(d.to_string());
+        Ok(())
     }
 }
 

@@ -121,11 +121,11 @@ impl TraceWriter {
         self.values = Some(store);
     }
 
-    /// Keeps one value for its owner, when a store is attached. A failure is remembered
-    /// ([`TraceWriter::values_problem`]) and stops keeping; it never stops the trace.
-    pub fn keep_value(&mut self, value: &Value) {
+    /// Keeps one value, whose digest a record names, for its owner when a store is attached. A failure is
+    /// remembered ([`TraceWriter::values_problem`]) and stops keeping; it never stops the trace.
+    pub fn keep_value(&mut self, digest: &str, value: &Value) {
         if let Some(store) = self.values.as_mut()
-            && let Err(e) = store.keep(value)
+            && let Err(e) = store.keep_digested(digest, value)
         {
             self.values_problem = Some(e.to_string());
             self.values = None;

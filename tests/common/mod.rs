@@ -4,6 +4,7 @@
 //! mutation through aliases, and the builtins, methods, `json` and `re`.
 #![allow(dead_code)]
 
+pub mod backend;
 pub mod world;
 
 use proptest::prelude::*;

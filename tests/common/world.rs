@@ -10,13 +10,21 @@ pub struct World {
     pub dir: tempfile::TempDir,
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+/// Copies a directory tree, leaving out what runs wrote into it (traces, snapshots, value stores), so a
+/// copy of `examples/` is what a fresh clone has.
+pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
         let target = to.join(entry.file_name());
+        let name = entry.file_name().to_string_lossy().to_string();
         if entry.file_type().unwrap().is_dir() {
             copy_dir(&entry.path(), &target);
+        } else if [".zjson", ".zsnap", ".zvalues"]
+            .iter()
+            .any(|e| name.ends_with(e))
+        {
+            continue;
         } else {
             std::fs::copy(entry.path(), &target).unwrap();
         }
@@ -66,6 +74,18 @@ impl World {
             .unwrap()
     }
 
+    /// Runs a plan and asserts its exit code, showing stderr when it differs.
+    pub fn run_expect(&self, plan: &Path, extra: &[&str], code: i32) -> std::process::Output {
+        let out = self.run(plan, extra);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
     /// Messages delivered into a Maildir folder (new/ and cur/).
     pub fn messages(&self, folder: &str) -> Vec<String> {
         let mut out = Vec::new();
@@ -82,4 +102,21 @@ impl World {
         }
         out
     }
+}
+
+/// Every record of a trace, parsed (a test's own run writes only valid lines).
+pub fn records(trace: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The call records of a trace, of `tool` only when given.
+pub fn calls(trace: &Path, tool: Option<&str>) -> Vec<serde_json::Value> {
+    records(trace)
+        .into_iter()
+        .filter(|r| r["type"] == "call" && tool.is_none_or(|t| r["tool"] == t))
+        .collect()
 }
