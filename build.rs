@@ -2,8 +2,17 @@
 //! writes its dump to `OUT_DIR/prelude.monty`. Every run loads that dump (a fraction of a millisecond) and
 //! feeds only the plan's own code, instead of compiling the ~1,400-line prelude again (about 2 ms).
 //! A prelude Monty cannot compile or run fails the build.
+//!
+//! The prelude's method dispatch tables are generated from the subset catalogue (`src/plan/catalogue.rs`),
+//! and every catalogue row must have its prelude helper: a row without one fails the build, naming it.
 
 use std::path::PathBuf;
+
+// The build uses the tables and helper names; the crate uses the rest. Clippy judges the enums as private here
+// (they are public API in the crate, where it leaves their names alone).
+#[allow(dead_code, clippy::enum_variant_names)]
+#[path = "src/plan/catalogue.rs"]
+mod catalogue;
 
 use monty::{MontyRepl, SessionRef, dump};
 use monty_types::{CompileOptions, PrintWriter, ResourceTracker};
@@ -13,9 +22,21 @@ const SCRIPT: &str = "plan.py";
 
 fn main() {
     println!("cargo:rerun-if-changed=src/lower/prelude.py");
+    println!("cargo:rerun-if-changed=src/plan/catalogue.rs");
     println!("cargo:rerun-if-changed=build.rs");
-    let source =
+    let mut source =
         std::fs::read_to_string("src/lower/prelude.py").expect("src/lower/prelude.py is readable");
+    let missing: Vec<String> = catalogue::helpers()
+        .into_iter()
+        .filter(|h| !source.contains(&format!("\ndef {h}(")))
+        .collect();
+    if !missing.is_empty() {
+        panic!(
+            "src/plan/catalogue.rs has rows without their prelude helper; define in src/lower/prelude.py: {}",
+            missing.join(", ")
+        );
+    }
+    source.push_str(&catalogue::dispatch_tables());
     let mut repl = MontyRepl::new(
         SCRIPT,
         ResourceTracker::default(),

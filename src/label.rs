@@ -1,4 +1,4 @@
-//! The label lattice of SEMANTICS.md §2, in two forms that agree with each other.
+//! The label lattice of docs/semantics.md §2, in two forms that agree with each other.
 //!
 //! * [`Label`] is the exact, host-side form: sets of tags, principals and sources. The lint and the decision
 //!   procedure work on it, and reasons are written from it.
@@ -142,7 +142,7 @@ impl TagSet {
     }
 }
 
-/// The exact label of a value (SEMANTICS.md §2).
+/// The exact label of a value (docs/semantics.md §2).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Label {
     pub integrity: Integrity,
@@ -631,7 +631,7 @@ impl fmt::Display for LabelView {
             None => write!(f, ", public")?,
             Some(r) if r.is_empty() => write!(f, ", readers: the user only")?,
             // Reader addresses can come from attacker-written fields (a mail's From): a reason shown to the
-            // planner names how many there are, never who (SEMANTICS §7).
+            // planner names how many there are, never who (docs/semantics.md §7).
             Some(r) if r.len() == 1 => write!(f, ", readers: 1 person besides the user")?,
             Some(r) => write!(f, ", readers: {} people besides the user", r.len())?,
         }

@@ -1,4 +1,4 @@
-//! Plan code that a builtin or method calls (`subset::CALLBACKS`: key functions, `map`, `filter`,
+//! Plan code that a builtin or method calls (catalogue rows with a callback: key functions, `map`, `filter`,
 //! `list.sort`) runs as the body of a loop over the container: its `pc` joins the container's structure
 //! label and each element it gets carries that label (docs/semantics.md, "Callbacks").
 //!
@@ -17,7 +17,7 @@ use common::world::World;
 use serde_json::{Value, json};
 use zamburak::analysis::lint;
 use zamburak::lower::Mode;
-use zamburak::plan::subset::{CALLBACKS, CallableAt, Callback, Over};
+use zamburak::plan::subset::{CallableAt, Callback, Over, callbacks};
 use zamburak::policy::Policy;
 use zamburak::runtime::run::{RunInput, execute_plan_without_preflight};
 use zamburak::trace::TraceWriter;
@@ -153,17 +153,17 @@ fn pairs() -> Vec<(String, String, String)> {
         ),
     ];
     let mut out = Vec::new();
-    for row in CALLBACKS {
+    for row in callbacks() {
         for (what, body) in bodies {
             let head = "xs = get()\n";
             let def = format!("def k(m):\n    {body}    return m\n");
-            let callback = format!("{head}{def}{}sink(x='after')\n", call_with(row, "k"));
+            let callback = format!("{head}{def}{}sink(x='after')\n", call_with(&row, "k"));
             let looped = format!("{head}for m in xs:\n    {body}sink(x='after')\n");
             out.push((format!("{} / {what}", row.name), callback, looped));
         }
         // The same through a lambda.
         let lambda = "lambda m: [sink(x=m), m][1]";
-        let callback = format!("xs = get()\n{}sink(x='after')\n", call_with(row, lambda));
+        let callback = format!("xs = get()\n{}sink(x='after')\n", call_with(&row, lambda));
         let looped = "xs = get()\nfor m in xs:\n    sink(x=m)\nsink(x='after')\n".to_string();
         out.push((format!("{} / lambda", row.name), callback, looped));
     }
@@ -260,7 +260,7 @@ fn sink_calls(plan: &str, policy: &Policy, mode: Mode) -> Vec<(String, String, V
 fn every_callback_runs_like_the_body_of_a_for_loop() {
     let policy = Policy::from_yaml_str(POLICY, "<test>", Path::new(".")).unwrap();
     let pairs = pairs();
-    assert!(pairs.len() >= 3 * CALLBACKS.len());
+    assert!(pairs.len() >= 3 * callbacks().len());
     for (what, callback, looped) in pairs {
         for mode in [Mode::Strict, Mode::Normal] {
             let a = sink_calls(&callback, &policy, mode);
@@ -348,10 +348,10 @@ fn a_key_that_counts_cannot_launder_the_length_of_private_data() {
     // STRICT data variant: a key function appends to an outer list once per element, so the outer list's
     // length is the private list's length. It must not come out trusted and public.
     let policy = Policy::from_yaml_str(POLICY, "<test>", Path::new(".")).unwrap();
-    for row in CALLBACKS {
+    for row in callbacks() {
         let plan = format!(
             "xs = get()\nout = []\ndef k(m):\n    out.append(1)\n    return m\n{}sink(x=len(out))\n",
-            call_with(row, "k")
+            call_with(&row, "k")
         );
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.zjson");

@@ -1,6 +1,6 @@
 //! `zamburak lint` on 50 plans (tests/lint/plans): clean ones, every warning and error of the analysis, and
 //! one of each front-end code. Each plan's first line states the codes it must produce (written before the
-//! lint existed, from the policy and SEMANTICS.md); the rendered text and JSON are snapshots on top.
+//! lint existed, from the policy and docs/semantics.md); the rendered text and JSON are snapshots on top.
 
 use std::path::Path;
 

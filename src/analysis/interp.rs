@@ -15,9 +15,8 @@ use ruff_text_size::Ranged;
 
 use super::domain::{AVal, HeapObj, Shape, may_top, meet, must_bottom, neutral};
 use crate::label::{Integrity, KindSet, Label, LabelSpace, Readers, TagSet};
-use crate::lower::scope::{
-    MUTATING_METHODS, assigned_names, escapes, expr_walrus, mutation_receivers, target_names,
-};
+use crate::lower::scope::{assigned_names, escapes, expr_walrus, mutation_receivers, target_names};
+use crate::plan::catalogue::{self, Adds, Extra, Mutation, Yields};
 use crate::plan::subset::Over;
 use crate::policy::Policy;
 use crate::policy::model::{IntegritySpec, ReadersSpec};
@@ -887,7 +886,7 @@ impl<'a> Interp<'a> {
             Expr::Name(n) => match self.lookup(n.id.as_str()) {
                 Some(v) => v.clone(),
                 // A builtin used as a value (`map(str, xs)`) carries no data.
-                None if crate::plan::subset::BUILTINS.contains(&n.id.as_str()) => AVal::literal(),
+                None if crate::plan::subset::is_builtin(n.id.as_str()) => AVal::literal(),
                 // Not bound on the paths analysed (or a closure's scope is gone): assume the worst.
                 None => AVal::top(),
             },
@@ -1188,20 +1187,20 @@ impl<'a> Interp<'a> {
                     };
                 }
                 let args = self.args(c);
-                self.builtin(at, name, None, args)
+                self.builtin(at, name, None, None, args)
             }
             Expr::Attribute(a) => {
                 let method = a.attr.id.as_str();
                 if let Expr::Name(m) = a.value.as_ref()
-                    && (m.id.as_str() == "json" || m.id.as_str() == "re")
+                    && catalogue::MODULES.contains(&m.id.as_str())
                     && self.lookup(m.id.as_str()).is_none()
                 {
                     let args = self.args(c);
-                    return self.builtin(at, method, None, args);
+                    return self.builtin(at, method, Some(m.id.as_str()), None, args);
                 }
                 let recv = self.expr(&a.value);
                 let args = self.args(c);
-                self.builtin(at, method, Some(recv), args)
+                self.builtin(at, method, None, Some(recv), args)
             }
             other => {
                 let f = self.expr(other);
@@ -1565,11 +1564,12 @@ impl<'a> Interp<'a> {
         )
     }
 
-    /// Builtins, `json`/`re` functions and methods.
+    /// Builtins, `json`/`re` functions (`module`) and methods (`recv`), by their catalogue row.
     fn builtin(
         &mut self,
         at: usize,
         name: &str,
+        module: Option<&str>,
         recv: Option<AVal>,
         args: Vec<(Option<String>, AVal)>,
     ) -> AVal {
@@ -1581,46 +1581,170 @@ impl<'a> Interp<'a> {
             None => inputs_may.clone(),
         };
         // Function values given to map/filter/sorted/min/max/sort run on the elements, as the body of a loop
-        // over the container (subset::CALLBACKS).
+        // over the container (catalogue rows with a callback).
         let fn_results = self.callbacks(at, name, recv.as_ref(), &args);
         let all_may = all_may.join(&fn_results);
-
-        if let Some(r) = recv {
-            return self.method(at, name, r, &args, all_may);
+        // A checked plan calls only catalogue entries; were another to reach here, `Opaque` claims nothing
+        // certain of its result, which is sound.
+        let (yields, mutation) = match (&recv, module) {
+            (Some(_), _) => catalogue::method_row(name).map(|m| (m.yields, m.mutation)),
+            (None, Some(m)) => catalogue::module_fn_row(m, name).map(|f| (f.yields, None)),
+            (None, None) => catalogue::builtin_row(name).map(|b| (b.yields, None)),
         }
-        let first = args.first().map(|(_, a)| a.clone());
-        match name {
-            "len" | "str" | "int" | "float" | "bool" | "abs" | "round" => {
-                let must = match &first {
-                    Some(a) if name == "len" => self.claim_must(a).computed(),
-                    Some(a) => a.must.computed(),
-                    None => must_bottom(),
-                };
+        .unwrap_or((Yields::Opaque, None));
+        if let (Some(r), Some(mutation)) = (&recv, mutation)
+            && !r.sites.is_empty()
+        {
+            self.mutation(r, mutation, &args, &all_may);
+        }
+        self.yields(at, yields, recv.as_ref(), &args, all_may)
+    }
+
+    /// A mutating method's effect on its receiver `r` (catalogue `Mutation`).
+    fn mutation(
+        &mut self,
+        r: &AVal,
+        mutation: Mutation,
+        args: &[(Option<String>, AVal)],
+        all_may: &Label,
+    ) {
+        let arg = |i: usize| args.get(i).map(|(_, a)| a.clone());
+        let extra = match mutation.extra {
+            Extra::Nothing => Label::literal(),
+            Extra::IndexInfluence => arg(0)
+                .map(|a| self.deep_may(&a).influence())
+                .unwrap_or_else(Label::literal),
+            Extra::Inputs => all_may.clone(),
+        };
+        self.mutate(r, &extra);
+        match mutation.adds {
+            Adds::Nothing => {}
+            Adds::First => {
+                if let Some(a) = arg(0) {
+                    self.add_elem(r, &a);
+                }
+            }
+            Adds::Second | Adds::SecondAndKey => {
+                if let Some(a) = arg(1) {
+                    self.add_elem(r, &a);
+                }
+                if mutation.adds == Adds::SecondAndKey
+                    && let Some(k) = arg(0)
+                {
+                    self.add_elem(r, &k);
+                }
+            }
+            Adds::ElementsOfFirst => {
+                if let Some(a) = arg(0) {
+                    let e = self.element(&a, None);
+                    self.add_elem(r, &e);
+                }
+                for (_, a) in args.iter().filter(|(k, _)| k.is_some()) {
+                    self.add_elem(r, a);
+                }
+            }
+        }
+    }
+
+    /// The result of a catalogue entry: its row's `Yields`, the lint's transfer function.
+    fn yields(
+        &mut self,
+        at: usize,
+        yields: Yields,
+        recv: Option<&AVal>,
+        args: &[(Option<String>, AVal)],
+        all_may: Label,
+    ) -> AVal {
+        let arg = |i: usize| args.get(i).map(|(_, a)| a.clone());
+        // Every input's certain label: the receiver's and the arguments'.
+        let all_must = || {
+            args.iter()
+                .fold(
+                    recv.map_or_else(Label::literal, |r| r.must.clone()),
+                    |l, (_, a)| l.join(&a.must),
+                )
+                .computed()
+        };
+        let kids = |me: &Self| {
+            let mut sites: BTreeSet<usize> =
+                args.iter().flat_map(|(_, a)| a.sites.clone()).collect();
+            if let Some(r) = recv {
+                sites.extend(r.sites.iter().copied());
+            }
+            me.reach(&sites)
+        };
+        match yields {
+            Yields::ScalarOfFirst => {
+                let must = arg(0).map_or_else(must_bottom, |a| a.must.computed());
                 AVal::scalar(all_may.computed(), must)
             }
-            "print" => AVal::literal(),
-            "any" | "all" | "sum" | "dumps" | "sub" | "search" | "match" | "fullmatch" => {
-                AVal::scalar(all_may.computed(), must_bottom())
+            Yields::ScalarOfStructure => {
+                let must = arg(0).map_or_else(must_bottom, |a| self.claim_must(&a).computed());
+                AVal::scalar(all_may.computed(), must)
             }
-            "min" | "max" => {
+            // These run only on a string (or, `count`/`index`, on a list whose whole content joins in), so
+            // the result carries at least the receiver's and the arguments' labels.
+            Yields::ScalarOfAll => AVal::scalar(all_may.computed(), all_must()),
+            Yields::Scalar => AVal::scalar(all_may.computed(), must_bottom()),
+            Yields::Nothing => AVal::literal(),
+            Yields::OneOfElements => {
                 // One of the elements (or a default): it may be any container the arguments hold.
-                let kids = self.reach(&args.iter().flat_map(|(_, a)| a.sites.clone()).collect());
                 AVal {
                     may: all_may.computed(),
                     must: must_bottom(),
-                    sites: kids,
+                    sites: kids(self),
                     funcs: BTreeSet::new(),
                     shape: Shape::Mixed,
                     texts: None,
                 }
             }
-            _ => {
-                let kids = self.reach(&args.iter().flat_map(|(_, a)| a.sites.clone()).collect());
+            Yields::Element { or_none } => {
+                let Some(r) = recv else {
+                    return AVal::scalar(all_may.computed(), must_bottom());
+                };
+                let args_may = args
+                    .iter()
+                    .fold(Label::literal(), |l, (_, a)| l.join(&self.deep_may(a)));
+                let key = arg(0);
+                let mut e = self.element(r, key.as_ref());
+                if let Some(d) = arg(1) {
+                    let (cm, cu) = (
+                        self.struct_may(r).join(&args_may).influence(),
+                        self.claim_must(r).influence(),
+                    );
+                    e = e.merge(&d.raised(&cm, &cu));
+                }
+                if or_none && arg(1).is_none() {
+                    e = e.merge(&AVal::literal());
+                }
+                if r.shape != Shape::Container {
+                    e.must = must_bottom();
+                }
+                e.may = e.may.join(&args_may.influence());
+                e
+            }
+            Yields::Strings => {
+                let may = all_may.computed();
+                let must = all_must();
+                let mut obj = HeapObj::empty(may.clone(), must.clone());
+                obj.elem_may = may.clone();
+                obj.elem_must = Some(must.clone());
+                obj.texts = None;
+                let s = self.alloc(at, 0, obj);
+                AVal {
+                    may,
+                    must,
+                    sites: BTreeSet::from([s]),
+                    funcs: BTreeSet::new(),
+                    shape: Shape::Mixed,
+                    texts: None,
+                }
+            }
+            Yields::Container | Yields::Opaque => {
+                let kids = kids(self);
                 let mut v = self.opaque_container(at, 1, all_may.clone(), kids);
                 v.may = all_may.computed();
-                if name != "loads" {
-                    // Every other builtin left (list, sorted, zip, range, re.findall, ...) builds a
-                    // container.
+                if yields == Yields::Container {
                     v.shape = Shape::Container;
                 }
                 v
@@ -1629,7 +1753,7 @@ impl<'a> Interp<'a> {
     }
 
     /// Runs the function values among `args` the way the runtime does: for a catalogue entry that calls plan
-    /// code (`subset::CALLBACKS`), as the body of a loop over the container it iterates — `pc` joins that
+    /// code (catalogue rows with a callback), as the body of a loop over the container it iterates — `pc` joins that
     /// container's structure, each element carries it, and the body is repeated until the heap settles,
     /// like a `for` loop's. A function value anywhere else is called once on every element (the runtime
     /// raises there; this is only the conservative reading). Returns the join of the results' labels.
@@ -1726,121 +1850,6 @@ impl<'a> Interp<'a> {
         self.pc_may = ps_may;
         self.pc_must = ps_must;
         results
-    }
-
-    fn method(
-        &mut self,
-        at: usize,
-        name: &str,
-        r: AVal,
-        args: &[(Option<String>, AVal)],
-        all_may: Label,
-    ) -> AVal {
-        let arg = |i: usize| args.get(i).map(|(_, a)| a.clone());
-        let args_may = args
-            .iter()
-            .fold(Label::literal(), |l, (_, a)| l.join(&self.deep_may(a)));
-        if MUTATING_METHODS.contains(&name) && !r.sites.is_empty() {
-            let extra = match name {
-                "append" | "reverse" => Label::literal(),
-                "insert" | "pop" => arg(0)
-                    .map(|a| self.deep_may(&a).influence())
-                    .unwrap_or_else(Label::literal),
-                _ => all_may.clone(),
-            };
-            self.mutate(&r, &extra);
-            match name {
-                "append" | "add" => {
-                    if let Some(a) = arg(0) {
-                        self.add_elem(&r, &a);
-                    }
-                }
-                "insert" | "setdefault" => {
-                    if let Some(a) = arg(1) {
-                        self.add_elem(&r, &a);
-                    }
-                    if name == "setdefault"
-                        && let Some(k) = arg(0)
-                    {
-                        self.add_elem(&r, &k);
-                    }
-                }
-                "extend" | "update" => {
-                    if let Some(a) = arg(0) {
-                        let e = self.element(&a, None);
-                        self.add_elem(&r, &e);
-                    }
-                    for (_, a) in args.iter().filter(|(k, _)| k.is_some()) {
-                        self.add_elem(&r, a);
-                    }
-                }
-                _ => {}
-            }
-        }
-        match name {
-            "pop" | "get" | "setdefault" => {
-                let key = arg(0);
-                let mut e = self.element(&r, key.as_ref());
-                if let Some(d) = arg(1) {
-                    let (cm, cu) = (
-                        self.struct_may(&r).join(&args_may).influence(),
-                        self.claim_must(&r).influence(),
-                    );
-                    e = e.merge(&d.raised(&cm, &cu));
-                }
-                if name == "get" && arg(1).is_none() {
-                    e = e.merge(&AVal::literal());
-                }
-                if r.shape != Shape::Container {
-                    e.must = must_bottom();
-                }
-                e.may = e.may.join(&args_may.influence());
-                e
-            }
-            "append" | "extend" | "insert" | "remove" | "sort" | "reverse" | "update" | "add"
-            | "discard" | "clear" => AVal::literal(),
-            "lower" | "upper" | "strip" | "lstrip" | "rstrip" | "title" | "replace"
-            | "startswith" | "endswith" | "find" | "count" | "index" | "join" | "format" => {
-                // These run only on a string (or, `count`/`index`, on a list whose whole content joins in),
-                // so the result carries at least the receiver's and the arguments' labels.
-                let must = args
-                    .iter()
-                    .fold(r.must.clone(), |l, (_, a)| l.join(&a.must))
-                    .computed();
-                AVal::scalar(all_may.computed(), must)
-            }
-            "group" => AVal::scalar(all_may.computed(), must_bottom()),
-            "split" | "rsplit" | "splitlines" | "partition" => {
-                let may = all_may.computed();
-                let must = args
-                    .iter()
-                    .fold(r.must.clone(), |l, (_, a)| l.join(&a.must))
-                    .computed();
-                let mut obj = HeapObj::empty(may.clone(), must.clone());
-                obj.elem_may = may.clone();
-                obj.elem_must = Some(must.clone());
-                obj.texts = None;
-                let s = self.alloc(at, 0, obj);
-                AVal {
-                    may,
-                    must,
-                    sites: BTreeSet::from([s]),
-                    funcs: BTreeSet::new(),
-                    shape: Shape::Mixed,
-                    texts: None,
-                }
-            }
-            _ => {
-                let kids = self.reach(&r.sites);
-                let kids: BTreeSet<usize> = kids
-                    .union(&self.reach(&args.iter().flat_map(|(_, a)| a.sites.clone()).collect()))
-                    .copied()
-                    .collect();
-                let mut v = self.opaque_container(at, 1, all_may.clone(), kids);
-                v.may = all_may.computed();
-                v
-            }
-        }
     }
 }
 

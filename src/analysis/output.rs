@@ -59,6 +59,10 @@ pub const CODES: &[(&str, &str)] = &[
     ),
     ("Z107", "tool or verifier used as a value"),
     ("Z108", "plan name shadows a tool, verifier or builtin"),
+    (
+        "Z109",
+        "keyword argument a builtin, method or module function does not take",
+    ),
     ("Z201", "tool call denied whenever it is reached"),
     ("Z202", "tool call may be denied at run time"),
     ("Z203", "tool call needs a human's confirmation"),

@@ -9,27 +9,12 @@ use ruff_python_ast::{
 };
 use ruff_text_size::Ranged;
 
-use super::scope::{
-    Escapes, MUTATING_METHODS, assigned_names, each_child, escapes, mutation_receivers,
-};
+use super::scope::{Escapes, assigned_names, each_child, escapes, mutation_receivers};
 use super::{Lowered, Mode};
 use crate::label::{LITERAL, UNVERIFIED_MASK};
 use crate::plan::{Diagnostic, Severity, Signatures};
 
-use crate::plan::subset::BUILTINS;
-/// Builtins that may be passed as function values (e.g. `key=len`).
-const BUILTIN_VALUES: &[&str] = &["len", "str", "int", "float", "abs", "bool"];
-/// Keyword arguments each builtin accepts.
-fn builtin_keywords(name: &str) -> &'static [&'static str] {
-    match name {
-        "sorted" => &["key", "reverse"],
-        "min" | "max" => &["key", "default"],
-        "sum" | "enumerate" => &["start"],
-        "print" => &["sep", "end"],
-        "int" => &["base"],
-        _ => &[],
-    }
-}
+use crate::plan::catalogue;
 
 type Line = (usize, String, u32);
 
@@ -131,8 +116,19 @@ struct Compiler<'a> {
     split_iters: BTreeSet<(&'static str, usize)>,
 }
 
-/// Methods whose result a `for` loop iterates raw: lists of `str` that all carry one label.
-const SPLIT_METHODS: &[&str] = &["split", "rsplit", "splitlines"];
+/// A method whose result a `for` loop iterates raw (a list of `str` that all carry one label), and its
+/// catalogue name.
+fn split_method(name: &str) -> Option<&'static str> {
+    catalogue::method_row(name)
+        .filter(|m| m.str_fast == Some(true))
+        .map(|m| m.name)
+}
+
+/// A `str` method with a generated fast path for flat arguments, its catalogue name and whether the result
+/// is a list.
+fn str_fast(name: &str) -> Option<(&'static str, bool)> {
+    catalogue::method_row(name).and_then(|m| m.str_fast.map(|list| (m.name, list)))
+}
 
 /// The helper for `for x in s.split(a0, ...)`: the raw list and the one label every element and the
 /// structure carry (what `_box` would give each of them). On anything but a `str` the general `_m` raises.
@@ -178,25 +174,6 @@ fn flat_args(n: usize) -> FlatArgs {
         },
     }
 }
-
-/// `str` methods with a generated fast path for flat arguments, and whether the result is a list.
-const STR_FAST: &[(&str, bool)] = &[
-    ("lower", false),
-    ("upper", false),
-    ("strip", false),
-    ("lstrip", false),
-    ("rstrip", false),
-    ("title", false),
-    ("replace", false),
-    ("startswith", false),
-    ("endswith", false),
-    ("find", false),
-    ("count", false),
-    ("index", false),
-    ("split", true),
-    ("rsplit", true),
-    ("splitlines", true),
-];
 
 /// The helper for `s.method(a0, ...)` with `n` flat arguments passed as raw value and label: on a `str`
 /// receiver it applies the method to raw values (the label is the join of all, computed); anything else
@@ -315,7 +292,7 @@ fn link(c: Compiler<'_>) -> Result<Lowered, Vec<Diagnostic>> {
     );
     let mut generated = String::new();
     for (method, n) in &c.str_methods {
-        let list = STR_FAST.iter().any(|(m, l)| m == method && *l);
+        let list = str_fast(method).is_some_and(|(_, list)| list);
         generated.push_str(&str_method_helper(method, *n, list));
     }
     for (method, n) in &c.split_iters {
@@ -474,7 +451,7 @@ impl Compiler<'_> {
         !self.is_local(name)
             && !self.sigs.tools.contains_key(name)
             && !self.sigs.verifiers.contains(name)
-            && BUILTINS.contains(&name)
+            && catalogue::builtin_row(name).is_some()
     }
 
     /// The arguments of `range(...)` when a `for` iterates it raw.
@@ -505,10 +482,7 @@ impl Compiler<'_> {
         let Expr::Attribute(a) = c.func.as_ref() else {
             return None;
         };
-        let method = SPLIT_METHODS
-            .iter()
-            .copied()
-            .find(|m| *m == a.attr.id.as_str())?;
+        let method = split_method(a.attr.id.as_str())?;
         let module =
             matches!(a.value.as_ref(), Expr::Name(m) if matches!(m.id.as_str(), "json" | "re"));
         let ok = !module
@@ -546,7 +520,7 @@ impl Compiler<'_> {
     /// Raw code for a flat expression whose operation applies to raw values exactly as in the plain plan;
     /// `None` (before compiling anything) when it does not.
     fn try_flat(&mut self, e: &Expr, pc: &str) -> Option<Flat> {
-        use super::flat::{FLAT_BUILTINS, RAW_METHODS, flat_operator};
+        use super::flat::{flat_operator, is_flat_builtin, is_raw_method};
         if !self.is_flat_expr(e) {
             return None;
         }
@@ -638,7 +612,7 @@ impl Compiler<'_> {
             {
                 match c.func.as_ref() {
                     Expr::Name(f)
-                        if FLAT_BUILTINS.contains(&f.id.as_str())
+                        if is_flat_builtin(f.id.as_str())
                             && f.id.as_str() != "round"
                             && self.is_builtin_call(f.id.as_str())
                             && c.arguments.args.len() == 1 =>
@@ -650,8 +624,7 @@ impl Compiler<'_> {
                         })
                     }
                     Expr::Attribute(a)
-                        if RAW_METHODS.contains(&a.attr.id.as_str())
-                            && self.is_flat_expr(&a.value) =>
+                        if is_raw_method(a.attr.id.as_str()) && self.is_flat_expr(&a.value) =>
                     {
                         let recv = self.flat(&a.value, pc);
                         let mut raws = Vec::new();
@@ -1051,7 +1024,7 @@ impl Compiler<'_> {
         for b in bodies {
             mutation_receivers(b, &mut receivers);
             // A plan function called directly in the block may mutate what it is given and the module
-            // containers it names: pre-raise those too (SEMANTICS §4, static mutation set).
+            // containers it names: pre-raise those too (docs/semantics.md §4, static mutation set).
             let mut calls = Vec::new();
             direct_calls(b, &mut calls);
             for call in calls {
@@ -1560,7 +1533,7 @@ impl Compiler<'_> {
                     format!("({raw}, {name}_l)")
                 } else if self.is_local(name) {
                     self.load_name(name, n.range().start().to_usize())
-                } else if BUILTIN_VALUES.contains(&name) {
+                } else if catalogue::builtin_row(name).is_some_and(|b| b.value) {
                     format!("(_fn_{name}, _LIT)")
                 } else if self.sigs.is_callable(name) {
                     self.reject(
@@ -1916,14 +1889,13 @@ impl Compiler<'_> {
                     let v = self.expr(&c.arguments.args[0], pc);
                     return format!("{name}({v}, _zpc={pc}, _zline={line})");
                 }
-                if BUILTINS.contains(&name) {
+                if let Some(row) = catalogue::builtin_row(name) {
                     let args = self.exprs(&c.arguments.args, pc);
-                    let allowed = builtin_keywords(name);
                     let Some(kws) = self.keywords(&c.arguments.keywords, pc, false) else {
                         return "None".into();
                     };
                     for (k, _) in &kws {
-                        if name != "dict" && !allowed.contains(&k.as_str()) {
+                        if !row.keywords.accepts(k) {
                             self.reject(
                                 c,
                                 "Z096",
@@ -1953,10 +1925,7 @@ impl Compiler<'_> {
                     && !self.is_local(m.id.as_str())
                 {
                     let module = m.id.as_str();
-                    let ok = crate::plan::subset::MODULES
-                        .iter()
-                        .any(|(m, fns)| *m == module && fns.contains(&method));
-                    if !ok {
+                    let Some(row) = catalogue::module_fn_row(module, method) else {
                         self.reject(
                             c,
                             "Z097",
@@ -1964,17 +1933,12 @@ impl Compiler<'_> {
                             "see the list of json and re functions in docs/diagnostics.md",
                         );
                         return "None".into();
-                    }
+                    };
                     let args = self.exprs(&c.arguments.args, pc);
                     let Some(kws) = self.keywords(&c.arguments.keywords, pc, false) else {
                         return "None".into();
                     };
-                    let allowed: &[&str] = if module == "json" && method == "dumps" {
-                        &["indent", "sort_keys"]
-                    } else {
-                        &[]
-                    };
-                    if let Some((k, _)) = kws.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
+                    if let Some((k, _)) = kws.iter().find(|(k, _)| !row.keywords.accepts(k)) {
                         self.reject(
                             c,
                             "Z096",
@@ -1988,7 +1952,7 @@ impl Compiler<'_> {
                     all.push(format!("_zp={pc}"));
                     return format!("_{module}_{method}({})", all.join(", "));
                 }
-                if !crate::plan::subset::is_method(method) {
+                let Some(row) = catalogue::method_row(method) else {
                     self.reject(
                         c,
                         "Z097",
@@ -1996,11 +1960,11 @@ impl Compiler<'_> {
                         "use a listed str, list, dict or set method",
                     );
                     return "None".into();
-                }
+                };
                 let flat_args = c.arguments.keywords.is_empty()
                     && c.arguments.args.len() <= 2
                     && c.arguments.args.iter().all(|x| self.is_flat_expr(x));
-                if flat_args && let Some(&(name, _)) = STR_FAST.iter().find(|(m, _)| *m == method) {
+                if flat_args && let Some((name, _)) = str_fast(method) {
                     let recv = self.expr(&a.value, pc);
                     let mut parts = vec![recv];
                     for arg in &c.arguments.args {
@@ -2050,14 +2014,7 @@ impl Compiler<'_> {
                 let Some(kws) = self.keywords(&c.arguments.keywords, pc, false) else {
                     return "None".into();
                 };
-                let allowed: &[&str] = match method {
-                    "sort" => &["key", "reverse"],
-                    "format" => &[],
-                    _ => &[],
-                };
-                if method != "format"
-                    && let Some((k, _)) = kws.iter().find(|(k, _)| !allowed.contains(&k.as_str()))
-                {
+                if let Some((k, _)) = kws.iter().find(|(k, _)| !row.keywords.accepts(k)) {
                     self.reject(
                         c,
                         "Z096",
@@ -2071,7 +2028,6 @@ impl Compiler<'_> {
                     .map(|(k, v)| format!("{}: {v}", py_str(k)))
                     .collect::<Vec<_>>()
                     .join(", ");
-                let _ = MUTATING_METHODS;
                 let args = if args.is_empty() {
                     "_NOARGS".to_string()
                 } else {

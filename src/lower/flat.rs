@@ -15,33 +15,25 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{Expr, Number, Operator, Stmt, UnaryOp};
 
 use super::scope::{each_child, target_names};
+use crate::plan::catalogue;
 
-/// `str` methods whose result is flat and that may be applied to a flat receiver as written (they raise on
+/// A `str` method whose result is flat and that may be applied to a flat receiver as written (it raises on
 /// every other flat receiver, as plainly). `index` and `count` also exist on lists and tuples, where they
 /// return an int.
-pub(crate) const RAW_METHODS: &[&str] = &[
-    "lower",
-    "upper",
-    "strip",
-    "lstrip",
-    "rstrip",
-    "title",
-    "replace",
-    "startswith",
-    "endswith",
-    "find",
-    "count",
-    "index",
-];
-
-/// Methods whose result is flat whatever the receiver: the raw ones, and `join` and `format` (which take a
-/// list or keyword arguments, so they are never applied raw).
-pub(crate) fn is_flat_method(name: &str) -> bool {
-    RAW_METHODS.contains(&name) || name == "join" || name == "format"
+pub(crate) fn is_raw_method(name: &str) -> bool {
+    catalogue::method_row(name).is_some_and(|m| m.raw)
 }
 
-/// Builtins whose result is flat whatever they are given (or that raise).
-pub(crate) const FLAT_BUILTINS: &[&str] = &["len", "str", "int", "float", "bool", "abs", "round"];
+/// A method whose result is flat whatever the receiver: the raw ones, and `join` and `format` (which take
+/// a list or keyword arguments, so they are never applied raw).
+pub(crate) fn is_flat_method(name: &str) -> bool {
+    catalogue::method_row(name).is_some_and(|m| m.flat)
+}
+
+/// A builtin whose result is flat whatever it is given (or that raises).
+pub(crate) fn is_flat_builtin(name: &str) -> bool {
+    catalogue::builtin_row(name).is_some_and(|b| b.flat)
+}
 
 /// The facts about names that decide whether an expression is flat.
 pub(crate) trait Names {
@@ -83,9 +75,7 @@ pub(crate) fn is_flat(e: &Expr, names: &dyn Names) -> bool {
                 }
         }
         Expr::Call(c) => match c.func.as_ref() {
-            Expr::Name(f) => {
-                FLAT_BUILTINS.contains(&f.id.as_str()) && names.is_builtin_call(f.id.as_str())
-            }
+            Expr::Name(f) => is_flat_builtin(f.id.as_str()) && names.is_builtin_call(f.id.as_str()),
             // A module function (`json.loads`) is never flat here: only methods are.
             Expr::Attribute(a) => {
                 is_flat_method(a.attr.id.as_str())

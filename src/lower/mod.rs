@@ -26,7 +26,7 @@ pub(crate) mod scope;
 
 pub use compiler::{check, compile};
 
-/// Which propagation rules the lowered program follows (SEMANTICS.md §4).
+/// Which propagation rules the lowered program follows (docs/semantics.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// Values assigned, stored, returned or mutated under a control context join it; not-taken branches.

@@ -1081,222 +1081,308 @@ def _m_extend(c, it, pc, line):
         c[0][1].append(e)
 
 
+# Methods. One helper per catalogue row and receiver type (src/plan/catalogue.rs), named `_<type>_<method>`;
+# build.rs generates the dispatch tables `_STR_M`, `_LIST_M`, ... from the catalogue and refuses a row
+# without its helper. A `str` helper gets the raw receiver, the label of the result (every input joined,
+# computed), the boxed positional arguments, their raw values and the raw keyword arguments (only those the
+# row's `keywords` admit ever reach a helper: the compiler refuses the rest, so most ignore them). Every other
+# helper gets the boxed receiver `c`, the boxed arguments and keywords, `pc` and the line.
+
+def _str_lower(r, l, args, raws, rk):
+    return (r.lower(*raws), l)
+
+
+def _str_upper(r, l, args, raws, rk):
+    return (r.upper(*raws), l)
+
+
+def _str_strip(r, l, args, raws, rk):
+    return (r.strip(*raws), l)
+
+
+def _str_lstrip(r, l, args, raws, rk):
+    return (r.lstrip(*raws), l)
+
+
+def _str_rstrip(r, l, args, raws, rk):
+    return (r.rstrip(*raws), l)
+
+
+def _str_title(r, l, args, raws, rk):
+    return (r.title(*raws), l)
+
+
+def _str_replace(r, l, args, raws, rk):
+    return (r.replace(*raws), l)
+
+
+def _str_startswith(r, l, args, raws, rk):
+    return (r.startswith(*raws), l)
+
+
+def _str_endswith(r, l, args, raws, rk):
+    return (r.endswith(*raws), l)
+
+
+def _str_find(r, l, args, raws, rk):
+    return (r.find(*raws), l)
+
+
+def _str_count(r, l, args, raws, rk):
+    return (r.count(*raws), l)
+
+
+def _str_index(r, l, args, raws, rk):
+    return (r.index(*raws), l)
+
+
+def _str_split(r, l, args, raws, rk):
+    return _box(r.split(*raws, **rk), l)
+
+
+def _str_rsplit(r, l, args, raws, rk):
+    return _box(r.rsplit(*raws, **rk), l)
+
+
+def _str_splitlines(r, l, args, raws, rk):
+    return _box(r.splitlines(*raws), l)
+
+
+def _str_partition(r, l, args, raws, rk):
+    return _box(r.partition(*raws), l)
+
+
+def _str_join(r, l, args, raws, rk):
+    if len(args) != 1:
+        raise TypeError('join() takes exactly one argument')
+    parts = [_raw(e) for e in _elems(args[0])]
+    return (r.join(parts), l)
+
+
+def _str_format(r, l, args, raws, rk):
+    return (r.format(*raws, **rk), l)
+
+
 def _m_str(r, l, name, args, kw):
-    raws = []
+    f = _STR_M.get(name)
+    if f is None:
+        raise AttributeError("'str' object has no attribute '" + name + "'")
+    raws = _NOARGS
     if len(args) > 0:
         raws = [_raw(a) for a in args]
         l = (l | _lbls(args))
-    for v in kw.values():
-        l = (l | _deep(v))
-    l = l | _UV
-    if name == 'lower':
-        return (r.lower(*raws), l)
-    if name == 'upper':
-        return (r.upper(*raws), l)
-    if name == 'strip':
-        return (r.strip(*raws), l)
-    if name == 'lstrip':
-        return (r.lstrip(*raws), l)
-    if name == 'rstrip':
-        return (r.rstrip(*raws), l)
-    if name == 'title':
-        return (r.title(*raws), l)
-    if name == 'replace':
-        return (r.replace(*raws), l)
-    if name == 'startswith':
-        return (r.startswith(*raws), l)
-    if name == 'endswith':
-        return (r.endswith(*raws), l)
-    if name == 'find':
-        return (r.find(*raws), l)
-    if name == 'count':
-        return (r.count(*raws), l)
-    if name == 'index':
-        return (r.index(*raws), l)
-    if name == 'split':
-        return _box(r.split(*raws), l)
-    if name == 'rsplit':
-        return _box(r.rsplit(*raws), l)
-    if name == 'splitlines':
-        return _box(r.splitlines(*raws), l)
-    if name == 'partition':
-        return _box(r.partition(*raws), l)
-    if name == 'join':
-        if len(args) != 1:
-            raise TypeError('join() takes exactly one argument')
-        parts = [_raw(e) for e in _elems(args[0])]
-        return (r.join(parts), l)
-    if name == 'format':
+    rk = _NOKW
+    if len(kw) > 0:
         rk = {}
         for k, v in kw.items():
+            l = (l | _deep(v))
             rk[k] = _raw(v)
-        return (r.format(*raws, **rk), l)
-    raise AttributeError("'str' object has no attribute '" + name + "'")
+    return f(r, l | _UV, args, raws, rk)
 
 
-def _m_list(c, name, args, kw, pc, line):
-    x = c[0]
-    items = x[1]
-    if name == 'append':
-        v = args[0]
-        _mut(c, _LIT, pc, line)
-        if _STRICT:
-            v = (v[0], (v[1] | pc))
-        items.append(v)
-        return (None, _LIT)
-    if name == 'extend':
-        _m_extend(c, args[0], pc, line)
-        return (None, _LIT)
-    if name == 'insert':
-        i = args[0]
-        v = args[1]
-        _mut(c, _inf(i[1]), pc, line)
-        if _STRICT:
-            v = (v[0], (v[1] | pc))
-        items.insert(i[0], v)
-        return (None, _LIT)
-    if name == 'pop':
-        il = _LIT
-        if len(args) > 0:
-            il = args[0][1]
-            e = items[args[0][0]]
-        else:
-            e = items[-1]
-        ch = _inf((_sl(c) | il))
-        _mut(c, _inf(il), pc, line)
-        if len(args) > 0:
-            items.pop(args[0][0])
-        else:
-            items.pop()
+def _list_append(c, args, kw, pc, line):
+    v = args[0]
+    _mut(c, _LIT, pc, line)
+    if _STRICT:
+        v = (v[0], (v[1] | pc))
+    c[0][1].append(v)
+    return (None, _LIT)
+
+
+def _list_extend(c, args, kw, pc, line):
+    _m_extend(c, args[0], pc, line)
+    return (None, _LIT)
+
+
+def _list_insert(c, args, kw, pc, line):
+    i = args[0]
+    v = args[1]
+    _mut(c, _inf(i[1]), pc, line)
+    if _STRICT:
+        v = (v[0], (v[1] | pc))
+    c[0][1].insert(i[0], v)
+    return (None, _LIT)
+
+
+def _list_pop(c, args, kw, pc, line):
+    items = c[0][1]
+    il = _LIT
+    if len(args) > 0:
+        il = args[0][1]
+        e = items[args[0][0]]
+    else:
+        e = items[-1]
+    ch = _inf((_sl(c) | il))
+    _mut(c, _inf(il), pc, line)
+    if len(args) > 0:
+        items.pop(args[0][0])
+    else:
+        items.pop()
+    return (e[0], (e[1] | ch))
+
+
+def _list_remove(c, args, kw, pc, line):
+    items = c[0][1]
+    v = args[0]
+    _mut(c, (_deep(c) | _deep(v)), pc, line)
+    rv = _raw(v)
+    i = 0
+    while i < len(items):
+        if _raw(items[i]) == rv:
+            items.pop(i)
+            return (None, _LIT)
+        i += 1
+    raise ValueError('list.remove(x): x not in list')
+
+
+def _list_index(c, args, kw, pc, line):
+    items = c[0][1]
+    rv = _raw(args[0])
+    l = (_deep(c) | _deep(args[0])) | _UV
+    i = 0
+    while i < len(items):
+        if _raw(items[i]) == rv:
+            return (i, l)
+        i += 1
+    raise ValueError('value is not in list')
+
+
+def _list_count(c, args, kw, pc, line):
+    rv = _raw(args[0])
+    n = 0
+    for e in c[0][1]:
+        if _raw(e) == rv:
+            n += 1
+    return (n, (_deep(c) | _deep(args[0])) | _UV)
+
+
+def _tuple_index(c, args, kw, pc, line):
+    return _list_index(c, args, kw, pc, line)
+
+
+def _tuple_count(c, args, kw, pc, line):
+    return _list_count(c, args, kw, pc, line)
+
+
+def _list_sort(c, args, kw, pc, line):
+    items = c[0][1]
+    key = kw.get('key')
+    rev = kw.get('reverse')
+    # The key sees each element as a `for` loop over the list would: joined with the list's structure.
+    ks, l = _keyed(items if key is None else _elems(c), key, pc, _sl(c))
+    rv = False
+    if rev is not None:
+        rv = bool(_raw(rev))
+        l = (l | rev[1])
+    _mut(c, l, pc, line)
+    order = sorted(range(len(items)), key=lambda i: ks[i], reverse=rv)
+    new = [items[i] for i in order]
+    items.clear()
+    items.extend(new)
+    return (None, _LIT)
+
+
+def _list_reverse(c, args, kw, pc, line):
+    _mut(c, _LIT, pc, line)
+    c[0][1].reverse()
+    return (None, _LIT)
+
+
+def _list_copy(c, args, kw, pc, line):
+    return _new('l', list(c[0][1]), _sl(c))
+
+
+def _dict_get(c, args, kw, pc, line):
+    d = c[0][1]
+    k = args[0]
+    ch = _inf((_sl(c) | k[1]))
+    dl = (None, _LIT)
+    if len(args) > 1:
+        dl = args[1]
+    rk = _key(k)
+    if rk in d:
+        e = d[rk][1]
         return (e[0], (e[1] | ch))
-    if name == 'remove':
-        v = args[0]
-        _mut(c, (_deep(c) | _deep(v)), pc, line)
-        rv = _raw(v)
-        i = 0
-        while i < len(items):
-            if _raw(items[i]) == rv:
-                items.pop(i)
-                return (None, _LIT)
-            i += 1
-        raise ValueError('list.remove(x): x not in list')
-    if name == 'index':
-        rv = _raw(args[0])
-        l = (_deep(c) | _deep(args[0])) | _UV
-        i = 0
-        while i < len(items):
-            if _raw(items[i]) == rv:
-                return (i, l)
-            i += 1
-        raise ValueError('value is not in list')
-    if name == 'count':
-        rv = _raw(args[0])
-        n = 0
-        for e in items:
-            if _raw(e) == rv:
-                n += 1
-        return (n, (_deep(c) | _deep(args[0])) | _UV)
-    if name == 'sort':
-        key = kw.get('key')
-        rev = kw.get('reverse')
-        # The key sees each element as a `for` loop over the list would: joined with the list's structure.
-        ks, l = _keyed(items if key is None else _elems(c), key, pc, _sl(c))
-        rv = False
-        if rev is not None:
-            rv = bool(_raw(rev))
-            l = (l | rev[1])
-        _mut(c, l, pc, line)
-        order = sorted(range(len(items)), key=lambda i: ks[i], reverse=rv)
-        new = [items[i] for i in order]
-        items.clear()
-        items.extend(new)
-        return (None, _LIT)
-    if name == 'reverse':
-        _mut(c, _LIT, pc, line)
-        items.reverse()
-        return (None, _LIT)
-    if name == 'copy':
-        return _new('l', list(items), _sl(c))
-    raise AttributeError("'list' object has no attribute '" + name + "'")
+    return _jv(dl, ch)
 
 
-def _m_dict(c, name, args, kw, pc, line):
-    x = c[0]
-    d = x[1]
-    if name == 'get':
-        k = args[0]
-        ch = _inf((_sl(c) | k[1]))
-        dl = (None, _LIT)
-        if len(args) > 1:
-            dl = args[1]
-        rk = _key(k)
-        if rk in d:
-            e = d[rk][1]
-            return (e[0], (e[1] | ch))
-        return _jv(dl, ch)
-    if name == 'keys':
-        ch = _inf(_sl(c))
-        return _new('l', [(kv[0][0], (kv[0][1] | ch)) for kv in d.values()], _sl(c))
-    if name == 'values':
-        ch = _inf(_sl(c))
-        return _new('l', [(kv[1][0], (kv[1][1] | ch)) for kv in d.values()], _sl(c))
-    if name == 'items':
-        s = _sl(c)
-        ch = _inf(s)
-        return _new('l', [_new('t', [(kv[0][0], (kv[0][1] | ch)), (kv[1][0], (kv[1][1] | ch))], s) for kv in d.values()], s)
-    if name == 'update':
-        o = args[0]
-        pairs = []
-        if type(o[0]) is list and o[0][0] == 'd':
-            ch = _inf(_sl(o))
-            for kv in o[0][1].values():
-                pairs.append(((kv[0][0], (kv[0][1] | ch)), (kv[1][0], (kv[1][1] | ch))))
-        else:
-            for p in _elems(o):
-                pr = _unpack(p, 2)
-                pairs.append((pr[0], pr[1]))
-        extra = _struct(o)
-        for p in pairs:
-            extra = (extra | _deep(p[0]))
-        _mut(c, extra, pc, line)
-        for p in pairs:
-            v = p[1]
-            if _STRICT:
-                v = (v[0], (v[1] | pc))
-            d[_key(p[0])] = (p[0], v)
-        return (None, _LIT)
-    if name == 'pop':
-        k = args[0]
-        ch = _inf((_sl(c) | k[1]))
-        _mut(c, _deep(k), pc, line)
-        rk = _key(k)
-        if rk in d:
-            e = d.pop(rk)[1]
-            return (e[0], (e[1] | ch))
-        if len(args) > 1:
-            return _jv(args[1], ch)
-        raise KeyError(rk)
-    if name == 'setdefault':
-        k = args[0]
-        v = (None, _LIT)
-        if len(args) > 1:
-            v = args[1]
-        ch = _inf((_sl(c) | k[1]))
-        rk = _key(k)
-        if rk in d:
-            e = d[rk][1]
-            return (e[0], (e[1] | ch))
-        _mut(c, _deep(k), pc, line)
+def _dict_keys(c, args, kw, pc, line):
+    ch = _inf(_sl(c))
+    return _new('l', [(kv[0][0], (kv[0][1] | ch)) for kv in c[0][1].values()], _sl(c))
+
+
+def _dict_values(c, args, kw, pc, line):
+    ch = _inf(_sl(c))
+    return _new('l', [(kv[1][0], (kv[1][1] | ch)) for kv in c[0][1].values()], _sl(c))
+
+
+def _dict_items(c, args, kw, pc, line):
+    s = _sl(c)
+    ch = _inf(s)
+    return _new('l', [_new('t', [(kv[0][0], (kv[0][1] | ch)), (kv[1][0], (kv[1][1] | ch))], s) for kv in c[0][1].values()], s)
+
+
+def _dict_update(c, args, kw, pc, line):
+    d = c[0][1]
+    o = args[0]
+    pairs = []
+    if type(o[0]) is list and o[0][0] == 'd':
+        ch = _inf(_sl(o))
+        for kv in o[0][1].values():
+            pairs.append(((kv[0][0], (kv[0][1] | ch)), (kv[1][0], (kv[1][1] | ch))))
+    else:
+        for p in _elems(o):
+            pr = _unpack(p, 2)
+            pairs.append((pr[0], pr[1]))
+    extra = _struct(o)
+    for p in pairs:
+        extra = (extra | _deep(p[0]))
+    _mut(c, extra, pc, line)
+    for p in pairs:
+        v = p[1]
         if _STRICT:
             v = (v[0], (v[1] | pc))
-        d[rk] = (k, v)
-        return (v[0], (v[1] | ch))
-    if name == 'copy':
-        nd = {}
-        for rk, kv in d.items():
-            nd[rk] = kv
-        return _new('d', nd, _sl(c))
-    raise AttributeError("'dict' object has no attribute '" + name + "'")
+        d[_key(p[0])] = (p[0], v)
+    return (None, _LIT)
+
+
+def _dict_pop(c, args, kw, pc, line):
+    d = c[0][1]
+    k = args[0]
+    ch = _inf((_sl(c) | k[1]))
+    _mut(c, _deep(k), pc, line)
+    rk = _key(k)
+    if rk in d:
+        e = d.pop(rk)[1]
+        return (e[0], (e[1] | ch))
+    if len(args) > 1:
+        return _jv(args[1], ch)
+    raise KeyError(rk)
+
+
+def _dict_setdefault(c, args, kw, pc, line):
+    d = c[0][1]
+    k = args[0]
+    v = (None, _LIT)
+    if len(args) > 1:
+        v = args[1]
+    ch = _inf((_sl(c) | k[1]))
+    rk = _key(k)
+    if rk in d:
+        e = d[rk][1]
+        return (e[0], (e[1] | ch))
+    _mut(c, _deep(k), pc, line)
+    if _STRICT:
+        v = (v[0], (v[1] | pc))
+    d[rk] = (k, v)
+    return (v[0], (v[1] | ch))
+
+
+def _dict_copy(c, args, kw, pc, line):
+    nd = {}
+    for rk, kv in c[0][1].items():
+        nd[rk] = kv
+    return _new('d', nd, _sl(c))
 
 
 def _set_op(name, a, b):
@@ -1328,29 +1414,54 @@ def _set_op(name, a, b):
     return _new('s', res, s)
 
 
-def _m_set(c, name, args, kw, pc, line):
+def _set_add(c, args, kw, pc, line):
     d = c[0][1]
-    if name == 'add':
-        v = args[0]
-        _mut(c, _deep(v), pc, line)
-        if _STRICT:
-            v = (v[0], (v[1] | pc))
-        rk = _key(v)
-        if rk not in d:
-            d[rk] = v
+    v = args[0]
+    _mut(c, _deep(v), pc, line)
+    if _STRICT:
+        v = (v[0], (v[1] | pc))
+    rk = _key(v)
+    if rk not in d:
+        d[rk] = v
+    return (None, _LIT)
+
+
+def _set_discard(c, args, kw, pc, line):
+    v = args[0]
+    _mut(c, _deep(v), pc, line)
+    rk = _key(v)
+    d = c[0][1]
+    if rk in d:
+        d.pop(rk)
+    return (None, _LIT)
+
+
+def _set_remove(c, args, kw, pc, line):
+    v = args[0]
+    _mut(c, _deep(v), pc, line)
+    rk = _key(v)
+    d = c[0][1]
+    if rk in d:
+        d.pop(rk)
         return (None, _LIT)
-    if name == 'discard' or name == 'remove':
-        v = args[0]
-        _mut(c, _deep(v), pc, line)
-        rk = _key(v)
-        if rk in d:
-            d.pop(rk)
-        elif name == 'remove':
-            raise KeyError(rk)
-        return (None, _LIT)
-    if name == 'union' or name == 'intersection' or name == 'difference':
-        return _set_op(name, c, args[0])
-    raise AttributeError("'set' object has no attribute '" + name + "'")
+    raise KeyError(rk)
+
+
+def _set_union(c, args, kw, pc, line):
+    return _set_op('union', c, args[0])
+
+
+def _set_intersection(c, args, kw, pc, line):
+    return _set_op('intersection', c, args[0])
+
+
+def _set_difference(c, args, kw, pc, line):
+    return _set_op('difference', c, args[0])
+
+
+def _match_group(c, args, kw, pc, line):
+    raws = [_raw(a) for a in args]
+    return (c[0].group(*raws), (c[1] | _lbls(args)) | _UV)
 
 
 # A fast path for `d.get(k)` with a key the compiler cannot pass raw; anything else goes through `_m`.
@@ -1383,20 +1494,27 @@ def _m(c, name, args, kw, pc, line):
     if type(x) is list:
         k = x[0]
         if k == 'l':
-            return _m_list(c, name, args, kw, pc, line)
-        if k == 'd':
-            return _m_dict(c, name, args, kw, pc, line)
-        if k == 's':
-            return _m_set(c, name, args, kw, pc, line)
-        if k == 't':
-            if name == 'index' or name == 'count':
-                return _m_list(c, name, args, kw, pc, line)
-        raise AttributeError("'tuple' object has no attribute '" + name + "'")
+            t = _LIST_M
+            tn = 'list'
+        elif k == 'd':
+            t = _DICT_M
+            tn = 'dict'
+        elif k == 's':
+            t = _SET_M
+            tn = 'set'
+        else:
+            t = _TUPLE_M
+            tn = 'tuple'
+        f = t.get(name)
+        if f is None:
+            raise AttributeError("'" + tn + "' object has no attribute '" + name + "'")
+        return f(c, args, kw, pc, line)
     if type(x) is str:
         return _m_str(x, c[1], name, args, kw)
-    if name == 'group' and x is not None and not _isfn(x) and type(x) is not int and type(x) is not float and type(x) is not bool:
-        raws = [_raw(a) for a in args]
-        return (x.group(*raws), (c[1] | _lbls(args)) | _UV)
+    if x is not None and not _isfn(x) and type(x) is not int and type(x) is not float and type(x) is not bool:
+        f = _MATCH_M.get(name)
+        if f is not None:
+            return f(c, args, kw, pc, line)
     raise AttributeError("object has no attribute '" + name + "'")
 
 

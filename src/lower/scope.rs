@@ -6,20 +6,10 @@ use std::collections::BTreeSet;
 
 use ruff_python_ast::{Expr, Stmt};
 
-/// Methods that mutate their receiver: a receiver of one is raised before a branch that may call it.
-pub const MUTATING_METHODS: &[&str] = &[
-    "append",
-    "extend",
-    "insert",
-    "pop",
-    "remove",
-    "sort",
-    "reverse",
-    "update",
-    "setdefault",
-    "add",
-    "discard",
-];
+/// Whether a method mutates its receiver (a receiver of one is raised before a branch that may call it).
+pub fn is_mutating_method(name: &str) -> bool {
+    crate::plan::catalogue::method_row(name).is_some_and(|m| m.mutation.is_some())
+}
 
 /// Names a block may bind (assignment and augmented targets, `for` targets, walrus targets, `def` names).
 pub fn assigned_names(body: &[Stmt], out: &mut BTreeSet<String>) {
@@ -219,7 +209,7 @@ fn expr_receivers<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
     // A small explicit walk (each_child's callback cannot hand out borrows of the tree).
     if let Expr::Call(c) = e
         && let Expr::Attribute(a) = c.func.as_ref()
-        && MUTATING_METHODS.contains(&a.attr.id.as_str())
+        && is_mutating_method(a.attr.id.as_str())
     {
         out.push(&a.value);
     }

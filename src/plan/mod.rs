@@ -1,7 +1,8 @@
-//! Parsing a plan and checking it against the subset of SEMANTICS.md §6.
+//! Parsing a plan and checking it against the subset of docs/semantics.md §6.
 //!
 //! [`check`] is the single entry point `lint` and `run` share: parse ([`parse::parse`]), the whitelist
 //! ([`subset::check_subset`]), then name and argument resolution ([`structure::check_structure`]).
+pub mod catalogue;
 pub mod diagnostic;
 pub mod parse;
 pub mod render;

@@ -7,9 +7,10 @@ use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{Expr, ExprCall, ExprContext, ModModule, Parameters, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
+use super::catalogue::{self, Keywords};
 use super::diagnostic::{Diagnostic, Severity};
 use super::signatures::Signatures;
-use super::subset::{BUILTINS, is_builtin, is_forbidden_builtin, is_module};
+use super::subset::{is_builtin, is_forbidden_builtin, is_module};
 
 /// Checks calls and names of a module (already through the subset check) against the signatures.
 ///
@@ -116,9 +117,60 @@ impl Checker<'_> {
             .map(|(_, c)| c.to_owned())
     }
 
-    fn call(&mut self, call: &ExprCall) {
-        let Expr::Name(func) = &*call.func else {
+    /// Keyword arguments a builtin, method or module function does not take (its catalogue row's
+    /// `keywords`). Names starting with `_` and `**` were refused by the subset check.
+    fn catalogue_keywords(&mut self, what: &str, accepted: Keywords, call: &ExprCall) {
+        let Keywords::Only(names) = accepted else {
             return;
+        };
+        for k in &call.arguments.keywords {
+            let Some(id) = &k.arg else { continue };
+            let kw = id.as_str();
+            if names.contains(&kw) || kw.starts_with('_') {
+                continue;
+            }
+            let takes = if names.is_empty() {
+                "it takes no keyword arguments".to_string()
+            } else {
+                format!("it takes: {}", names.join(", "))
+            };
+            let hint = match self.nearest(kw, names.iter().copied()) {
+                Some(s) => format!("did you mean `{s}`? {takes}"),
+                None => takes,
+            };
+            self.diags.push(err(
+                "Z109",
+                id.range,
+                format!("`{what}` does not take the keyword argument `{kw}`"),
+                Some(hint),
+            ));
+        }
+    }
+
+    fn call(&mut self, call: &ExprCall) {
+        let func = match &*call.func {
+            Expr::Name(func) => func,
+            Expr::Attribute(a) => {
+                let attr = a.attr.as_str();
+                match &*a.value {
+                    Expr::Name(m) if is_module(m.id.as_str()) => {
+                        if let Some(row) = catalogue::module_fn_row(m.id.as_str(), attr) {
+                            self.catalogue_keywords(
+                                &format!("{}.{attr}", m.id.as_str()),
+                                row.keywords,
+                                call,
+                            );
+                        }
+                    }
+                    _ => {
+                        if let Some(row) = catalogue::method_row(attr) {
+                            self.catalogue_keywords(&format!(".{attr}()"), row.keywords, call);
+                        }
+                    }
+                }
+                return;
+            }
+            _ => return,
         };
         let name = func.id.as_str();
         if let Some(params) = self.sigs.tools.get(name) {
@@ -137,7 +189,10 @@ impl Checker<'_> {
                     Some(format!("call it as `{name}(value)`")),
                 ));
             }
-        } else if is_builtin(name) || self.defined.contains(name) || is_forbidden_builtin(name) {
+        } else if let Some(row) = catalogue::builtin_row(name) {
+            // A plan cannot bind a builtin's name (Z108), so the call reaches the builtin.
+            self.catalogue_keywords(name, row.keywords, call);
+        } else if self.defined.contains(name) || is_forbidden_builtin(name) {
             // Forbidden builtins were already reported by the subset check.
         } else {
             let suggestion = self.nearest(
@@ -147,7 +202,7 @@ impl Checker<'_> {
                     .keys()
                     .map(String::as_str)
                     .chain(self.sigs.verifiers.iter().map(String::as_str))
-                    .chain(BUILTINS.iter().copied())
+                    .chain(catalogue::BUILTINS.iter().map(|b| b.name))
                     .chain(self.defined.iter().map(String::as_str)),
             );
             self.diags.push(err(
@@ -341,6 +396,20 @@ mod tests {
         assert_eq!(codes("f = send_email\n"), ["Z107"]);
         assert_eq!(codes("send_email = 1\n"), ["Z108"]);
         assert_eq!(codes("def len(x):\n    return 1\n"), ["Z108"]);
+    }
+
+    #[test]
+    fn catalogue_keywords() {
+        assert!(codes("s = 'a b'\nx = s.split(sep=' ', maxsplit=1)\n").is_empty());
+        assert!(codes("x = sorted([1], key=abs, reverse=True)\n").is_empty());
+        assert!(codes("x = dict(a=1)\ny = '{a}'.format(a=1)\n").is_empty());
+        assert_eq!(codes("x = sorted([1], foo=1)\n"), ["Z109"]);
+        assert_eq!(codes("x = sorted([1], kye=abs)\n"), ["Z109"]);
+        assert_eq!(codes("x = [1]\nx.append(v=1)\n"), ["Z109"]);
+        assert_eq!(
+            codes("import json\nx = json.loads('1', strict=True)\n"),
+            ["Z109"]
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The whitelist of SEMANTICS.md §6: which statements, expressions, builtins, methods and modules a plan
+//! The whitelist of docs/semantics.md §6: which statements, expressions, builtins, methods and modules a plan
 //! may use. Every AST variant is matched explicitly, so a new ruff variant fails to compile here instead
 //! of slipping through.
 
@@ -8,35 +8,8 @@ use ruff_python_ast::{
 };
 use ruff_text_size::{Ranged, TextRange};
 
+use super::catalogue;
 use super::diagnostic::{Diagnostic, Severity};
-
-/// Builtin functions a plan may call.
-pub const BUILTINS: &[&str] = &[
-    "len",
-    "str",
-    "int",
-    "float",
-    "bool",
-    "range",
-    "sorted",
-    "reversed",
-    "min",
-    "max",
-    "sum",
-    "any",
-    "all",
-    "enumerate",
-    "zip",
-    "map",
-    "filter",
-    "list",
-    "dict",
-    "set",
-    "tuple",
-    "abs",
-    "round",
-    "print",
-];
 
 /// Builtins that are refused by name wherever they appear (called or not), because they reach into
 /// the interpreter rather than compute on values.
@@ -70,154 +43,7 @@ pub const FORBIDDEN_BUILTINS: &[&str] = &[
     "property",
 ];
 
-/// Method names callable on any receiver (its type is unknown before the run), grouped by the type that
-/// defines them.
-pub const METHODS: &[(&str, &[&str])] = &[
-    (
-        "str",
-        &[
-            "lower",
-            "upper",
-            "strip",
-            "lstrip",
-            "rstrip",
-            "split",
-            "rsplit",
-            "splitlines",
-            "join",
-            "replace",
-            "startswith",
-            "endswith",
-            "find",
-            "count",
-            "format",
-            "title",
-            "partition",
-        ],
-    ),
-    (
-        "list",
-        &[
-            "append", "extend", "insert", "pop", "remove", "index", "count", "sort", "reverse",
-            "copy",
-        ],
-    ),
-    (
-        "dict",
-        &[
-            "get",
-            "keys",
-            "values",
-            "items",
-            "update",
-            "pop",
-            "setdefault",
-            "copy",
-        ],
-    ),
-    (
-        "set",
-        &[
-            "add",
-            "discard",
-            "remove",
-            "union",
-            "intersection",
-            "difference",
-        ],
-    ),
-    ("re.Match", &["group"]),
-];
-
-/// Where a builtin or method takes the plan code it calls.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CallableAt {
-    /// A keyword argument (`key=`).
-    Keyword(&'static str),
-    /// The first positional argument (`map(f, xs)`).
-    First,
-}
-
-/// What a callback is run over: the container whose elements it is given.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Over {
-    /// The one positional argument. With several positional arguments (`max(a, b, key=k)`) the callback
-    /// is given the arguments themselves, a literal tuple, so nothing is iterated.
-    TheArgument,
-    /// Every positional argument after the function (`map(f, xs, ys)`), zipped.
-    TheRest,
-    /// The receiver (`xs.sort(key=k)`).
-    TheReceiver,
-}
-
-/// A builtin or method that calls plan code (a function value or lambda) once per element.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Callback {
-    pub name: &'static str,
-    /// A method of the receiver, or a builtin.
-    pub method: bool,
-    pub callable: CallableAt,
-    pub over: Over,
-}
-
-/// Every entry of the subset that calls plan code. Each call runs as the body of a `for` loop over the
-/// container (docs/semantics.md, "Callbacks"): its `pc` joins the container's structure label and each
-/// element it is given carries that label. Lint reads this table to model the loop, and the generated
-/// tests (tests/callbacks.rs) compare every row with the equivalent `for` loop; add a row with the code.
-pub const CALLBACKS: &[Callback] = &[
-    Callback {
-        name: "sorted",
-        method: false,
-        callable: CallableAt::Keyword("key"),
-        over: Over::TheArgument,
-    },
-    Callback {
-        name: "min",
-        method: false,
-        callable: CallableAt::Keyword("key"),
-        over: Over::TheArgument,
-    },
-    Callback {
-        name: "max",
-        method: false,
-        callable: CallableAt::Keyword("key"),
-        over: Over::TheArgument,
-    },
-    Callback {
-        name: "map",
-        method: false,
-        callable: CallableAt::First,
-        over: Over::TheRest,
-    },
-    Callback {
-        name: "filter",
-        method: false,
-        callable: CallableAt::First,
-        over: Over::TheRest,
-    },
-    Callback {
-        name: "sort",
-        method: true,
-        callable: CallableAt::Keyword("key"),
-        over: Over::TheReceiver,
-    },
-];
-
-/// The callback row of a builtin (`method == false`) or method, if it calls plan code.
-pub fn callback(name: &str, method: bool) -> Option<&'static Callback> {
-    CALLBACKS
-        .iter()
-        .find(|c| c.name == name && c.method == method)
-}
-
-/// Importable modules and the functions of each a plan may call.
-pub const MODULES: &[(&str, &[&str])] = &[
-    ("json", &["dumps", "loads"]),
-    (
-        "re",
-        &["search", "match", "fullmatch", "findall", "sub", "split"],
-    ),
-];
+pub use super::catalogue::{CallableAt, Callback, Over, callback, callbacks};
 
 /// Is `name` an allowed builtin?
 ///
@@ -227,7 +53,7 @@ pub const MODULES: &[(&str, &[&str])] = &[
 /// assert!(is_method("group") && !is_method("__class__"));
 /// ```
 pub fn is_builtin(name: &str) -> bool {
-    BUILTINS.contains(&name)
+    catalogue::builtin_row(name).is_some()
 }
 
 pub fn is_forbidden_builtin(name: &str) -> bool {
@@ -235,15 +61,21 @@ pub fn is_forbidden_builtin(name: &str) -> bool {
 }
 
 pub fn is_method(name: &str) -> bool {
-    METHODS.iter().any(|(_, ms)| ms.contains(&name))
+    catalogue::method_row(name).is_some()
 }
 
 pub fn is_module(name: &str) -> bool {
-    MODULES.iter().any(|(m, _)| *m == name)
+    catalogue::MODULES.contains(&name)
 }
 
-fn module_functions(module: &str) -> Option<&'static [&'static str]> {
-    MODULES.iter().find(|(m, _)| *m == module).map(|(_, f)| *f)
+/// The functions of `module` a plan may call, as a sentence for a hint: `json.dumps, json.loads`.
+fn module_functions(module: &str) -> String {
+    catalogue::MODULE_FNS
+        .iter()
+        .filter(|f| f.module == module)
+        .map(|f| format!("`{module}.{}`", f.name))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Checks a module against the whitelist, returning every violation found (empty when it conforms).
@@ -782,16 +614,13 @@ impl Walker {
     }
 
     fn module_call(&mut self, module: &str, func: &str, range: TextRange) {
-        let allowed = module_functions(module).unwrap_or(&[]);
-        if !allowed.contains(&func) {
+        if catalogue::module_fn_row(module, func).is_none() {
+            let hint = format!("the functions available are {}", module_functions(module));
             self.push(
                 "Z013",
                 range,
                 format!("`{module}.{func}` is not allowed in plans"),
-                Some(match module {
-                    "json" => "only `json.dumps` and `json.loads` are available",
-                    _ => "only re.search, match, fullmatch, findall, sub and split are available",
-                }),
+                Some(&hint),
             );
         } else if !self.imported.iter().any(|m| m == module) {
             self.push(

@@ -1,4 +1,4 @@
-//! The decision procedure of SEMANTICS.md §5: one claim in, one decision out. Pure and total.
+//! The decision procedure of docs/semantics.md §5: one claim in, one decision out. Pure and total.
 //!
 //! Order of evaluation, and why:
 //! 1. Fixed rules no policy overrides, always `deny`: unknown tool, the tool-call cap, unknown or missing

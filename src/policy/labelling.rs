@@ -1,4 +1,4 @@
-//! Labelling a tool result per the tool's `returns` (SEMANTICS.md §3, "Tool results").
+//! Labelling a tool result per the tool's `returns` (docs/semantics.md §3, "Tool results").
 //!
 //! Every label is the policy's label for that part of the result, joined with the join of the call's
 //! argument labels (an attacker-chosen query gives an attacker-chosen answer), plus the call's source.

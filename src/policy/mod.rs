@@ -5,7 +5,7 @@
 //! * [`Policy`] gives the runtime what it needs: [`Policy::signatures`], [`Policy::label_space`], tools,
 //!   verifiers and limits with defaults filled in.
 //! * [`labelling::label_result`] labels a tool result; [`decide::decide`] is the pure decision procedure
-//!   of SEMANTICS.md §5.
+//!   of docs/semantics.md §5.
 //!
 //! ```
 //! use zamburak::policy::Policy;

@@ -47,7 +47,7 @@ pub struct PolicyFile {
     pub builtins: Option<BuiltinsConfig>,
 }
 
-/// How the control context propagates (SEMANTICS.md §4).
+/// How the control context propagates (docs/semantics.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {

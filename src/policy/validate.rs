@@ -21,14 +21,14 @@ const KEYWORDS: &[&str] = &[
     "with", "yield",
 ];
 
-/// Names the plan subset gives a meaning (SEMANTICS.md §6), allowed or refused: a tool or verifier named
+/// Names the plan subset gives a meaning (docs/semantics.md §6), allowed or refused: a tool or verifier named
 /// like one would shadow it or be rejected by the subset check. Argument names are not affected.
 /// Whether a tool or verifier name would clash with a name the plan subset gives a meaning (a builtin, a
 /// forbidden builtin, a module, a soft keyword). One table: `crate::plan::subset`.
 fn is_plan_name(name: &str) -> bool {
     use crate::plan::subset;
     ["match", "case", "json", "re"].contains(&name)
-        || subset::BUILTINS.contains(&name)
+        || subset::is_builtin(name)
         || subset::FORBIDDEN_BUILTINS.contains(&name)
 }
 
@@ -350,7 +350,7 @@ fn check_tool(
     Ok(())
 }
 
-/// A builtin adapter fixes the argument names and contacts the outside world (SEMANTICS.md §8: a policy
+/// A builtin adapter fixes the argument names and contacts the outside world (docs/semantics.md §8: a policy
 /// that checks a misspelt argument would check nothing).
 fn check_builtin(
     cx: &Ctx<'_>,

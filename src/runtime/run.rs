@@ -233,7 +233,7 @@ fn run_plan<'a>(
     };
 
     if preflight {
-        // SEMANTICS §5: a plan with a call that is denied whenever it is reached runs no tool at all.
+        // docs/semantics.md §5: a plan with a call that is denied whenever it is reached runs no tool at all.
         let analysis = crate::analysis::analyze(&parsed, input.policy, input.mode);
         let denials: Vec<_> = analysis.certain_denials().cloned().collect();
         if !denials.is_empty() {
@@ -1008,7 +1008,7 @@ impl RunHost<'_, '_> {
             }
             (ExecOutcome::Denied { line, message }, None) => {
                 // A denial by the runtime itself: a no-sensitive-upgrade violation, an unknown function, a
-                // malformed argument or an exhausted budget. Like a policy denial (SEMANTICS §5).
+                // malformed argument or an exhausted budget. Like a policy denial (docs/semantics.md §5).
                 self.recorder.record(Record::Error(ErrorRecord {
                     line: Some(line),
                     exc_type: "Denied".into(),

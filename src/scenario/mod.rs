@@ -61,7 +61,7 @@ struct Expect {
     normal: Option<Expected>,
 }
 
-/// The outcomes a scenario may expect (SEMANTICS.md §5).
+/// The outcomes a scenario may expect (docs/semantics.md §5).
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 enum Expected {

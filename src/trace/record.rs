@@ -220,7 +220,7 @@ pub struct End {
     /// How the run stopped, e.g. `finished`, `denied`, `error`, `rejected`.
     pub status: String,
     pub exit_code: i32,
-    /// `allow`, `draft`, `confirm`, `deny`, `error` or `rejected` (SEMANTICS.md §5).
+    /// `allow`, `draft`, `confirm`, `deny`, `error` or `rejected` (docs/semantics.md §5).
     pub outcome: String,
 }
 

@@ -1,4 +1,4 @@
-//! What of a value may be written down (SEMANTICS.md §7): digests for everything, the value itself only when
+//! What of a value may be written down (docs/semantics.md §7): digests for everything, the value itself only when
 //! it is trusted and public, and error messages replaced by the sources they depend on.
 //!
 //! ```

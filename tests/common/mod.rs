@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod backend;
+pub mod monty;
 pub mod world;
 
 use proptest::prelude::*;
@@ -134,7 +135,7 @@ pub fn stmt() -> impl Strategy<Value = String> {
         1 => expr().prop_map(|c| format!("for w in e['subject'].split():\n    d[w] = d.get(w, 0) + 1\n    if w == str({c}):\n        a = w.upper()\nsink(a)\nsink(len(d))\n")),
         1 => expr().prop_map(|c| format!("m = 0\nwhile True:\n    m += 1\n    if m > 2 or {c}:\n        break\nsink(m)\n")),
         1 => expr().prop_map(|c| format!("d2 = {{}}\nd2.update({{'k': 'v'}})\nif {c}:\n    d2.update({{'z': 1}})\nsink(len(d2))\nsink(d2.get('k'))\n")),
-        // Plan code called by builtins and methods (subset::CALLBACKS), over untrusted and literal lists.
+        // Plan code called by builtins and methods (catalogue rows with a callback), over untrusted and literal lists.
         1 => expr().prop_map(|c| format!("def kf(t):\n    if t == str({c}):\n        sink(t)\n    return t\nys2 = sorted(e['tags'], key=kf)\nsink(len(ys2))\n")),
         1 => expr().prop_map(|c| format!("ms = list(map(lambda t: [sink(t), t + str({c})][1], e['tags']))\nsink(len(ms))\n")),
         1 => expr().prop_map(|c| format!("cs = []\ndef kc(t):\n    cs.append(t)\n    return len(t)\nmm = min(['ab', str({c})], key=kc)\nsink(mm)\nsink(len(cs))\n")),

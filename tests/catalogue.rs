@@ -1,0 +1,166 @@
+//! Every row of the subset catalogue (`src/plan/catalogue.rs`), generated: its example runs
+//! * plainly on Monty and lowered, in both modes, printing the same thing (transparency);
+//! * on untrusted, private tool data into a sink, where the runtime's decision lies between lint's `must` and
+//!   `may` predictions, in both modes;
+//!
+//! and the builtin list in `docs/diagnostics.md` is the catalogue's. A new row is covered by adding it: no
+//! test to write.
+
+mod common;
+
+use std::path::Path;
+
+use common::backend::get_returns;
+use common::monty::{lowered, plain};
+use serde_json::json;
+use zamburak::analysis::lint;
+use zamburak::lower::Mode;
+use zamburak::plan::catalogue::{BUILTINS, METHODS, MODULE_FNS};
+use zamburak::policy::{Outcome, Policy};
+use zamburak::runtime::run::{RunInput, execute_plan_without_preflight};
+
+/// Every example, with the imports it may need.
+fn examples() -> Vec<(String, &'static str)> {
+    let b = BUILTINS
+        .iter()
+        .map(|b| (format!("builtin {}", b.name), b.example));
+    let m = METHODS
+        .iter()
+        .map(|m| (format!("method .{}()", m.name), m.example));
+    let f = MODULE_FNS
+        .iter()
+        .map(|f| (format!("{}.{}", f.module, f.name), f.example));
+    b.chain(m).chain(f).collect()
+}
+
+/// The names the examples use, as literals (for plain Monty) or from a tool (for the labelled run).
+const LITERALS: &str =
+    "s = 'hello world. a'\nxs = ['b', 'a', 'ccc']\nd = {'a': 'x', 'b': 'y'}\nn = 7\n";
+const FROM_TOOL: &str = "r = get()\ns = r['s']\nxs = r['xs']\nd = r['d']\nn = r['n']\n";
+
+#[test]
+fn every_row_prints_what_plain_monty_prints() {
+    let mut failures = Vec::new();
+    for (what, example) in examples() {
+        let plan = format!("import json\nimport re\n{LITERALS}print({example})\n");
+        let expected = plain(&plan);
+        assert!(
+            !expected.contains("ERROR"),
+            "{what}: the example `{example}` fails plainly: {expected}"
+        );
+        for mode in [Mode::Strict, Mode::Normal] {
+            let actual = lowered(&plan, mode);
+            if actual != expected {
+                failures.push(format!(
+                    "{what}: {example}\n  plain:   {expected:?}\n  lowered: {actual:?} ({mode:?})"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+const POLICY: &str = r#"
+version: 1
+mode: strict
+user: me@example.com
+tags: [PRIVATE]
+tools:
+  get:
+    effect: read
+    args: {}
+    control: { require: any }
+    returns: { integrity: untrusted, tags: [PRIVATE], readers: { from_fields: [from] } }
+  sink:
+    effect: send
+    args:
+      x: { require: [trusted], forbid_tags: [PRIVATE] }
+    # A violation drafts instead of stopping the run, so the call after it is decided too.
+    on_violation: draft
+"#;
+
+#[test]
+fn lint_bounds_the_runtime_on_every_row() {
+    let policy = Policy::from_yaml_str(POLICY, "<test>", Path::new(".")).unwrap();
+    let data = json!({
+        "s": "hello world. a", "xs": ["b", "a", "ccc"], "d": {"a": "x", "b": "y"}, "n": 7,
+        "from": "mallory@evil.test",
+    });
+    let mut failures = Vec::new();
+    let mut drafted = 0;
+    for (what, example) in examples() {
+        // The result itself, then a literal sent under a condition on it (its label reaches `pc`).
+        let plan = format!(
+            "import json\nimport re\n{FROM_TOOL}v = {example}\nsink(x=v)\nif v:\n    sink(x='literal')\n"
+        );
+        for mode in [Mode::Strict, Mode::Normal] {
+            let report = execute_plan_without_preflight(
+                &RunInput {
+                    source: &plan,
+                    policy: &policy,
+                    mode,
+                },
+                &mut get_returns(data.clone()),
+                None,
+                &mut |_| {},
+            );
+            let lint = lint(&plan, &policy, mode);
+            assert!(
+                report.decisions.len() >= 2,
+                "{what}: the example did not reach the sink ({mode:?})"
+            );
+            for d in &report.decisions {
+                let sites: Vec<_> = lint
+                    .calls
+                    .iter()
+                    .filter(|c| c.line == d.line && c.tool == d.tool)
+                    .collect();
+                let may = sites.iter().map(|c| c.may.outcome).max();
+                let must = sites.iter().map(|c| c.must.outcome).min();
+                match (may, must) {
+                    (Some(may), Some(must)) if must <= d.decision && d.decision <= may => {}
+                    _ => failures.push(format!(
+                        "{what} ({mode:?}): line {} `{}`: runtime {:?}, lint must {must:?} may {may:?}",
+                        d.line, d.tool, d.decision
+                    )),
+                }
+                if d.tool == "sink" && d.decision == Outcome::Draft {
+                    drafted += 1;
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The oracle sees labels: untrusted private data reaches most sinks.
+    assert!(drafted > examples().len(), "only {drafted} sinks drafted");
+}
+
+/// The list of builtins, methods and module functions in docs/diagnostics.md is the catalogue's.
+#[test]
+fn the_documented_subset_is_the_catalogue() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/diagnostics.md"))
+        .unwrap();
+    let section = doc
+        .split("## What a plan may use")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("docs/diagnostics.md has the section");
+    let words: Vec<&str> = section
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .collect();
+    for (what, name) in BUILTINS
+        .iter()
+        .map(|b| ("builtin", b.name.to_string()))
+        .chain(METHODS.iter().map(|m| ("method", m.name.to_string())))
+        .chain(
+            MODULE_FNS
+                .iter()
+                .map(|f| ("function", format!("{}.{}", f.module, f.name))),
+        )
+    {
+        assert!(
+            words.contains(&name.as_str()) || words.contains(&name.rsplit('.').next().unwrap()),
+            "{what} `{name}` is missing from docs/diagnostics.md, \"What a plan may use\""
+        );
+    }
+}
