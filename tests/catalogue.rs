@@ -3,7 +3,7 @@
 //! * on untrusted, private tool data into a sink, where the runtime's decision lies between lint's `must` and
 //!   `may` predictions, in both modes;
 //!
-//! and the builtin list in `docs/diagnostics.md` is the catalogue's. A new row is covered by adding it: no
+//! the checks accept every example, and the builtin list in `docs/diagnostics.md` is the catalogue's. A new row is covered by adding it: no
 //! test to write.
 
 mod common;
@@ -93,6 +93,10 @@ fn lint_bounds_the_runtime_on_every_row() {
         let plan = format!(
             "import json\nimport re\n{FROM_TOOL}v = {example}\nsink(x=v)\nif v:\n    sink(x='literal')\n"
         );
+        if let Err(d) = zamburak::plan::check(&plan, &policy.signatures()) {
+            failures.push(format!("{what}: the checks refuse the example: {d:?}"));
+            continue;
+        }
         for mode in [Mode::Strict, Mode::Normal] {
             let report = execute_plan_without_preflight(
                 &RunInput {

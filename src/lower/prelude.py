@@ -1136,6 +1136,10 @@ def _str_index(r, l, args, raws, rk):
     return (r.index(*raws), l)
 
 
+def _str_zfill(r, l, args, raws, rk):
+    return (r.zfill(*raws), l)
+
+
 def _str_split(r, l, args, raws, rk):
     return _box(r.split(*raws, **rk), l)
 

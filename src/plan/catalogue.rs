@@ -423,6 +423,7 @@ pub const METHODS: &[Method] = &[
         ..str_raw("format", "'{} and {x}'.format(s, x=n)")
     },
     str_raw("title", "s.title()"),
+    str_raw("zfill", "str(n).zfill(6)"),
     reader("partition", &[Str], Yields::Strings, "s.partition(' ')"),
     mutator(
         "append",
