@@ -13,7 +13,7 @@ use zamburak::lower::{Mode, compile};
 use zamburak::plan::Signatures;
 use zamburak::policy::{Claim, Policy, decide, label_result};
 use zamburak::runtime::exec::{ExecLimits, Host, HostReply, execute};
-use zamburak::runtime::value::LValue;
+use zamburak::value::LValue;
 
 fn main() {
     divan::main();

@@ -6,6 +6,8 @@
 //! Monty and checks every tool call with [`policy::decide`]; [`trace`] writes the hash-chained audit log.
 
 pub mod analysis;
+pub mod cli;
+pub mod digest;
 pub mod exit;
 pub mod label;
 pub mod lower;
@@ -15,4 +17,5 @@ pub mod runtime;
 pub mod scenario;
 pub mod tools;
 pub mod trace;
+pub mod value;
 pub mod view;

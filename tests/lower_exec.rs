@@ -6,7 +6,7 @@ use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
 use zamburak::lower::{Mode, compile};
 use zamburak::plan::Signatures;
 use zamburak::runtime::exec::{ExecLimits, ExecOutcome, Host, HostReply, execute};
-use zamburak::runtime::value::{LValue, Raw};
+use zamburak::value::{LValue, Raw};
 
 /// A tool result the attacker controls: untrusted, from call 1.
 const TAINT: i64 = LITERAL | UNTRUSTED_BIT;

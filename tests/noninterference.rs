@@ -11,7 +11,7 @@ use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
 use zamburak::lower::{Mode, compile};
 use zamburak::plan::Signatures;
 use zamburak::runtime::exec::{ExecLimits, Host, HostReply, execute};
-use zamburak::runtime::value::{LValue, Raw};
+use zamburak::value::{LValue, Raw};
 
 const TAINT: i64 = LITERAL | UNTRUSTED_BIT;
 

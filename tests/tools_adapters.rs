@@ -6,8 +6,8 @@ use std::net::TcpListener;
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
+use zamburak::policy::builtins::{BuiltinsConfig, FilesConfig, MailConfig, WebConfig};
 use zamburak::tools::Builtins;
-use zamburak::tools::config::{BuiltinsConfig, FilesConfig, MailConfig, WebConfig};
 
 fn args(pairs: &[(&str, Value)]) -> Map<String, Value> {
     pairs

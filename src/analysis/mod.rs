@@ -24,7 +24,6 @@
 //! assert!(clean.diagnostics.is_empty());
 //! ```
 
-pub mod command;
 pub mod domain;
 mod interp;
 pub mod output;

@@ -92,7 +92,7 @@ pub fn choose(flag: Option<&Path>, plan: &Path) -> Result<Chosen, String> {
     let text = BUNDLED_DEFAULT.as_bytes().to_vec();
     Ok(Chosen {
         policy,
-        sha256: crate::trace::redact::sha256_bytes(&text),
+        sha256: crate::digest::sha256_bytes(&text),
         text,
         origin: Origin::BuiltIn,
         warnings: edited_defaults(plan),
@@ -105,7 +105,7 @@ fn load(path: &Path, origin: Origin) -> Result<Chosen, String> {
     let text = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     Ok(Chosen {
         policy,
-        sha256: crate::trace::redact::sha256_bytes(&text),
+        sha256: crate::digest::sha256_bytes(&text),
         text,
         origin,
         warnings: Vec::new(),
@@ -213,10 +213,7 @@ mod tests {
         std::fs::write(&other, MINIMAL).unwrap();
         let c = choose(Some(&other), &plan).unwrap();
         assert_eq!(c.origin, Origin::Flag(other));
-        assert_eq!(
-            c.sha256,
-            crate::trace::redact::sha256_bytes(MINIMAL.as_bytes())
-        );
+        assert_eq!(c.sha256, crate::digest::sha256_bytes(MINIMAL.as_bytes()));
     }
 
     #[test]

@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::Policy;
 use super::model::{IntegritySpec, ReadersSpec, ReturnsSpec};
 use crate::label::{Label, LabelSpace, Packed};
-use crate::runtime::value::{LValue, Raw};
+use crate::value::{LValue, Raw};
 
 /// Deepest nesting of a tool result that is labelled; JSON parsers stop well before this anyway.
 pub const MAX_RESULT_DEPTH: usize = 128;
@@ -33,7 +33,7 @@ pub const MAX_RESULT_DEPTH: usize = 128;
 /// use serde_json::json;
 /// use zamburak::label::Packed;
 /// use zamburak::policy::{Policy, label_result};
-/// use zamburak::runtime::value::Raw;
+/// use zamburak::value::Raw;
 /// let policy = Policy::bundled_default().unwrap();
 /// let mut space = policy.label_space().unwrap();
 /// let mail = json!({"id": "1", "from": "a@x.test", "to": [], "cc": [], "subject": "s", "date": "d", "body": "b"});

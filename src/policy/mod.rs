@@ -14,6 +14,7 @@
 //! assert!(policy.signatures().is_callable("verify_recipient"));
 //! ```
 
+pub mod builtins;
 pub mod decide;
 pub mod discover;
 mod error;
@@ -23,9 +24,8 @@ pub mod model;
 mod named_map;
 pub mod path_tags;
 mod tree;
+pub mod url_rule;
 mod validate;
-
-use std::path::Path;
 
 pub use decide::{ArgClaim, Claim, Decision, Outcome, Texts, decide, non_readers};
 pub use error::PolicyError;
@@ -35,7 +35,7 @@ pub use model::{Effect, Mode, OnViolation, PolicyFile, ResolvedLimits, Source, T
 
 use crate::label::{LabelSpace, SpaceError};
 use crate::plan::Signatures;
-use crate::tools::config::{BuiltinsConfig, VerifierSpec};
+use crate::policy::builtins::{BuiltinsConfig, VerifierSpec};
 
 /// The text of `policies/default.yaml`, compiled into the binary.
 pub const BUNDLED_DEFAULT: &str = include_str!("../../policies/default.yaml");
@@ -153,30 +153,5 @@ impl Policy {
     /// The JSON Schema of the policy format (committed as `docs/policy.schema.json`).
     pub fn json_schema() -> serde_json::Value {
         schemars::schema_for!(PolicyFile).to_value()
-    }
-}
-
-/// `zamburak policy check FILE`: validates a policy and prints it normalised (defaults filled in, paths
-/// resolved) on stdout. Returns the exit code: 0, or [`crate::exit::USAGE`] with the error on stderr.
-pub fn check_command(file: &Path) -> i32 {
-    let policy = match Policy::load(file) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("{e}");
-            return crate::exit::USAGE;
-        }
-    };
-    match policy.to_yaml() {
-        Ok(text) => {
-            println!("{}", text.trim_end());
-            crate::exit::OK
-        }
-        Err(e) => {
-            eprintln!(
-                "{}: error: cannot print the policy: {e}",
-                policy.display_name()
-            );
-            crate::exit::USAGE
-        }
     }
 }

@@ -14,7 +14,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use super::named_map::NamedMap;
-pub use crate::tools::config::{BuiltinsConfig, VerifierSpec};
+pub use crate::policy::builtins::{BuiltinsConfig, VerifierSpec};
 
 /// A Zamburak policy file (format version 1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

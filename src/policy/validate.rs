@@ -74,14 +74,14 @@ pub fn validate(file: &PolicyFile, tree: &Node, name: &str) -> Result<Vec<String
     Ok(kinds)
 }
 
-/// Every `builtins.web.allow` entry must be a URL the web adapter can compare with (tools::url_rule): an
+/// Every `builtins.web.allow` entry must be a URL the web adapter can compare with (policy::url_rule): an
 /// entry it cannot read would silently allow nothing.
 fn check_web_allow(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
     let Some(web) = file.builtins.as_ref().and_then(|b| b.web.as_ref()) else {
         return Ok(());
     };
     for (i, entry) in web.allow.iter().enumerate() {
-        if let Err(why) = crate::tools::url_rule::Prefix::parse(entry) {
+        if let Err(why) = crate::policy::url_rule::Prefix::parse(entry) {
             return Err(cx
                 .at_value(
                     &[
@@ -227,7 +227,7 @@ fn check_verifier_config(cx: &Ctx<'_>, name: &str, spec: &VerifierSpec) -> Resul
             paths: Some(paths), ..
         } => match paths
             .iter()
-            .position(|p| crate::tools::url_rule::normal_path(p).is_err())
+            .position(|p| crate::policy::url_rule::normal_path(p).is_err())
         {
             Some(i) => Err(cx
                 .at_value(

@@ -7,7 +7,7 @@
 //! use monty_types::MontyObject;
 //! use zamburak::label::Packed;
 //! use zamburak::runtime::boxing::{rebox, unbox};
-//! use zamburak::runtime::value::{LValue, Raw};
+//! use zamburak::value::{LValue, Raw};
 //! let v = LValue::new(Raw::List(vec![LValue::new(Raw::Str("a".into()), Packed::from_bits(Packed::LITERAL.bits() | 1))]), Packed::LITERAL);
 //! assert_eq!(unbox(&rebox(&v)).unwrap(), v);
 //! assert!(unbox(&MontyObject::String("raw".into())).is_err());
@@ -18,7 +18,7 @@ use monty_types::MontyObject;
 use num_bigint::{BigInt, BigUint, Sign};
 
 use crate::label::{MAX_WIDE_WORDS, Packed};
-use crate::runtime::value::{LValue, Raw};
+use crate::value::{LValue, Raw};
 
 /// Deepest nesting accepted across the boundary.
 pub const MAX_DEPTH: usize = 128;

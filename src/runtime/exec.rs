@@ -10,7 +10,7 @@ use crate::label::Packed;
 use crate::lower::Lowered;
 use crate::plan::Signatures;
 use crate::runtime::boxing::{rebox, unbox};
-use crate::runtime::value::LValue;
+use crate::value::LValue;
 
 /// What the host answers to a tool or verifier call.
 pub enum HostReply {

@@ -1,7 +1,5 @@
 //! Running a lowered plan on Monty: the driver loop, the host boundary, verifiers and tool dispatch.
 pub mod boxing;
-pub mod command;
 pub mod exec;
 pub mod run;
 pub mod snapshot;
-pub mod value;

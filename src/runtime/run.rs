@@ -16,11 +16,11 @@ use crate::lower::{self, Mode};
 use crate::plan::{self, Diagnostic};
 use crate::policy::{self, ArgClaim, Claim, Outcome, Policy, Texts};
 use crate::runtime::exec::{self, ExecLimits, ExecOutcome, Host, HostReply};
-use crate::runtime::value::{LValue, Raw};
 use crate::trace::record::{
     Approval, ArgRecord, Call, CallResult, End, PlanError as ErrorRecord, VerifierUse,
 };
 use crate::trace::{self, Record, TraceWriter};
+use crate::value::{LValue, Raw};
 
 /// Performs tool calls the policy allowed.
 pub trait Backend {
@@ -808,7 +808,7 @@ impl RunHost<'_, '_> {
             Outcome::Allow => false,
             Outcome::Draft => true,
             Outcome::Confirm => {
-                let digest = crate::runtime::snapshot::claim_digest(&call);
+                let digest = call.claim_digest();
                 let shown = ClaimShown {
                     values: args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect(),
                     non_readers: policy::non_readers(self.policy, &self.space, &claim),

@@ -19,7 +19,6 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::exit;
 use crate::lower::Mode;
 use crate::policy::Policy;
 use crate::runtime::run::{
@@ -132,25 +131,6 @@ impl Backend for FixtureBackend {
 pub struct Totals {
     pub passed: usize,
     pub failed: usize,
-}
-
-/// `zamburak policy test FILE [--policy P]`. Returns the exit code: 0 all passed, 1 any failed, 2 when
-/// the file or the policy cannot be used.
-pub fn test_command(file: &Path, policy_override: Option<&Path>) -> i32 {
-    match run_file(file, policy_override, &mut |line| println!("{line}")) {
-        Ok(totals) => {
-            println!("{} passed, {} failed", totals.passed, totals.failed);
-            if totals.failed == 0 {
-                exit::OK
-            } else {
-                exit::REJECTED
-            }
-        }
-        Err(message) => {
-            eprintln!("zamburak policy test: {message}");
-            exit::USAGE
-        }
-    }
 }
 
 /// Runs every scenario of `file` in each mode it states an expectation for; `out` receives one line per

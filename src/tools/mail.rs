@@ -211,7 +211,7 @@ pub fn send(
         .write_to_vec()
         .map_err(|_| ToolError::Io)?;
     let tmp = folder.join("tmp").join(&id);
-    let digest = crate::trace::redact::sha256_bytes(&message);
+    let digest = crate::digest::sha256_bytes(&message);
     std::fs::write(&tmp, message).map_err(|_| ToolError::Io)?;
     std::fs::rename(&tmp, folder.join("new").join(&id)).map_err(|_| ToolError::Io)?;
     if draft {
@@ -235,7 +235,7 @@ pub fn commit(drafts: &Path, outbox: &Path, id: &str, sha256: &str) -> Result<Va
         return Err(ToolError::Refused("no such draft"));
     };
     let bytes = std::fs::read(&path).map_err(|_| ToolError::Io)?;
-    if crate::trace::redact::sha256_bytes(&bytes) != sha256 {
+    if crate::digest::sha256_bytes(&bytes) != sha256 {
         return Err(ToolError::Refused(
             "the draft changed since it was reviewed; review it again",
         ));

@@ -2,22 +2,20 @@
 //! URLs) and the verifiers. The runtime calls [`Builtins::call`] only for calls the policy allowed.
 //!
 //! ```
-//! use zamburak::tools::{Builtins, config::BuiltinsConfig};
+//! use zamburak::{policy::builtins::BuiltinsConfig, tools::Builtins};
 //! let b = Builtins::new(&BuiltinsConfig::default(), "me@example.com");
 //! let err = b.call("builtin.mail.list", &serde_json::Map::new(), false).unwrap_err();
 //! assert!(err.to_string().contains("builtins.mail"));
 //! ```
 
-pub mod config;
 pub mod files;
 pub mod mail;
-pub mod url_rule;
 pub mod verify;
 pub mod web;
 
 use serde_json::{Map, Value};
 
-use config::BuiltinsConfig;
+use crate::policy::builtins::BuiltinsConfig;
 
 /// Why a built-in tool failed. The message is short and never repeats file contents or argument values
 /// (plan arguments may be attacker data).

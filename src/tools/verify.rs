@@ -4,7 +4,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use zamburak::tools::config::VerifierSpec;
+//! use zamburak::policy::builtins::VerifierSpec;
 //! use zamburak::tools::verify::check;
 //! let spec = VerifierSpec::EmailAllowlist { allow: vec!["*@example.com".into()], mints: "Recipient".into() };
 //! assert!(check(&spec, &json!("alice@example.com")).is_ok());
@@ -13,8 +13,8 @@
 
 use serde_json::Value;
 
-use crate::tools::config::VerifierSpec;
-use crate::tools::url_rule;
+use crate::policy::builtins::VerifierSpec;
+use crate::policy::url_rule;
 
 /// Checks `value` against `spec`.
 pub fn check(spec: &VerifierSpec, value: &Value) -> Result<(), String> {

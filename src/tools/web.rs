@@ -7,8 +7,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::ToolError;
-use super::config::WebConfig;
-use super::url_rule::{NormalUrl, Prefix, normalise};
+use crate::policy::builtins::WebConfig;
+use crate::policy::url_rule::{NormalUrl, Prefix, normalise};
 
 /// The normalised form of `url` when it is inside one of the allowed prefixes (`url_rule`).
 pub fn allowed(cfg: &WebConfig, url: &str) -> Option<NormalUrl> {

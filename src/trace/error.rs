@@ -1,8 +1,19 @@
-//! Errors of the trace writer and reader.
+//! Errors of the trace writer and reader, and where a chain breaks.
 
 use std::path::PathBuf;
 
-use crate::trace::verify::Broken;
+use serde::Serialize;
+
+/// Where and why a trace stops checking.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Broken {
+    /// The `seq` of the first record that does not check; when a record is missing, cut, unreadable or out
+    /// of place, the `seq` that was expected at that line.
+    pub seq: u64,
+    /// 1-based line in the file.
+    pub line: usize,
+    pub why: String,
+}
 
 /// Why a trace could not be written or read.
 #[derive(Debug, thiserror::Error)]

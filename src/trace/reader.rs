@@ -1,18 +1,12 @@
 //! Reading a trace line by line without trusting its size: a line is never held past [`MAX_LINE`] bytes.
+//! Checking the records is `verify`'s; `verify::read` returns them once the chain checks.
 //!
 //! ```no_run
-//! let records = zamburak::trace::reader::read(std::path::Path::new("plan.zjson")).unwrap();
+//! let records = zamburak::trace::read(std::path::Path::new("plan.zjson")).unwrap();
 //! println!("{} records", records.len());
 //! ```
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader};
-use std::path::Path;
-
-use serde_json::Value;
-
-use crate::trace::error::TraceError;
-use crate::trace::verify::check;
+use std::io::{self, BufRead};
 
 /// The longest line (without its newline) the reader accepts, and so the longest record the writer writes.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -81,30 +75,10 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
-/// Every record of a trace as JSON, in file order, once the whole chain has checked.
-///
-/// Fails with [`TraceError::Broken`] when the trace does not verify. An incomplete trace (no `end` record) is
-/// returned: a viewer shows interrupted and suspended runs too; [`crate::trace::verify::verify`] says which.
-pub fn read(path: &Path) -> Result<Vec<Value>, TraceError> {
-    let io_err = |source| TraceError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = File::open(path).map_err(io_err)?;
-    let mut out = Vec::new();
-    let report = check(BufReader::new(file), |record| {
-        out.push(Value::Object(record))
-    })
-    .map_err(io_err)?;
-    match report.broken {
-        Some(broken) => Err(TraceError::Broken(broken)),
-        None => Ok(out),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::BufReader;
 
     fn all(input: &[u8], limit: usize) -> Vec<RawLine> {
         // A tiny buffer forces lines to span several `fill_buf` calls.

@@ -10,7 +10,7 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::label::LabelView;
 
@@ -195,7 +195,7 @@ pub struct Approval {
 #[serde(deny_unknown_fields)]
 pub struct Suspend {
     pub call_id: u32,
-    /// Digest of the claim waiting for a decision (see `runtime::snapshot::claim_digest`).
+    /// Digest of the claim waiting for a decision (see [`Call::claim_digest`]).
     pub claim_digest: String,
     /// `sha256:<hex>` of the snapshot file's bytes: the only snapshot this trace can be resumed from.
     pub snapshot_sha256: String,
@@ -222,6 +222,26 @@ pub struct End {
     pub exit_code: i32,
     /// `allow`, `draft`, `confirm`, `deny`, `error` or `rejected` (docs/semantics.md §5).
     pub outcome: String,
+}
+
+impl Call {
+    /// The digest a decision on a claim is bound to: tool, call id, plan line, each argument's name and value
+    /// digest, and the control context.
+    pub fn claim_digest(&self) -> String {
+        let args: Vec<Value> = self
+            .args
+            .iter()
+            .map(|a| json!({"name": a.name, "digest": a.digest}))
+            .collect();
+        let body = json!({
+            "tool": self.tool,
+            "call_id": self.call_id,
+            "line": self.line,
+            "args": args,
+            "pc": self.pc,
+        });
+        crate::digest::sha256_bytes(body.to_string().as_bytes())
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,6 @@
 //! ```
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::label::{Integrity, Label, Readers};
 use crate::trace::canonical::{canonical, survives_round_trip};
@@ -19,10 +18,7 @@ use crate::trace::canonical::{canonical, survives_round_trip};
 /// Most sources named in a redaction; the rest are counted, so a message stays short.
 const MAX_NAMED_SOURCES: usize = 8;
 
-/// `sha256:<hex>` of raw bytes (plan and policy files).
-pub fn sha256_bytes(bytes: &[u8]) -> String {
-    format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
-}
+pub use crate::digest::sha256_bytes;
 
 /// `sha256:<hex>` of the value's canonical JSON (object keys sorted by bytes, no whitespace), so the same
 /// value always has the same digest whatever order its keys were built in.

@@ -19,6 +19,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::trace::canonical::{GENESIS, HASH_KEY, is_hash_hex, record_hash, render_line};
+pub use crate::trace::error::Broken;
 use crate::trace::error::TraceError;
 use crate::trace::reader::{Lines, MAX_LINE, RawLine};
 use crate::trace::record::{FORMAT, OLDEST_FORMAT, Record};
@@ -54,17 +55,6 @@ impl VerifyReport {
     pub fn is_ok(&self) -> bool {
         self.broken.is_none() && self.complete
     }
-}
-
-/// Where and why a trace stops checking.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Broken {
-    /// The `seq` of the first record that does not check; when a record is missing, cut, unreadable or out
-    /// of place, the `seq` that was expected at that line.
-    pub seq: u64,
-    /// 1-based line in the file.
-    pub line: usize,
-    pub why: String,
 }
 
 /// Check the trace at `path`. `Err` only when the file cannot be opened or read.
@@ -237,4 +227,24 @@ fn check_line(raw: RawLine, seq: u64, head: Option<&str>, ended: bool) -> Result
         hash,
         is_end,
     })
+}
+/// Every record of a trace as JSON, in file order, once the whole chain has checked.
+///
+/// Fails with [`TraceError::Broken`] when the trace does not verify. An incomplete trace (no `end` record) is
+/// returned: a viewer shows interrupted and suspended runs too; [`verify`] says which.
+pub fn read(path: &Path) -> Result<Vec<Value>, TraceError> {
+    let io_err = |source| TraceError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io_err)?;
+    let mut out = Vec::new();
+    let report = check(BufReader::new(file), |record| {
+        out.push(Value::Object(record))
+    })
+    .map_err(io_err)?;
+    match report.broken {
+        Some(broken) => Err(TraceError::Broken(broken)),
+        None => Ok(out),
+    }
 }

@@ -328,7 +328,7 @@ mod tests {
             .unwrap();
         w.append(end()).unwrap();
         w.close().unwrap();
-        let records = crate::trace::reader::read(&path).unwrap();
+        let records = crate::trace::read(&path).unwrap();
         assert_eq!(records[1]["preview"], Value::Null);
         assert_eq!(records[1]["digest"], "sha256:x");
 
@@ -376,7 +376,7 @@ mod tests {
         let report = crate::trace::verify::verify(&path).unwrap();
         assert!(report.is_ok(), "{report:?}");
         // The plain 0.5 keeps its preview.
-        let records = crate::trace::reader::read(&path).unwrap();
+        let records = crate::trace::read(&path).unwrap();
         assert_eq!(records[7]["preview"], serde_json::json!({"v": [0.5]}));
     }
 }

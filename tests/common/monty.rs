@@ -7,7 +7,7 @@ use monty_types::{CompileOptions, PrintWriter, ResourceTracker};
 use zamburak::lower::{Mode, compile};
 use zamburak::plan::Signatures;
 use zamburak::runtime::exec::{ExecLimits, ExecOutcome, Host, HostReply, execute};
-use zamburak::runtime::value::LValue;
+use zamburak::value::LValue;
 
 struct NoTools;
 impl Host for NoTools {

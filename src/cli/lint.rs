@@ -5,7 +5,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::{lint, output};
+use crate::analysis::{DiagnosticDetail, LintReport, lint, output};
 use crate::exit;
 use crate::lower::Mode;
 use crate::plan::parse::MAX_SOURCE_BYTES;
@@ -75,7 +75,7 @@ pub fn lint_command(opts: &LintOptions) -> i32 {
     let mode = opts.mode.unwrap_or_else(|| policy_mode(&policy));
     let report = match String::from_utf8(bytes) {
         Ok(source) => lint(&source, &policy, mode),
-        Err(_) => super::LintReport {
+        Err(_) => LintReport {
             source: String::new(),
             diagnostics: vec![Diagnostic {
                 code: "Z001",
@@ -86,7 +86,7 @@ pub fn lint_command(opts: &LintOptions) -> i32 {
                 hint: Some("a plan is Python source in UTF-8".into()),
             }],
             calls: Vec::new(),
-            details: vec![super::DiagnosticDetail::default()],
+            details: vec![DiagnosticDetail::default()],
             lines: Default::default(),
         },
     };

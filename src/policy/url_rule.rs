@@ -11,7 +11,7 @@
 //! some servers treat as `..`).
 //!
 //! ```
-//! use zamburak::tools::url_rule::{normalise, Prefix};
+//! use zamburak::policy::url_rule::{normalise, Prefix};
 //! let u = normalise("HTTP://Docs.Example.com:80/docs/%2e%2e/admin/#x").unwrap();
 //! assert_eq!(u.as_str(), "http://docs.example.com/admin/");
 //! let docs = Prefix::parse("http://docs.example.com/docs").unwrap();

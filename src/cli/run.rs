@@ -179,7 +179,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         };
         match snapshot::suspend(&report, &ctx, &mut writer) {
             Ok(path) => {
-                eprintln!("{}", snapshot::describe_claim(&report, &path));
+                eprintln!("{}", super::approve::describe_claim(&report, &path));
                 snapshot_path = Some(path);
             }
             Err(e) => {
@@ -270,7 +270,7 @@ fn ask_on_terminal(
 ) -> (bool, String) {
     use std::io::Write;
     let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{}", snapshot::claim_text(call, shown));
+    let _ = write!(err, "{}", super::approve::claim_text(call, shown));
     let _ = write!(err, "approve? [y/N] ");
     let _ = err.flush();
     let mut answer = String::new();

@@ -37,7 +37,7 @@ impl LValue {
     ///
     /// ```
     /// use zamburak::label::Packed;
-    /// use zamburak::runtime::value::{LValue, Raw};
+    /// use zamburak::value::{LValue, Raw};
     /// let secret = LValue::new(Raw::Str("s".into()), Packed::from_bits(Packed::LITERAL.bits() | 1));
     /// let list = LValue::new(Raw::List(vec![secret]), Packed::LITERAL);
     /// assert_eq!(list.deep_label().bits() & 1, 1);

@@ -1,7 +1,7 @@
 //! Configuration of the built-in adapters and verifiers, as it appears in a policy file.
 //!
-//! The policy model embeds these types (`builtins:` and each entry of `verifiers:`); the adapters in this
-//! folder read them. Relative paths are resolved against the policy file's directory by the policy loader.
+//! The policy model embeds these types (`builtins:` and each entry of `verifiers:`); the adapters in
+//! `src/tools/` read them. Relative paths are resolved against the policy file's directory by the policy loader.
 
 use std::path::PathBuf;
 
@@ -62,7 +62,7 @@ pub enum VerifierSpec {
     /// An e-mail address matching one of the patterns (`*@example.com`, `boss@example.com`).
     EmailAllowlist { allow: Vec<String>, mints: String },
     /// A URL whose scheme and host are listed and, when `paths` is given, whose path is one of them or
-    /// below one on a segment boundary. Compared after normalisation (tools::url_rule). Without `paths`
+    /// below one on a segment boundary. Compared after normalisation (policy::url_rule). Without `paths`
     /// a verified URL may reach any path of an allowed host.
     UrlAllowlist {
         schemes: Vec<String>,

@@ -1,0 +1,290 @@
+//! `zamburak approve|reject SNAPSHOT`: records a human's decision on a suspended claim and continues the
+//! run; and how a claim is put to a person on a terminal.
+
+use std::path::Path;
+
+use crate::exit;
+use crate::lower::Mode;
+use crate::runtime::run::{
+    BuiltinBackend, ClaimShown, Resumption, RunInput, RunReport, Status, resume_plan,
+};
+use crate::runtime::snapshot::{Opened, SuspendContext, open, suspend, ttl_left};
+use crate::trace::record::{Approval, Record};
+
+/// Longest stretch of one value shown to an approver before it is cut (the rest is counted; `run --format
+/// json` carries it whole).
+const SHOWN_CHARS: usize = 600;
+
+/// `zamburak approve|reject SNAPSHOT [--by NAME]`: records the decision in the trace and continues the run.
+pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
+    let Opened {
+        snapshot,
+        policy,
+        plan_source,
+        paused,
+        mut writer,
+        lock: _lock,
+    } = match open(path) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            eprintln!("nothing was run.");
+            return exit::USAGE;
+        }
+    };
+    let by = by
+        .map(str::to_string)
+        .or_else(|| std::env::var("USER").ok())
+        .unwrap_or_else(|| "unknown".into());
+    if let Err(e) = writer.append(Record::Approval(Approval {
+        call_id: snapshot.claim.call_id,
+        decision: if approve { "approved" } else { "rejected" }.into(),
+        by: by.clone(),
+        at: jiff::Timestamp::now().to_string(),
+        claim_digest: snapshot.claim_digest.clone(),
+    })) {
+        eprintln!("error: cannot record the decision in the trace: {e}; nothing was run.");
+        return exit::USAGE;
+    }
+    let mode = if snapshot.mode == "normal" {
+        Mode::Normal
+    } else {
+        Mode::Strict
+    };
+    let mut backend = BuiltinBackend::new(&policy);
+    let report = resume_plan(
+        Resumption {
+            input: RunInput {
+                source: &plan_source,
+                policy: &policy,
+                mode,
+            },
+            paused,
+            space: snapshot.space.clone(),
+            state: snapshot.state.clone(),
+            claim: snapshot.claim.clone(),
+            approved: approve,
+        },
+        &mut backend,
+        Some(&mut writer),
+        &mut |text| print!("{text}"),
+    );
+    let filename = snapshot.plan.display().to_string();
+    let mut code = report.exit_code;
+    if report.status == Status::Suspended {
+        // `open` checked these bytes against the snapshot's digest a moment ago.
+        let policy_bytes = match &snapshot.policy {
+            Some(p) => std::fs::read(p).unwrap_or_default(),
+            None => crate::policy::BUNDLED_DEFAULT.as_bytes().to_vec(),
+        };
+        let ctx = SuspendContext {
+            plan: &snapshot.plan,
+            plan_source: &plan_source,
+            policy: snapshot.policy.as_deref(),
+            policy_bytes: &policy_bytes,
+            mode,
+            trace: &snapshot.trace,
+            ttl_secs: ttl_left(&snapshot),
+        };
+        match suspend(&report, &ctx, &mut writer) {
+            Ok(p) => {
+                eprintln!("{}", describe_claim(&report, &p));
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                code = exit::USAGE;
+            }
+        }
+    }
+    let c = &snapshot.claim;
+    // Where the call went, when the plan wrote it (a trusted `to` or `url` is stored in the clear).
+    let target = c
+        .args
+        .iter()
+        .find(|a| matches!(a.name.as_str(), "to" | "url" | "path"))
+        .and_then(|a| a.preview.as_ref())
+        .map(|v| match v {
+            serde_json::Value::String(s) => format!(" to {s}"),
+            other => format!(" to {other}"),
+        })
+        .unwrap_or_default();
+    if approve {
+        eprintln!(
+            "approved by {by}: ran `{}` #{}{target} (line {})",
+            c.tool, c.call_id, c.line
+        );
+    } else {
+        eprintln!(
+            "rejected by {by}: `{}` #{}{target} (line {}) did not run",
+            c.tool, c.call_id, c.line
+        );
+    }
+    for d in report.decisions.iter().skip(snapshot.state.decisions.len()) {
+        eprintln!(
+            "{filename}:{}: {} {}: {} ({})",
+            d.line,
+            serde_json::to_value(d.decision)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            d.tool,
+            d.reason,
+            d.rule
+        );
+    }
+    let ended = match report.status {
+        Status::Suspended => {
+            "suspended again: another call waits for your decision (exit 4)".to_string()
+        }
+        Status::Completed => format!(
+            "run completed, nothing pending (most restrictive decision met: {}, now decided)",
+            report.outcome
+        ),
+        Status::Denied => "run stopped: a tool call was denied".to_string(),
+        Status::Error => "run stopped by an error".to_string(),
+        Status::Rejected => "run rejected".to_string(),
+    };
+    eprintln!("{ended}");
+    if report.status != Status::Suspended {
+        // The decision is in the trace, which is what makes the snapshot single-use; removing the file
+        // leaves nothing that looks like a pending claim.
+        if let Err(e) = std::fs::remove_file(path) {
+            eprintln!(
+                "warning: the used snapshot {} was not removed: {e}",
+                path.display()
+            );
+        }
+    }
+    match writer.close() {
+        Ok(head) => eprintln!("trace: {} (head {head})", snapshot.trace.display()),
+        Err(e) => {
+            eprintln!("error: the trace could not be completed: {e}");
+            return exit::USAGE;
+        }
+    }
+    code
+}
+
+/// Text for a terminal with every control character (C0, DEL, C1 such as a lone CSI) and every invisible
+/// format character that reorders or hides text (bidi overrides and isolates, zero-width marks, BOM)
+/// written as `\u{..}`, so what the approver reads is what would be sent. Names from tool data (readers
+/// from mail headers) pass through here too.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let hidden = c.is_control()
+            || ('\u{200b}'..='\u{200f}').contains(&c)
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+            || c == '\u{feff}';
+        if hidden {
+            out.push_str(&format!("\\u{{{:04x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A value for a terminal: JSON (so quotes, newlines and escape sequences an attacker wrote are escaped,
+/// never interpreted), cut after [`SHOWN_CHARS`] characters.
+fn shown_value(v: &serde_json::Value) -> String {
+    let text = visible(&v.to_string());
+    let n = text.chars().count();
+    if n <= SHOWN_CHARS {
+        return text;
+    }
+    let head: String = text.chars().take(SHOWN_CHARS).collect();
+    format!(
+        "{head}… ({} more characters; `run --format json` shows them all)",
+        n - SHOWN_CHARS
+    )
+}
+
+/// The claim as the person deciding it sees it: each value in clear, marked where it came from tool data,
+/// its readers by name, and who may not read what. The approver is the policy's user, who may read all
+/// of it; nothing here goes into the trace.
+pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String {
+    let mut out = format!(
+        "waiting for approval: line {}: `{}` (call {})\n",
+        c.line, c.tool, c.call_id
+    );
+    for a in &c.args {
+        let value = shown
+            .values
+            .iter()
+            .find(|(n, _)| *n == a.name)
+            .map_or_else(|| format!("<{}>", a.digest), |(_, v)| shown_value(v));
+        out.push_str(&format!("  {} = {value}\n", a.name));
+        if a.label.integrity != "trusted" {
+            let from = if a.label.sources.is_empty() {
+                "tool data".to_string()
+            } else {
+                a.label.sources.join(", ")
+            };
+            out.push_str(&format!(
+                "      ! {}: written by whoever wrote {from}, not by you\n",
+                a.label.integrity.to_uppercase()
+            ));
+        }
+        out.push_str(&format!("      label: {}\n", a.label));
+        if let Some(names) = &a.label.readers {
+            let mut who = vec!["you".to_string()];
+            who.extend(names.iter().map(|n| visible(n)));
+            out.push_str(&format!("      readers: {}\n", who.join(", ")));
+        }
+    }
+    for (arg, who) in &shown.non_readers {
+        let who: Vec<String> = who.iter().map(|n| visible(n)).collect();
+        out.push_str(&format!(
+            "  not allowed to read `{arg}`: {}\n",
+            who.join(", ")
+        ));
+    }
+    out.push_str(&format!("  control context: {}\n", c.pc));
+    out.push_str(&format!(
+        "  why it waits: {} ({})\n",
+        visible(&c.reason),
+        c.rule
+    ));
+    out
+}
+
+/// The claim a suspended run waits on, and how to decide it.
+pub fn describe_claim(report: &RunReport, snapshot: &Path) -> String {
+    let Some(s) = &report.suspension else {
+        return String::new();
+    };
+    let mut out = claim_text(&s.claim, &s.shown);
+    out.push_str(&format!(
+        "approve: zamburak approve {0}\nreject:  zamburak reject {0}",
+        snapshot.display()
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{shown_value, visible};
+
+    #[test]
+    fn terminal_text_cannot_hide_or_reorder_what_is_sent() {
+        // ANSI colour, a lone C1 CSI, a right-to-left override and a zero-width space.
+        let attack = "ok\u{1b}[8mhidden\u{9b}2J\u{202e}txt.exe\u{200b}";
+        let shown = visible(attack);
+        assert!(!shown.chars().any(|c| c.is_control()));
+        for tell in ["\\u{001b}", "\\u{009b}", "\\u{202e}", "\\u{200b}"] {
+            assert!(shown.contains(tell), "{shown}");
+        }
+        let v = shown_value(&serde_json::json!(attack));
+        assert!(!v.chars().any(|c| c.is_control() || c == '\u{202e}'));
+        assert_eq!(visible("bob@example.com"), "bob@example.com");
+    }
+
+    #[test]
+    fn long_values_are_cut_and_say_so() {
+        let v = shown_value(&serde_json::json!("x".repeat(5000)));
+        assert!(v.contains("more characters"), "{v}");
+        assert!(v.chars().count() < 700);
+    }
+}

@@ -1,0 +1,233 @@
+//! The `zamburak` command line: parsing the arguments and dispatching to the command modules below. This
+//! layer is the only place that prints and picks exit codes; the library below it returns values and
+//! typed errors.
+
+pub mod approve;
+pub mod lint;
+pub mod policy;
+pub mod run;
+pub mod verify;
+pub mod view;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Run an AI agent's Python plan on private data without letting prompt injection steer it.
+///
+/// Typical use: `zamburak lint plan.py` while the planner drafts, `zamburak run plan.py` to execute it under
+/// the policy, `zamburak verify plan.zjson` and `zamburak view plan.zjson` to audit what happened.
+///
+/// Exit codes: 0 success, 1 plan rejected or failed, 2 usage or configuration error, 3 a tool call was
+/// denied by policy, 4 the run is suspended waiting for an approval.
+#[derive(Parser, Debug)]
+#[command(name = "zamburak", version, about, long_about, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Check a plan before it runs: predicts the labels reaching every tool call and rejects plans the
+    /// policy can never allow.
+    Lint {
+        /// The plan, a Python file in Monty's subset.
+        plan: PathBuf,
+        /// Policy file (YAML). Default: the nearest zamburak.yaml up from the plan, else the built-in default.
+        #[arg(long)]
+        policy: Option<PathBuf>,
+        /// Override the policy's mode.
+        #[arg(long, value_enum)]
+        mode: Option<Mode>,
+        #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+        format: LintFormat,
+    },
+    /// Run a plan with every tool call checked against the policy, writing a hash-chained trace.
+    Run {
+        /// The plan, a Python file in Monty's subset.
+        plan: PathBuf,
+        /// Policy file (YAML). Default: the nearest zamburak.yaml up from the plan, else the built-in default.
+        #[arg(long)]
+        policy: Option<PathBuf>,
+        /// Where to write the trace. Default: PLAN.zjson beside the plan.
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Override the policy's mode.
+        #[arg(long, value_enum)]
+        mode: Option<Mode>,
+        #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+        format: RunFormat,
+        /// Seconds a `confirm` claim may wait for `zamburak approve` (default 600).
+        #[arg(long, value_name = "SECONDS")]
+        approval_ttl: Option<u64>,
+        /// `ask`: put each `confirm` claim to you on the terminal (only when stdin is a terminal);
+        /// `suspend` (default): save the run and exit 4.
+        #[arg(long, value_enum, default_value_t = Confirm::Suspend)]
+        confirm: Confirm,
+        /// Do not keep the run's values in PLAN.zvalues (private to you, read by `view --reveal`).
+        #[arg(long)]
+        no_values: bool,
+    },
+    /// Approve the claim a suspended run waits on, and continue the run.
+    Approve {
+        /// The snapshot `run` wrote (TRACE.zsnap).
+        snapshot: PathBuf,
+        /// Who decides (recorded in the trace). Default: $USER.
+        #[arg(long)]
+        by: Option<String>,
+    },
+    /// Reject the claim a suspended run waits on: the call never happens and the run stops.
+    Reject {
+        /// The snapshot `run` wrote (TRACE.zsnap).
+        snapshot: PathBuf,
+        /// Who decides (recorded in the trace). Default: $USER.
+        #[arg(long)]
+        by: Option<String>,
+    },
+    /// Check a trace's hash chain; prints the head hash, or the first broken record (exit 1).
+    Verify {
+        /// The trace file (.zjson).
+        trace: PathBuf,
+    },
+    /// Serve a trace as a redacted lineage graph on loopback, or export it to one HTML file.
+    View {
+        /// The trace file (.zjson).
+        trace: PathBuf,
+        /// Loopback address to bind, e.g. 127.0.0.1:8080. Default: a free port on 127.0.0.1.
+        #[arg(long)]
+        addr: Option<String>,
+        /// Write one self-contained HTML file and exit instead of serving.
+        #[arg(long)]
+        export: Option<PathBuf>,
+        /// Owner mode: show your own private values (from PLAN.zvalues) on the served pages.
+        #[arg(long)]
+        reveal: bool,
+    },
+    /// Work with policy files.
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum PolicyCommand {
+    /// Validate a policy file and print the policy as Zamburak understood it.
+    Check {
+        /// The policy file (YAML).
+        file: PathBuf,
+    },
+    /// Run policy scenarios (plan snippets with fixed tool results and expected decisions per mode).
+    Test {
+        /// The scenarios file (YAML).
+        scenarios: PathBuf,
+        /// Use this policy instead of the one the scenarios file names.
+        #[arg(long)]
+        policy: Option<PathBuf>,
+    },
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum LintFormat {
+    Text,
+    Json,
+    Sarif,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum RunFormat {
+    Text,
+    Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Confirm {
+    Suspend,
+    Ask,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum Mode {
+    Strict,
+    Normal,
+}
+
+fn lower_mode(m: Mode) -> crate::lower::Mode {
+    match m {
+        Mode::Strict => crate::lower::Mode::Strict,
+        Mode::Normal => crate::lower::Mode::Normal,
+    }
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            // clap uses 0 for --help/--version and 2 for usage errors, which matches our contract.
+            return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
+        }
+    };
+    let code = match cli.command {
+        Command::Lint {
+            plan,
+            policy,
+            mode,
+            format,
+        } => {
+            use lint::{Format, LintOptions, lint_command};
+            lint_command(&LintOptions {
+                plan,
+                policy,
+                mode: mode.map(lower_mode),
+                format: match format {
+                    LintFormat::Text => Format::Text,
+                    LintFormat::Json => Format::Json,
+                    LintFormat::Sarif => Format::Sarif,
+                },
+            })
+        }
+        Command::Run {
+            plan,
+            policy,
+            trace,
+            mode,
+            format,
+            approval_ttl,
+            confirm,
+            no_values,
+        } => run::run_command(&run::RunOptions {
+            plan,
+            policy,
+            trace,
+            mode: mode.map(lower_mode),
+            json: matches!(format, RunFormat::Json),
+            approval_ttl_secs: approval_ttl,
+            confirm_ask: confirm == Confirm::Ask,
+            keep_values: !no_values,
+        }),
+        Command::Approve { snapshot, by } => {
+            approve::decide_command(&snapshot, true, by.as_deref())
+        }
+        Command::Reject { snapshot, by } => {
+            approve::decide_command(&snapshot, false, by.as_deref())
+        }
+        Command::Verify { trace } => verify::verify_command(&trace),
+        Command::View {
+            trace,
+            addr,
+            export,
+            reveal,
+        } => view::view_command(&trace, addr.as_deref(), export.as_deref(), reveal),
+        Command::Policy { command } => match command {
+            PolicyCommand::Check { file } => policy::check_command(&file),
+            PolicyCommand::Test { scenarios, policy } => {
+                policy::test_command(&scenarios, policy.as_deref())
+            }
+        },
+    };
+    ExitCode::from(code.clamp(0, 255) as u8)
+}

@@ -1,0 +1,51 @@
+//! `zamburak policy check FILE` and `zamburak policy test SCENARIOS`.
+
+use std::path::Path;
+
+use crate::exit;
+use crate::policy::Policy;
+use crate::scenario::run_file;
+
+/// `zamburak policy check FILE`: validates a policy and prints it normalised (defaults filled in, paths
+/// resolved) on stdout. Returns the exit code: 0, or [`crate::exit::USAGE`] with the error on stderr.
+pub fn check_command(file: &Path) -> i32 {
+    let policy = match Policy::load(file) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return crate::exit::USAGE;
+        }
+    };
+    match policy.to_yaml() {
+        Ok(text) => {
+            println!("{}", text.trim_end());
+            crate::exit::OK
+        }
+        Err(e) => {
+            eprintln!(
+                "{}: error: cannot print the policy: {e}",
+                policy.display_name()
+            );
+            crate::exit::USAGE
+        }
+    }
+}
+
+/// `zamburak policy test FILE [--policy P]`. Returns the exit code: 0 all passed, 1 any failed, 2 when
+/// the file or the policy cannot be used.
+pub fn test_command(file: &Path, policy_override: Option<&Path>) -> i32 {
+    match run_file(file, policy_override, &mut |line| println!("{line}")) {
+        Ok(totals) => {
+            println!("{} passed, {} failed", totals.passed, totals.failed);
+            if totals.failed == 0 {
+                exit::OK
+            } else {
+                exit::REJECTED
+            }
+        }
+        Err(message) => {
+            eprintln!("zamburak policy test: {message}");
+            exit::USAGE
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! `zamburak view TRACE.zjson [--addr 127.0.0.1:PORT] [--export FILE.html] [--reveal]`: serves or exports
+//! the lineage graph `crate::view` builds.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::exit;
+use crate::view::{model, render, server};
+
+/// Runs `zamburak view`. Exit 0 on success; 1 when the trace's chain is broken (the export is still
+/// written and says where); 2 for a bad address or an unreadable file.
+///
+/// `reveal` is owner mode: the values kept in `PLAN.zvalues` are shown on the served pages. It is refused
+/// with `--export`, because an export is a file made to be passed on.
+pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>, reveal: bool) -> i32 {
+    if reveal && export.is_some() {
+        eprintln!(
+            "error: --reveal shows your private values and is for your own screen; it cannot be combined with --export (an export is made to be shared)"
+        );
+        return exit::USAGE;
+    }
+    let addr = match server::loopback_addr(addr) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let mut view = match model::load(trace) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    if reveal {
+        let store = crate::trace::values::store_path(trace);
+        match crate::trace::values::load(&store) {
+            Ok(values) => model::reveal(&mut view, &values),
+            Err(e) => {
+                eprintln!(
+                    "error: owner mode needs the run's value store: {e} (runs made with --no-values keep none)"
+                );
+                return exit::USAGE;
+            }
+        }
+        eprintln!(
+            "owner mode: your private values are shown; do not share the pages or their address"
+        );
+    }
+    if let Some(h) = &view.header {
+        let hex = h.policy_sha256.trim_start_matches("sha256:");
+        let short = hex.get(..12).unwrap_or(hex);
+        let path = if h.policy_path.is_empty() {
+            "not recorded (format 1 trace)"
+        } else {
+            h.policy_path.as_str()
+        };
+        eprintln!("policy: {path} (sha256 {short})");
+    }
+    let broken = !view.chain.ok;
+    if broken {
+        eprintln!(
+            "warning: the trace's chain is broken at seq {}: {}",
+            view.chain.broken_seq.unwrap_or(0),
+            view.chain.broken_why.as_deref().unwrap_or("")
+        );
+    }
+    let pages = match render::Pages::new(view) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    if let Some(out) = export {
+        let html = match pages.export() {
+            Ok(h) => h,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::USAGE;
+            }
+        };
+        if let Err(e) = std::fs::write(out, html) {
+            eprintln!("error: cannot write {}: {e}", out.display());
+            return exit::USAGE;
+        }
+        eprintln!("wrote {}", out.display());
+        return if broken { exit::REJECTED } else { exit::OK };
+    }
+    let result = server::serve(pages, addr, &mut |url| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{url}");
+        let _ = out.flush();
+        eprintln!("serving the trace on loopback; press Ctrl-C to stop");
+    });
+    match result {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            eprintln!("error: {e}");
+            exit::USAGE
+        }
+    }
+}
