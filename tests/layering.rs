@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// Bottom first; a module may import only from modules at its own rank or below (same rank: no circle).
 const LAYERS: &[&[&str]] = &[
-    &["exit", "label", "digest"],
+    &["exit", "label", "digest", "mode"],
     &["value", "plan"],
     &["lower", "policy"],
     &["tools", "trace"],
@@ -63,7 +63,10 @@ fn sources() -> BTreeMap<Vec<String>, String> {
 /// The modules a file refers to by a `crate::` or `super::` path, resolved to the longest known module.
 fn references(me: &[String], code: &str, known: &BTreeSet<Vec<String>>) -> BTreeSet<Vec<String>> {
     let mut out = BTreeSet::new();
-    for (i, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {
+    for (i, _) in code
+        .match_indices("crate::")
+        .chain(code.match_indices("super::"))
+    {
         let rest = &code[i..];
         let path: String = rest
             .chars()

@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use crate::exit;
-use crate::lower::Mode;
 use crate::runtime::run::{
     BuiltinBackend, ClaimShown, Resumption, RunInput, RunReport, Status, resume_plan,
 };
@@ -20,6 +19,7 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
     let Opened {
         snapshot,
         policy,
+        policy_bytes,
         plan_source,
         paused,
         mut writer,
@@ -46,11 +46,7 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
         eprintln!("error: cannot record the decision in the trace: {e}; nothing was run.");
         return exit::USAGE;
     }
-    let mode = if snapshot.mode == "normal" {
-        Mode::Normal
-    } else {
-        Mode::Strict
-    };
+    let mode = snapshot.mode;
     let mut backend = BuiltinBackend::new(&policy);
     let report = resume_plan(
         Resumption {
@@ -72,11 +68,7 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
     let filename = snapshot.plan.display().to_string();
     let mut code = report.exit_code;
     if report.status == Status::Suspended {
-        // `open` checked these bytes against the snapshot's digest a moment ago.
-        let policy_bytes = match &snapshot.policy {
-            Some(p) => std::fs::read(p).unwrap_or_default(),
-            None => crate::policy::BUNDLED_DEFAULT.as_bytes().to_vec(),
-        };
+        // The bytes `open` parsed the policy from and checked against the snapshot's digest.
         let ctx = SuspendContext {
             plan: &snapshot.plan,
             plan_source: &plan_source,

@@ -10,7 +10,7 @@ use crate::exit;
 use crate::lower::Mode;
 use crate::plan::parse::MAX_SOURCE_BYTES;
 use crate::plan::{Diagnostic, Severity};
-use crate::policy::{Policy, discover};
+use crate::policy::discover;
 
 /// How `lint` prints its report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,14 +26,6 @@ pub struct LintOptions {
     pub policy: Option<PathBuf>,
     pub mode: Option<Mode>,
     pub format: Format,
-}
-
-/// The mode a policy runs in unless overridden.
-pub fn policy_mode(policy: &Policy) -> Mode {
-    match policy.mode() {
-        crate::policy::Mode::Strict => Mode::Strict,
-        crate::policy::Mode::Normal => Mode::Normal,
-    }
 }
 
 fn usage(format: Format, message: &str) -> i32 {
@@ -72,7 +64,7 @@ pub fn lint_command(opts: &LintOptions) -> i32 {
         Err(e) => return usage(opts.format, &e),
     };
     let filename = opts.plan.display().to_string();
-    let mode = opts.mode.unwrap_or_else(|| policy_mode(&policy));
+    let mode = opts.mode.unwrap_or_else(|| policy.mode());
     let report = match String::from_utf8(bytes) {
         Ok(source) => lint(&source, &policy, mode),
         Err(_) => LintReport {

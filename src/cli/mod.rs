@@ -148,18 +148,7 @@ enum Confirm {
     Ask,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug)]
-enum Mode {
-    Strict,
-    Normal,
-}
-
-fn lower_mode(m: Mode) -> crate::lower::Mode {
-    match m {
-        Mode::Strict => crate::lower::Mode::Strict,
-        Mode::Normal => crate::lower::Mode::Normal,
-    }
-}
+use crate::mode::Mode;
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
@@ -182,7 +171,7 @@ pub fn main() -> ExitCode {
             lint_command(&LintOptions {
                 plan,
                 policy,
-                mode: mode.map(lower_mode),
+                mode: mode,
                 format: match format {
                     LintFormat::Text => Format::Text,
                     LintFormat::Json => Format::Json,
@@ -203,7 +192,7 @@ pub fn main() -> ExitCode {
             plan,
             policy,
             trace,
-            mode: mode.map(lower_mode),
+            mode: mode,
             json: matches!(format, RunFormat::Json),
             approval_ttl_secs: approval_ttl,
             confirm_ask: confirm == Confirm::Ask,

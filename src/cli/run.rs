@@ -100,18 +100,12 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         );
         return exit::REJECTED;
     };
-    let mode = opts.mode.unwrap_or(match policy.mode() {
-        crate::policy::Mode::Strict => Mode::Strict,
-        crate::policy::Mode::Normal => Mode::Normal,
-    });
+    let mode = opts.mode.unwrap_or(policy.mode());
     let trace_path = opts
         .trace
         .clone()
         .unwrap_or_else(|| opts.plan.with_extension("zjson"));
-    let mode_name = match mode {
-        Mode::Strict => "strict",
-        Mode::Normal => "normal",
-    };
+    let mode_name = mode.name();
     let header = Header::new(&source, chosen.sha256.clone(), mode_name).with_policy(
         chosen.origin.kind(),
         &chosen.display_path(),

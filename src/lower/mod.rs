@@ -26,14 +26,8 @@ pub(crate) mod scope;
 
 pub use compiler::{check, compile};
 
-/// Which propagation rules the lowered program follows (docs/semantics.md §4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Values assigned, stored, returned or mutated under a control context join it; not-taken branches.
-    Strict,
-    /// The control context is computed and checked at tool calls, but never joined into values.
-    Normal,
-}
+/// Which propagation rules the lowered program follows.
+pub use crate::mode::Mode;
 
 /// A compiled plan: the plan's own code, fed to the prelude session that every run loads
 /// ([`prelude_session`]), and its map back to plan lines (`snippet_map[i]` is the plan line, 1-based, of

@@ -100,9 +100,7 @@ pub fn choose(flag: Option<&Path>, plan: &Path) -> Result<Chosen, String> {
 }
 
 fn load(path: &Path, origin: Origin) -> Result<Chosen, String> {
-    let policy = Policy::load(path).map_err(|e| e.to_string())?;
-    // Read after loading, which already refused an unreadable or oversized file.
-    let text = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let (policy, text) = Policy::load_bytes(path).map_err(|e| e.to_string())?;
     Ok(Chosen {
         policy,
         sha256: crate::digest::sha256_bytes(&text),

@@ -44,6 +44,12 @@ impl Policy {
     /// assert!(err.to_string().starts_with("no/such/policy.yaml: error: cannot read"));
     /// ```
     pub fn load(path: &Path) -> Result<Policy, PolicyError> {
+        Policy::load_bytes(path).map(|(policy, _)| policy)
+    }
+
+    /// Loads a policy file and returns the exact bytes it was parsed from, read once: what a trace or a
+    /// snapshot hashes is what decided (a file changed between two reads cannot split them).
+    pub fn load_bytes(path: &Path) -> Result<(Policy, Vec<u8>), PolicyError> {
         let name = path.display().to_string();
         let meta = std::fs::metadata(path)
             .map_err(|e| PolicyError::unreadable(&name, format!("cannot read: {e}")))?;
@@ -61,7 +67,8 @@ impl Policy {
             _ => PathBuf::from("."),
         };
         let base = std::path::absolute(&parent).unwrap_or(parent);
-        Policy::from_yaml_str(text, &name, &base)
+        let policy = Policy::from_yaml_str(text, &name, &base)?;
+        Ok((policy, bytes))
     }
 
     /// Checks a policy given as text. `display_name` is used in error messages; relative `builtins` paths

@@ -47,13 +47,8 @@ pub struct PolicyFile {
     pub builtins: Option<BuiltinsConfig>,
 }
 
-/// How the control context propagates (docs/semantics.md §4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    Strict,
-    Normal,
-}
+/// How the control context propagates.
+pub use crate::mode::Mode;
 
 /// One tool the plan may call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -58,7 +58,7 @@ pub struct Snapshot {
     pub policy: Option<PathBuf>,
     pub policy_sha256: String,
     /// `strict` or `normal`.
-    pub mode: String,
+    pub mode: Mode,
     /// The trace the run writes, and the hash of its record just before the `suspend` record.
     pub trace: PathBuf,
     pub trace_prev: String,
@@ -111,7 +111,7 @@ pub fn suspend(
         plan_sha256: sha256_bytes(ctx.plan_source.as_bytes()),
         policy: ctx.policy.map(abs),
         policy_sha256: sha256_bytes(ctx.policy_bytes),
-        mode: mode_name(ctx.mode).into(),
+        mode: ctx.mode,
         trace: abs(ctx.trace),
         trace_prev: writer.head().to_string(),
         created_at: now.to_string(),
@@ -138,13 +138,6 @@ pub fn suspend(
     Ok(path)
 }
 
-fn mode_name(m: Mode) -> &'static str {
-    match m {
-        Mode::Strict => "strict",
-        Mode::Normal => "normal",
-    }
-}
-
 /// Writes a file readable by its owner only, replacing it atomically.
 fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let tmp = path.with_extension("zsnap.tmp");
@@ -169,6 +162,8 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
 pub struct Opened {
     pub snapshot: Snapshot,
     pub policy: Policy,
+    /// The bytes `policy` was parsed from, checked against the snapshot's digest.
+    pub policy_bytes: Vec<u8>,
     pub plan_source: String,
     pub paused: crate::runtime::exec::PausedRun,
     pub writer: TraceWriter,
@@ -279,10 +274,7 @@ pub fn open(path: &Path) -> Result<Opened, String> {
     let plan_source =
         String::from_utf8(plan_bytes).map_err(|_| "the plan is not UTF-8".to_string())?;
     let (policy, policy_bytes) = match &snapshot.policy {
-        Some(p) => (
-            Policy::load(p).map_err(|e| e.to_string())?,
-            std::fs::read(p).map_err(|e| format!("cannot read the policy {}: {e}", p.display()))?,
-        ),
+        Some(p) => Policy::load_bytes(p).map_err(|e| e.to_string())?,
         None => (
             Policy::bundled_default().map_err(|e| e.to_string())?,
             crate::policy::BUNDLED_DEFAULT.as_bytes().to_vec(),
@@ -323,6 +315,7 @@ pub fn open(path: &Path) -> Result<Opened, String> {
     Ok(Opened {
         snapshot,
         policy,
+        policy_bytes,
         plan_source,
         paused,
         writer,

@@ -162,10 +162,7 @@ pub fn run_file(
         ] {
             let Some(expected) = expected else { continue };
             let report = run_scenario(scenario, &policy, mode);
-            let mode_name = match mode {
-                Mode::Strict => "strict",
-                Mode::Normal => "normal",
-            };
+            let mode_name = mode.name();
             let expected_calls = scenario
                 .expect_calls
                 .as_ref()
