@@ -171,7 +171,7 @@ pub fn main() -> ExitCode {
             lint_command(&LintOptions {
                 plan,
                 policy,
-                mode: mode,
+                mode,
                 format: match format {
                     LintFormat::Text => Format::Text,
                     LintFormat::Json => Format::Json,
@@ -192,7 +192,7 @@ pub fn main() -> ExitCode {
             plan,
             policy,
             trace,
-            mode: mode,
+            mode,
             json: matches!(format, RunFormat::Json),
             approval_ttl_secs: approval_ttl,
             confirm_ask: confirm == Confirm::Ask,
