@@ -38,6 +38,9 @@ pub struct ArgAcc {
     /// Upper bound of the structure and of the elements, when the argument may be a container.
     pub struct_may: Option<Label>,
     pub elems_may: Option<Label>,
+    /// When the argument is written as a list literal: an upper bound of each element, in order (it is
+    /// certainly a list, so only the list reading applies).
+    pub elem_labels: Option<Vec<Label>>,
     /// Lower bound of the label the runtime claims for it.
     pub claim_must: Label,
     /// Every string the argument (or its elements) can be; `None`: not known statically.
@@ -116,6 +119,9 @@ pub struct Interp<'a> {
     heap_version: u64,
     /// The analysis stopped following something (depth, steps, widening): results there are `top`.
     pub imprecise: Vec<(usize, &'static str)>,
+    /// Each element's upper bound (deep, as stored) of the list literal evaluated last: a tool argument
+    /// written as `[a, b]` is checked element by element, as the runtime does (docs/semantics.md §5).
+    last_list: Option<Vec<Label>>,
 }
 
 impl<'a> Interp<'a> {
@@ -144,6 +150,7 @@ impl<'a> Interp<'a> {
             serials: 0,
             heap_version: 0,
             imprecise: Vec::new(),
+            last_list: None,
         }
     }
 
@@ -968,7 +975,17 @@ impl<'a> Interp<'a> {
             Expr::List(l) => {
                 let elems: Vec<AVal> = l.elts.iter().map(|x| self.expr_elem(x)).collect();
                 let obj = HeapObj::empty(Label::literal(), must_bottom());
-                self.container(at, 0, obj, &elems)
+                let v = self.container(at, 0, obj, &elems);
+                // What `container` stores: each element raised by `pc` in STRICT.
+                let labels = elems
+                    .iter()
+                    .map(|e| {
+                        let l = self.deep_may(e);
+                        if self.strict { l.join(&self.pc_may) } else { l }
+                    })
+                    .collect();
+                self.last_list = Some(labels);
+                v
             }
             Expr::Tuple(l) => {
                 let elems: Vec<AVal> = l.elts.iter().map(|x| self.expr_elem(x)).collect();
@@ -1343,13 +1360,16 @@ impl<'a> Interp<'a> {
             .map(|t| t.arg_names())
             .unwrap_or_default();
         let mut bound: Vec<(String, &'a Expr, AVal)> = Vec::new();
+        let mut lists: Vec<Option<Vec<Label>>> = Vec::new();
         for (i, a) in c.arguments.args.iter().enumerate() {
             let v = self.expr(a);
+            lists.push(self.list_literal(a));
             let name = names.get(i).cloned().unwrap_or_else(|| format!("#{i}"));
             bound.push((name, a, v));
         }
         for k in c.arguments.keywords.iter() {
             let v = self.expr(&k.value);
+            lists.push(self.list_literal(&k.value));
             let name = k
                 .arg
                 .as_ref()
@@ -1359,7 +1379,11 @@ impl<'a> Interp<'a> {
         let id = self.note_source(at, tool);
         let args: Vec<ArgAcc> = bound
             .iter()
-            .map(|(name, e, v)| self.arg_acc(name, e, v))
+            .zip(lists)
+            .map(|((name, e, v), list)| ArgAcc {
+                elem_labels: list,
+                ..self.arg_acc(name, e, v)
+            })
             .collect();
         let pc_may = self.pc_may.clone();
         let pc_must = self.pc_must.clone();
@@ -1386,6 +1410,13 @@ impl<'a> Interp<'a> {
                 old.elems_may = match (old.elems_may.take(), new.elems_may) {
                     (Some(a), Some(b)) => Some(a.join(&b)),
                     (a, b) => a.or(b),
+                };
+                // The same literal on every visit: element i joins element i.
+                old.elem_labels = match (old.elem_labels.take(), new.elem_labels) {
+                    (Some(a), Some(b)) if a.len() == b.len() => {
+                        Some(a.iter().zip(&b).map(|(x, y)| x.join(y)).collect())
+                    }
+                    _ => None,
                 };
                 old.claim_must = meet(&old.claim_must, &new.claim_must);
                 old.texts = match (old.texts.take(), new.texts) {
@@ -1417,6 +1448,15 @@ impl<'a> Interp<'a> {
         args_may.tags = TagSet(args_may.tags.0 | self.tags(&by_path).0);
         let must_tags = self.tags(&crate::policy::path_tags::tags_must(&rules, &texts));
         self.tool_result(at, id, tool, &args_may, must_tags)
+    }
+
+    /// The element labels of an argument written as a list literal without `*` (just evaluated).
+    fn list_literal(&mut self, e: &Expr) -> Option<Vec<Label>> {
+        let last = self.last_list.take();
+        match e {
+            Expr::List(l) if !l.elts.iter().any(|x| matches!(x, Expr::Starred(_))) => last,
+            _ => None,
+        }
     }
 
     fn arg_acc(&self, name: &str, e: &Expr, v: &AVal) -> ArgAcc {
@@ -1458,6 +1498,7 @@ impl<'a> Interp<'a> {
             elems_may,
             claim_must: self.claim_must(v),
             texts,
+            elem_labels: None,
         }
     }
 

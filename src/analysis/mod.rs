@@ -253,14 +253,21 @@ fn predict(
             })
             .collect()
     };
-    let as_list = claims(&|a| {
+    let list_reading = |a: &ArgAcc| {
         (
             a.struct_may.clone().unwrap_or_else(|| a.val.may.clone()),
-            a.elems_may.clone().map(|e| vec![e]),
+            a.elem_labels
+                .clone()
+                .or_else(|| a.elems_may.clone().map(|e| vec![e])),
             texts(a),
         )
+    };
+    let as_list = claims(&list_reading);
+    // A list literal is certainly a list: no dict reading for it.
+    let as_whole = claims(&|a| match a.elem_labels {
+        Some(_) => list_reading(a),
+        None => (deep_may(a), None, texts(a)),
     });
-    let as_whole = claims(&|a| (deep_may(a), None, texts(a)));
     let must_args = claims(&|a| (a.claim_must.clone(), None, Texts::Unknown));
     let claim = |args: Vec<ArgClaim>, pc: &Label| Claim {
         tool: site.tool.clone(),
