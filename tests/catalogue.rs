@@ -168,3 +168,38 @@ fn the_documented_subset_is_the_catalogue() {
         );
     }
 }
+
+/// Box kinds are bytes (docs/lowering.md, "Unforgeable boxes"), so no plan may ever hold a bytes value:
+/// every way Python has to make one is refused before the run.
+#[test]
+fn no_plan_can_make_bytes() {
+    let sigs = zamburak::plan::Signatures::default();
+    for plan in [
+        "x = b'l'\n",
+        "x = 'l'.encode()\n",
+        "x = bytes(1)\n",
+        "x = bytearray(1)\n",
+        "x = memoryview(b'')\n",
+        "x = str.encode('l')\n",
+        "import json\nx = json.loads('1').to_bytes(1, 'big')\n",
+        "x = (1).to_bytes(1, 'big')\n",
+    ] {
+        assert!(
+            zamburak::plan::check(plan, &sigs).is_err(),
+            "the checks accept a plan that makes bytes: {plan}"
+        );
+    }
+    // The catalogue has no entry that could: no row is named for bytes.
+    for m in METHODS {
+        assert!(
+            !["encode", "to_bytes", "hex", "fromhex"].contains(&m.name),
+            "{}",
+            m.name
+        );
+    }
+    assert!(
+        BUILTINS
+            .iter()
+            .all(|b| !["bytes", "bytearray", "memoryview"].contains(&b.name))
+    );
+}

@@ -1652,11 +1652,11 @@ impl Compiler<'_> {
             }
             Expr::List(l) => {
                 let items = self.exprs(&l.elts, pc);
-                format!("_mk('l', [{items}], {pc})")
+                format!("_mk(_KL, [{items}], {pc})")
             }
             Expr::Tuple(t) => {
                 let items = self.exprs(&t.elts, pc);
-                format!("_mk('t', [{items}], {pc})")
+                format!("_mk(_KT, [{items}], {pc})")
             }
             Expr::Set(s) => {
                 let items = self.exprs(&s.elts, pc);
@@ -2249,7 +2249,12 @@ impl Compiler<'_> {
         let mut build = |this: &mut Self, indent: usize| {
             let res = this.fresh("res");
             let s0 = if strict { "(_LIT | _zp)" } else { "_LIT" };
-            this.emit(indent, format!("{res} = _new('{kind}', {empty}, {s0})"));
+            let kind_code = match kind {
+                "l" => "_KL",
+                "s" => "_KS",
+                _ => "_KD",
+            };
+            this.emit(indent, format!("{res} = _new({kind_code}, {empty}, {s0})"));
             let mut depth = indent;
             for g in generators {
                 let it = this.fresh("it");

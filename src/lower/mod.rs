@@ -16,7 +16,7 @@
 //! assert!(lowered.snippet.contains("x_ = (1 + 2)"));
 //! assert!(lowered.snippet.contains("x_l = (_LIT | _UV)"));
 //! // Containers are boxed; literals are boxed once (`_k0 = ('a', _LIT)`).
-//! assert!(lowered.snippet.contains("items_ = _mk('l', [(x_, x_l), _k0], _pc)"));
+//! assert!(lowered.snippet.contains("items_ = _mk(_KL, [(x_, x_l), _k0], _pc)"));
 //! ```
 
 mod compiler;

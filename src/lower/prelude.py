@@ -2,7 +2,7 @@
 # plan identifiers are renamed to end in "_", and every name below starts with "_" or is a Python builtin.
 #
 # Representation. A scalar is a tuple (raw, label). A container is a tuple (box, label) where box is a list
-# [kind, items, structure]: kind 'l' list, 't' tuple, 'd' dict, 's' set. items: a list of boxed values for
+# [kind, items, structure]: kind _KL list, _KT tuple, _KD dict, _KS set (bytes, see below). items: a list of boxed values for
 # 'l'/'t'; for 'd' a dict raw_key -> (boxed_key, boxed_value); for 's' a dict raw_element -> boxed_element.
 # A label is an int (see src/label.rs). The label of a reference joins into the structure on every read.
 # A label's join is `a | b` (src/label.rs stores the fields that intersect inverted), and 0 is its identity.
@@ -20,6 +20,13 @@ _UV = 0
 _NUV = 0
 _NEUTRAL = 0
 _UNDEF = ['undefined']
+# Box kinds are bytes: a type no plan value can ever hold (the subset has no bytes literal, no builtin or
+# method that makes bytes, and tool results are JSON), so nothing a plan builds can read as a box, whatever
+# strings it puts in a list (docs/lowering.md, "Unforgeable boxes"). The host writes the same bytes.
+_KL = b'l'
+_KT = b't'
+_KD = b'd'
+_KS = b's'
 # Shared empty arguments for method calls without any (helpers never mutate them).
 _NOARGS = ()
 _NOKW = {}
@@ -84,7 +91,7 @@ def _sl(v):
 def _deep(v, seen=None):
     # `seen` (by object id) makes self-containing containers terminate.
     x = v[0]
-    if type(x) is list and seen is None and (x[0] == 'l' or x[0] == 't'):
+    if type(x) is list and seen is None and (x[0] == _KL or x[0] == _KT):
         # The common case, a list of scalars, needs neither recursion nor `seen`.
         l = v[1] | x[2]
         for e in x[1]:
@@ -101,14 +108,14 @@ def _deep(v, seen=None):
         seen[key] = True
         l = (v[1] | x[2])
         k = x[0]
-        if k == 'l' or k == 't':
+        if k == _KL or k == _KT:
             for e in x[1]:
                 # A scalar element's deep label is its label: no call for it.
                 if type(e[0]) is list:
                     l = l | _deep(e, seen)
                 else:
                     l = l | e[1]
-        elif k == 'd':
+        elif k == _KD:
             for kv in x[1].values():
                 a = kv[0]
                 b = kv[1]
@@ -143,7 +150,7 @@ def _raw(v, memo=None):
         if key in memo:
             return memo[key]
         k = x[0]
-        if k == 'l':
+        if k == _KL:
             out = []
             memo[key] = out
             for e in x[1]:
@@ -154,9 +161,9 @@ def _raw(v, memo=None):
                 else:
                     out.append(_raw(e, memo))
             return out
-        if k == 't':
+        if k == _KT:
             return tuple([_raw(e, memo) for e in x[1]])
-        if k == 'd':
+        if k == _KD:
             out = {}
             memo[key] = out
             for rk, kv in x[1].items():
@@ -171,19 +178,19 @@ def _raw(v, memo=None):
 def _box(x, l):
     t = type(x)
     if t is list:
-        return (['l', [(e, l) if type(e) is str else _box(e, l) for e in x], l], l)
+        return ([_KL, [(e, l) if type(e) is str else _box(e, l) for e in x], l], l)
     if t is tuple:
-        return (['t', [_box(e, l) for e in x], l], l)
+        return ([_KT, [_box(e, l) for e in x], l], l)
     if t is dict:
         d = {}
         for k, e in x.items():
             d[k] = (_box(k, l), _box(e, l))
-        return (['d', d, l], l)
+        return ([_KD, d, l], l)
     if t is set:
         d = {}
         for e in x:
             d[e] = _box(e, l)
-        return (['s', d, l], l)
+        return ([_KS, d, l], l)
     return (x, l)
 
 
@@ -220,7 +227,7 @@ def _mkd(keys, vals, pc):
         d[_key(k)] = (k, v)
         s = (s | _deep(k))
         i += 1
-    return (['d', d, s], _LIT)
+    return ([_KD, d, s], _LIT)
 
 
 def _mks(items, pc):
@@ -231,7 +238,7 @@ def _mks(items, pc):
     for e in items:
         d[_key(e)] = e
         s = (s | _deep(e))
-    return (['s', d, s], _LIT)
+    return ([_KS, d, s], _LIT)
 
 
 def _new(kind, items, s):
@@ -262,10 +269,10 @@ def _elems(v):
     if type(x) is list:
         ch = _inf((v[1] | x[2]))
         k = x[0]
-        if k == 'l' or k == 't':
+        if k == _KL or k == _KT:
             # An element whose label already carries `ch` is reused as it is (no new tuple).
             return [e if (e[1] | ch) == e[1] else (e[0], e[1] | ch) for e in x[1]]
-        if k == 'd':
+        if k == _KD:
             return [(kv[0][0], (kv[0][1] | ch)) for kv in x[1].values()]
         return [(e[0], (e[1] | ch)) for e in x[1].values()]
     if type(x) is str:
@@ -327,13 +334,13 @@ def _gi(c, i):
     if type(x) is list:
         ch = _inf(((c[1] | x[2]) | i[1]))
         k = x[0]
-        if k == 'l' or k == 't':
+        if k == _KL or k == _KT:
             r = i[0]
             if type(r) is not int and type(r) is not bool:
                 raise TypeError('indices must be integers')
             e = x[1][r]
             return (e[0], (e[1] | ch))
-        if k == 'd':
+        if k == _KD:
             r = i[0]
             t = type(r)
             if t is str or t is int:
@@ -353,7 +360,7 @@ def _gs(c, lo, hi, st):
     x = c[0]
     if type(x) is list:
         k = x[0]
-        if k != 'l' and k != 't':
+        if k != _KL and k != _KT:
             raise TypeError('only lists, tuples and strings can be sliced')
         ch = _inf(((c[1] | x[2]) | bl))
         items = [(e[0], (e[1] | ch)) for e in x[1][lo[0]:hi[0]:st[0]]]
@@ -366,8 +373,8 @@ def _si(c, i, v, pc, line):
     if type(x) is not list:
         raise TypeError('object does not support item assignment')
     k = x[0]
-    if k != 'l' and k != 'd':
-        raise TypeError("'" + ('tuple' if k == 't' else 'set') + "' object does not support item assignment")
+    if k != _KL and k != _KD:
+        raise TypeError("'" + ('tuple' if k == _KT else 'set') + "' object does not support item assignment")
     s = x[2]
     if _STRICT and pc != _NEUTRAL:
         # No-sensitive-upgrade, then the value and the structure join pc.
@@ -379,7 +386,7 @@ def _si(c, i, v, pc, line):
     il = i[1]
     il = (il | _UV) if il & 1 else (il & _NUV)
     s = s | il
-    if k == 'd':
+    if k == _KD:
         r = i[0]
         t = type(r)
         if t is str or t is int:
@@ -388,7 +395,7 @@ def _si(c, i, v, pc, line):
             lk = i[1]
             x[2] = s | lk
             return
-    if k == 'l':
+    if k == _KL:
         r = i[0]
         if type(r) is not int and type(r) is not bool:
             raise TypeError('list indices must be integers')
@@ -426,7 +433,7 @@ def _ret(v, pc, xf):
 def _seq_add(a, b):
     xa = a[0]
     xb = b[0]
-    if xa[0] != xb[0] or (xa[0] != 'l' and xa[0] != 't'):
+    if xa[0] != xb[0] or (xa[0] != _KL and xa[0] != _KT):
         raise TypeError('can only concatenate a list to a list and a tuple to a tuple')
     ca = _inf(_sl(a))
     cb = _inf(_sl(b))
@@ -436,7 +443,7 @@ def _seq_add(a, b):
 
 def _seq_mul(a, n):
     xa = a[0]
-    if xa[0] != 'l' and xa[0] != 't':
+    if xa[0] != _KL and xa[0] != _KT:
         raise TypeError('only lists and tuples can be repeated')
     r = n[0]
     if type(r) is not int and type(r) is not bool:
@@ -456,11 +463,11 @@ def _bin(op, a, b):
             return _seq_mul(a, b)
         if op == '*' and cb and not ca:
             return _seq_mul(b, a)
-        if op == '|' and ca and cb and a[0][0] == 's' and b[0][0] == 's':
+        if op == '|' and ca and cb and a[0][0] == _KS and b[0][0] == _KS:
             return _set_op('union', a, b)
-        if op == '&' and ca and cb and a[0][0] == 's' and b[0][0] == 's':
+        if op == '&' and ca and cb and a[0][0] == _KS and b[0][0] == _KS:
             return _set_op('intersection', a, b)
-        if op == '-' and ca and cb and a[0][0] == 's' and b[0][0] == 's':
+        if op == '-' and ca and cb and a[0][0] == _KS and b[0][0] == _KS:
             return _set_op('difference', a, b)
         raise TypeError('unsupported operand types for ' + op)
     x = a[0]
@@ -597,7 +604,7 @@ def _gt(a, b):
 
 def _iop(op, a, b, pc, line):
     # Augmented assignment: lists extend in place (every alias sees it), everything else rebinds.
-    if op == '+' and type(a[0]) is list and a[0][0] == 'l':
+    if op == '+' and type(a[0]) is list and a[0][0] == _KL:
         _m_extend(a, b, pc, line)
         return a
     return _bin(op, a, b)
@@ -656,7 +663,7 @@ def _in(a, b):
     x = b[0]
     if type(x) is list:
         k = x[0]
-        if k == 'd' or k == 's':
+        if k == _KD or k == _KS:
             # An unhashable value raises TypeError, as it does plainly.
             return (_key(a) in x[1], l)
         ra = _raw(a)
@@ -755,7 +762,7 @@ def _bi_round(x, n=None, _zp=_NEUTRAL):
 def _bi_range(*args, _zp=_NEUTRAL):
     raws = [_raw(a) for a in args]
     l = _lbls(args) | _UV
-    return _new('l', [(i, l) for i in range(*raws)], l)
+    return _new(_KL, [(i, l) for i in range(*raws)], l)
 
 
 def _rng(args):
@@ -801,7 +808,7 @@ def _bi_sorted(it, key=None, reverse=None, _zp=_NEUTRAL):
     order = sorted(range(len(es)), key=lambda i: ks[i], reverse=rv)
     s = (_struct(it) | l)
     ch = _inf(s)
-    return _new('l', [(es[i][0], (es[i][1] | ch)) for i in order], s)
+    return _new(_KL, [(es[i][0], (es[i][1] | ch)) for i in order], s)
 
 
 def _minmax(args, key, default, pc, want_max, name):
@@ -878,9 +885,9 @@ def _bi_enumerate(it, start=None, _zp=_NEUTRAL):
     il = (_LIT | _inf(s))
     out = []
     for e in es:
-        out.append(_new('t', [(n, il), e], s))
+        out.append(_new(_KT, [(n, il), e], s))
         n += 1
-    return _new('l', out, s)
+    return _new(_KL, out, s)
 
 
 def _bi_zip(*its, _zp=_NEUTRAL):
@@ -892,9 +899,9 @@ def _bi_zip(*its, _zp=_NEUTRAL):
     out = []
     k = 0
     while k < n:
-        out.append(_new('t', [x[k] for x in lists], s))
+        out.append(_new(_KT, [x[k] for x in lists], s))
         k += 1
-    return _new('l', out, s)
+    return _new(_KL, out, s)
 
 
 def _bi_map(f, *its, _zp=_NEUTRAL):
@@ -917,7 +924,7 @@ def _bi_map(f, *its, _zp=_NEUTRAL):
         else:
             out.append(_callv(f, [lists[0][k]], pc))
         k += 1
-    return _new('l', out, s)
+    return _new(_KL, out, s)
 
 
 def _bi_filter(f, it, _zp=_NEUTRAL):
@@ -933,36 +940,36 @@ def _bi_filter(f, it, _zp=_NEUTRAL):
         s = (s | _inf(_deep(t)))
         if _tr(t):
             out.append(e)
-    return _new('l', out, s)
+    return _new(_KL, out, s)
 
 
 def _bi_reversed(x, _zp=_NEUTRAL):
     es = _elems(x)
     es.reverse()
-    return _new('l', es, _struct(x))
+    return _new(_KL, es, _struct(x))
 
 
 def _bi_list(x=None, _zp=_NEUTRAL):
     if x is None:
-        return _new('l', [], _LIT)
-    return _new('l', _elems(x), _struct(x))
+        return _new(_KL, [], _LIT)
+    return _new(_KL, _elems(x), _struct(x))
 
 
 def _bi_tuple(x=None, _zp=_NEUTRAL):
     if x is None:
-        return _new('t', [], _LIT)
-    return _new('t', _elems(x), _struct(x))
+        return _new(_KT, [], _LIT)
+    return _new(_KT, _elems(x), _struct(x))
 
 
 def _bi_set(x=None, _zp=_NEUTRAL):
     if x is None:
-        return _new('s', {}, _LIT)
+        return _new(_KS, {}, _LIT)
     s = _struct(x)
     d = {}
     for e in _elems(x):
         d[_key(e)] = e
         s = (s | _deep(e))
-    return _new('s', d, s)
+    return _new(_KS, d, s)
 
 
 def _bi_dict(_src=None, _zp=_NEUTRAL, **kw):
@@ -970,7 +977,7 @@ def _bi_dict(_src=None, _zp=_NEUTRAL, **kw):
     d = {}
     if _src is not None:
         s = _struct(_src)
-        if type(_src[0]) is list and _src[0][0] == 'd':
+        if type(_src[0]) is list and _src[0][0] == _KD:
             for rk, kv in _src[0][1].items():
                 d[rk] = kv
         else:
@@ -980,7 +987,7 @@ def _bi_dict(_src=None, _zp=_NEUTRAL, **kw):
                 s = (s | _deep(pair[0]))
     for k, v in kw.items():
         d[k] = ((k, _LIT), v)
-    return _new('d', d, s)
+    return _new(_KD, d, s)
 
 
 def _bi_print(*args, sep=None, end=None, _zp=_NEUTRAL):
@@ -1293,7 +1300,7 @@ def _list_reverse(c, args, kw, pc, line):
 
 
 def _list_copy(c, args, kw, pc, line):
-    return _new('l', list(c[0][1]), _sl(c))
+    return _new(_KL, list(c[0][1]), _sl(c))
 
 
 def _dict_get(c, args, kw, pc, line):
@@ -1312,25 +1319,25 @@ def _dict_get(c, args, kw, pc, line):
 
 def _dict_keys(c, args, kw, pc, line):
     ch = _inf(_sl(c))
-    return _new('l', [(kv[0][0], (kv[0][1] | ch)) for kv in c[0][1].values()], _sl(c))
+    return _new(_KL, [(kv[0][0], (kv[0][1] | ch)) for kv in c[0][1].values()], _sl(c))
 
 
 def _dict_values(c, args, kw, pc, line):
     ch = _inf(_sl(c))
-    return _new('l', [(kv[1][0], (kv[1][1] | ch)) for kv in c[0][1].values()], _sl(c))
+    return _new(_KL, [(kv[1][0], (kv[1][1] | ch)) for kv in c[0][1].values()], _sl(c))
 
 
 def _dict_items(c, args, kw, pc, line):
     s = _sl(c)
     ch = _inf(s)
-    return _new('l', [_new('t', [(kv[0][0], (kv[0][1] | ch)), (kv[1][0], (kv[1][1] | ch))], s) for kv in c[0][1].values()], s)
+    return _new(_KL, [_new(_KT, [(kv[0][0], (kv[0][1] | ch)), (kv[1][0], (kv[1][1] | ch))], s) for kv in c[0][1].values()], s)
 
 
 def _dict_update(c, args, kw, pc, line):
     d = c[0][1]
     o = args[0]
     pairs = []
-    if type(o[0]) is list and o[0][0] == 'd':
+    if type(o[0]) is list and o[0][0] == _KD:
         ch = _inf(_sl(o))
         for kv in o[0][1].values():
             pairs.append(((kv[0][0], (kv[0][1] | ch)), (kv[1][0], (kv[1][1] | ch))))
@@ -1386,7 +1393,7 @@ def _dict_copy(c, args, kw, pc, line):
     nd = {}
     for rk, kv in c[0][1].items():
         nd[rk] = kv
-    return _new('d', nd, _sl(c))
+    return _new(_KD, nd, _sl(c))
 
 
 def _set_op(name, a, b):
@@ -1415,7 +1422,7 @@ def _set_op(name, a, b):
     res = {}
     for rk, e in out.items():
         res[rk] = (e[0], (e[1] | ch))
-    return _new('s', res, s)
+    return _new(_KS, res, s)
 
 
 def _set_add(c, args, kw, pc, line):
@@ -1471,7 +1478,7 @@ def _match_group(c, args, kw, pc, line):
 # A fast path for `d.get(k)` with a key the compiler cannot pass raw; anything else goes through `_m`.
 def _m_get(c, args, kw, pc, line):
     x = c[0]
-    if type(x) is list and x[0] == 'd' and (len(args) == 1 or len(args) == 2):
+    if type(x) is list and x[0] == _KD and (len(args) == 1 or len(args) == 2):
         k = args[0]
         r = k[0]
         t = type(r)
@@ -1497,13 +1504,13 @@ def _m(c, name, args, kw, pc, line):
     x = c[0]
     if type(x) is list:
         k = x[0]
-        if k == 'l':
+        if k == _KL:
             t = _LIST_M
             tn = 'list'
-        elif k == 'd':
+        elif k == _KD:
             t = _DICT_M
             tn = 'dict'
-        elif k == 's':
+        elif k == _KS:
             t = _SET_M
             tn = 'set'
         else:
@@ -1527,7 +1534,7 @@ def _m(c, name, args, kw, pc, line):
 def _mg2(c, kr, kl, d, pc, line):
     # `c.get(k, default)` with a flat key (`c.get(k)` passes the default None): it is its own raw dict key.
     x = c[0]
-    if type(x) is list and x[0] == 'd':
+    if type(x) is list and x[0] == _KD:
         ch = c[1] | x[2] | kl
         ch = (ch | _UV) if ch & 1 else (ch & _NUV)
         kv = x[1].get(kr)
@@ -1541,7 +1548,7 @@ def _mg2(c, kr, kl, d, pc, line):
 def _sif(c, kr, kl, v, pc, line):
     # `c[k] = v` on a dict with a flat key (`_si` for the rules).
     x = c[0]
-    if type(x) is list and x[0] == 'd':
+    if type(x) is list and x[0] == _KD:
         s = x[2]
         if _STRICT and pc:
             if (s | pc | _UV) != (s | _UV):
@@ -1557,7 +1564,7 @@ def _sif(c, kr, kl, v, pc, line):
 def _mjoin(s, sl, c, pc, line):
     # `s.join(c)` with a flat separator given raw: a list or tuple of strings is read without copying it.
     x = c[0]
-    if type(s) is str and type(x) is list and (x[0] == 'l' or x[0] == 't'):
+    if type(s) is str and type(x) is list and (x[0] == _KL or x[0] == _KT):
         l = sl | c[1] | x[2]
         parts = []
         for e in x[1]:
@@ -1573,7 +1580,7 @@ def _mjoin(s, sl, c, pc, line):
 def _mapp(c, v, pc, line):
     # `c.append(v)`.
     x = c[0]
-    if type(x) is list and x[0] == 'l':
+    if type(x) is list and x[0] == _KL:
         if _STRICT and pc != 0:
             _mut(c, _LIT, pc, line)
             v = (v[0], v[1] | pc)

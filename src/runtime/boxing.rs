@@ -87,20 +87,21 @@ fn unbox_at(obj: &MontyObject, depth: usize) -> Result<LValue, BoxError> {
     };
     let reference = label(lbl)?;
     if let MontyObject::List(b) = raw {
-        let [MontyObject::String(kind), items, s] = b.as_slice() else {
+        // The kind is bytes, which no plan value can be (docs/lowering.md, "Unforgeable boxes").
+        let [MontyObject::Bytes(kind), items, s] = b.as_slice() else {
             return Err(BoxError::NotBoxed);
         };
         let structure = label(s)?.join(&reference);
-        let raw = match (kind.as_str(), items) {
-            ("l", MontyObject::List(xs)) => Raw::List(unbox_all(xs, depth)?),
-            ("t", MontyObject::List(xs)) => Raw::Tuple(unbox_all(xs, depth)?),
-            ("s", MontyObject::Dict(pairs)) => Raw::List(
+        let raw = match (kind.as_slice(), items) {
+            (b"l", MontyObject::List(xs)) => Raw::List(unbox_all(xs, depth)?),
+            (b"t", MontyObject::List(xs)) => Raw::Tuple(unbox_all(xs, depth)?),
+            (b"s", MontyObject::Dict(pairs)) => Raw::List(
                 pairs
                     .iter()
                     .map(|(_, v)| unbox_at(v, depth + 1))
                     .collect::<Result<_, _>>()?,
             ),
-            ("d", MontyObject::Dict(pairs)) => {
+            (b"d", MontyObject::Dict(pairs)) => {
                 let mut entries = Vec::with_capacity(pairs.len());
                 for (_, kv) in pairs {
                     let MontyObject::Tuple(kv) = kv else {
@@ -136,8 +137,8 @@ fn unbox_all(xs: &[MontyObject], depth: usize) -> Result<Vec<LValue>, BoxError> 
 /// structure and reference label.
 pub fn rebox(v: &LValue) -> MontyObject {
     let lbl = label_object(&v.label);
-    let boxed = |kind: &str, items: MontyObject| {
-        MontyObject::List(vec![MontyObject::String(kind.into()), items, lbl.clone()])
+    let boxed = |kind: &[u8], items: MontyObject| {
+        MontyObject::List(vec![MontyObject::Bytes(kind.to_vec()), items, lbl.clone()])
     };
     let raw = match &v.raw {
         Raw::None => MontyObject::None,
@@ -145,10 +146,10 @@ pub fn rebox(v: &LValue) -> MontyObject {
         Raw::Int(i) => MontyObject::Int(*i),
         Raw::Float(f) => MontyObject::Float(*f),
         Raw::Str(s) => MontyObject::String(s.clone()),
-        Raw::List(xs) => boxed("l", MontyObject::List(xs.iter().map(rebox).collect())),
-        Raw::Tuple(xs) => boxed("t", MontyObject::List(xs.iter().map(rebox).collect())),
+        Raw::List(xs) => boxed(b"l", MontyObject::List(xs.iter().map(rebox).collect())),
+        Raw::Tuple(xs) => boxed(b"t", MontyObject::List(xs.iter().map(rebox).collect())),
         Raw::Dict(entries) => boxed(
-            "d",
+            b"d",
             MontyObject::dict(
                 entries
                     .iter()
