@@ -279,7 +279,18 @@ fn drive(
                     message: "operating-system access is not available to plans".into(),
                 };
             }
-            Ok(ReplProgress::NameLookup(_)) | Ok(ReplProgress::ResolveFutures(_)) => {
+            // The lowered program defines every name it reads; an undefined one means the prelude the
+            // binary loaded is not the one the compiler emitted code for.
+            Ok(ReplProgress::NameLookup(lookup)) => {
+                return ExecOutcome::Denied {
+                    line: 0,
+                    message: format!(
+                        "unsupported interpreter request: name `{}` is not defined",
+                        lookup.name
+                    ),
+                };
+            }
+            Ok(ReplProgress::ResolveFutures(_)) => {
                 return ExecOutcome::Denied {
                     line: 0,
                     message: "unsupported interpreter request".into(),
