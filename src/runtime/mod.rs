@@ -1,5 +1,8 @@
 //! Running a lowered plan on Monty: the driver loop, the host boundary, verifiers and tool dispatch.
+pub mod backend;
 pub mod boxing;
 pub mod exec;
+mod host;
+mod report;
 pub mod run;
 pub mod snapshot;

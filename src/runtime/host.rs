@@ -1,0 +1,572 @@
+//! The host side of a run: every tool or verifier call the plan makes arrives here and goes claim →
+//! decision → record → act. It builds the claim from the labelled arguments, asks
+//! [`crate::policy::decide`], records the call in the trace before anything happens, then performs it
+//! through the [`Backend`] (or drafts, suspends, asks a human, or denies), and labels the result.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use super::backend::Backend;
+use super::report::{
+    CallDecision, ClaimShown, HostState, PlanError, Recorder, RunReport, Status, Suspension,
+    finish, serde_plain,
+};
+use crate::label::{Label, LabelSpace, Packed};
+use crate::policy::{self, ArgClaim, Claim, Outcome, Policy, Texts};
+use crate::runtime::exec::{ExecOutcome, Host, HostReply};
+use crate::trace::record::{
+    Approval, ArgRecord, Call, CallResult, PlanError as ErrorRecord, VerifierUse,
+};
+use crate::trace::{self, Record};
+use crate::value::{LValue, Raw};
+
+/// Why the run stopped early, as the host saw it.
+pub(super) enum Stop {
+    Denied,
+    Suspended,
+    /// A human rejected a `confirm` claim.
+    Rejected,
+    VerifierFailed {
+        line: u32,
+        message: String,
+    },
+    ToolFailed {
+        line: u32,
+        message: String,
+    },
+}
+
+pub(super) struct RunHost<'a, 't> {
+    pub(super) policy: &'a Policy,
+    pub(super) backend: &'a mut dyn Backend,
+    pub(super) space: LabelSpace,
+    pub(super) recorder: Recorder<'t>,
+    pub(super) next_call: u32,
+    pub(super) tool_calls: u32,
+    pub(super) decisions: Vec<CallDecision>,
+    pub(super) calls_run: Vec<String>,
+    pub(super) worst: Outcome,
+    pub(super) stop: Option<Stop>,
+    /// `tool#id` of every result or verifier output that was not trusted-and-public: an error message may
+    /// depend on any of them.
+    pub(super) tainted_sources: BTreeSet<String>,
+    /// The claim a suspended run waits on.
+    pub(super) pending: Option<Pending>,
+    /// Asks a human on the spot (`run --confirm ask` on a terminal): whether the claim is approved, and by
+    /// whom. Without it, a `confirm` suspends the run.
+    pub(super) approver: Option<&'a mut Approver>,
+}
+
+/// Puts a `confirm` claim to a human on the spot: whether it is approved, and by whom.
+pub type Approver = dyn FnMut(&Call, &ClaimShown) -> (bool, String);
+
+/// A `confirm` claim waiting for a human.
+pub(super) struct Pending {
+    pub(super) call: Call,
+    pub(super) claim_digest: String,
+    pub(super) shown: ClaimShown,
+}
+
+impl<'a, 't> RunHost<'a, 't> {
+    /// A host starting from `state` (fresh, or where a suspended run stopped).
+    pub(super) fn new(
+        policy: &'a Policy,
+        backend: &'a mut dyn Backend,
+        space: LabelSpace,
+        recorder: Recorder<'t>,
+        state: HostState,
+        approver: Option<&'a mut Approver>,
+    ) -> RunHost<'a, 't> {
+        let HostState {
+            next_call,
+            tool_calls,
+            decisions,
+            calls_run,
+            worst,
+            tainted_sources,
+        } = state;
+        RunHost {
+            policy,
+            backend,
+            space,
+            recorder,
+            next_call,
+            tool_calls,
+            decisions,
+            calls_run,
+            worst,
+            stop: None,
+            tainted_sources,
+            pending: None,
+            approver,
+        }
+    }
+}
+
+impl RunHost<'_, '_> {
+    /// Ends the run: a suspended one keeps what a snapshot needs.
+    pub(super) fn finish_run(
+        mut self,
+        outcome: ExecOutcome,
+        parked: Option<crate::runtime::exec::PausedRun>,
+    ) -> RunReport {
+        let state = HostState {
+            next_call: self.next_call,
+            tool_calls: self.tool_calls,
+            decisions: self.decisions.clone(),
+            calls_run: self.calls_run.clone(),
+            worst: self.worst,
+            tainted_sources: self.tainted_sources.clone(),
+        };
+        let space = self.space.clone();
+        let paused = parked.and_then(|p| serde_json::to_value(&p).ok());
+        let pending = self.pending.take();
+        if matches!(self.stop, Some(Stop::Suspended)) && (paused.is_none() || pending.is_none()) {
+            // Without the paused call nothing could ever be resumed: fail closed as a denial.
+            self.stop = Some(Stop::Denied);
+        }
+        let mut report = self.conclude(outcome);
+        if report.status == Status::Suspended
+            && let (Some(paused), Some(p)) = (paused, pending)
+        {
+            report.suspension = Some(Suspension {
+                paused,
+                space,
+                state,
+                claim: p.call,
+                claim_digest: p.claim_digest,
+                shown: p.shown,
+            });
+        }
+        report
+    }
+
+    fn fresh_call(&mut self, name: &str) -> u32 {
+        let id = self.next_call;
+        self.next_call = self.next_call.saturating_add(1);
+        self.space.record_call(id, name);
+        id
+    }
+
+    fn verifier(&mut self, name: &str, args: Vec<(String, LValue)>, line: u32) -> HostReply {
+        let Some(spec) = self.policy.verifier(name) else {
+            return HostReply::Deny {
+                message: format!("`{name}` is not a verifier of this policy"),
+            };
+        };
+        let call_id = self.fresh_call(name);
+        let Some(kind) = self.space.kind_index(spec.mints()) else {
+            return HostReply::Deny {
+                message: format!("verifier `{name}` mints an undeclared kind"),
+            };
+        };
+        let value = match <[(String, LValue); 1]>::try_from(args) {
+            Ok([(_, value)]) => value,
+            Err(_) => {
+                return self.verifier_failed(
+                    name,
+                    call_id,
+                    line,
+                    "a verifier takes exactly one argument",
+                );
+            }
+        };
+        if matches!(value.raw, Raw::List(_) | Raw::Tuple(_) | Raw::Dict(_)) {
+            return self.verifier_failed(
+                name,
+                call_id,
+                line,
+                "a verifier checks one value, not a container",
+            );
+        }
+        if let Err(why) = crate::tools::verify::check(spec, &value.to_json()) {
+            return self.verifier_failed(name, call_id, line, &why);
+        }
+        let minted = LValue::new(value.raw, value.label.mint(kind));
+        let label = self.space.decode(&minted.label);
+        if !trace::redact::is_clean(&label) {
+            self.tainted_sources.insert(format!("{name}#{call_id}"));
+        }
+        let view = self.space.describe(&label);
+        if !self.recorder.record(Record::Verifier(VerifierUse {
+            call_id,
+            verifier: name.to_string(),
+            line,
+            ok: true,
+            label: view,
+        })) {
+            return self.trace_failed();
+        }
+        HostReply::Return(minted)
+    }
+
+    fn verifier_failed(&mut self, name: &str, call_id: u32, line: u32, why: &str) -> HostReply {
+        let view = self.space.describe(&Label::unknown());
+        self.recorder.record(Record::Verifier(VerifierUse {
+            call_id,
+            verifier: name.to_string(),
+            line,
+            ok: false,
+            label: view,
+        }));
+        let message = format!("{name}: {why}");
+        self.stop = Some(Stop::VerifierFailed {
+            line,
+            message: message.clone(),
+        });
+        HostReply::Fail {
+            exc_type: "VerificationError".into(),
+            message,
+        }
+    }
+
+    fn trace_failed(&mut self) -> HostReply {
+        self.stop = Some(Stop::Denied);
+        HostReply::Deny {
+            message: "the trace could not be written, so no further effect may happen".into(),
+        }
+    }
+
+    fn tool(
+        &mut self,
+        name: &str,
+        args: Vec<(String, LValue)>,
+        pc: Packed,
+        line: u32,
+    ) -> HostReply {
+        let call_id = self.fresh_call(name);
+        self.tool_calls = self.tool_calls.saturating_add(1);
+        let claim = Claim {
+            tool: name.to_string(),
+            args: args.iter().map(|(n, v)| self.arg_claim(n, v)).collect(),
+            pc: self.space.decode(&pc.influence()),
+            calls_so_far: self.tool_calls - 1,
+        };
+        let decision = policy::decide(self.policy, &self.space, &claim);
+        let call = Call {
+            call_id,
+            line,
+            tool: name.to_string(),
+            args: args
+                .iter()
+                .zip(&claim.args)
+                .map(|((n, v), c)| {
+                    let json = v.to_json();
+                    let (digest, preview) =
+                        trace::redact::stored(&json, &self.space.decode(&v.deep_label()));
+                    self.recorder.keep(&digest, &json);
+                    ArgRecord {
+                        name: n.clone(),
+                        label: self.space.describe(&c.label),
+                        digest,
+                        preview,
+                    }
+                })
+                .collect(),
+            // `pc` is checked for integrity, tags and readers; as a choice it carries no kinds, and listing
+            // "every kind" (the neutral influence) would mislead a reader of the trace.
+            pc: self.space.describe(&Label {
+                verified: crate::label::KindSet::NONE,
+                ..claim.pc.clone()
+            }),
+            decision: serde_plain(&decision.outcome),
+            rule: decision.rule.clone(),
+            reason: decision.reason.clone(),
+            before_run: false,
+        };
+        let recorded = self.recorder.record(Record::Call(call.clone()));
+        self.decisions.push(CallDecision {
+            call_id,
+            tool: name.to_string(),
+            line,
+            decision: decision.outcome,
+            rule: decision.rule.clone(),
+            reason: decision.reason.clone(),
+        });
+        self.worst = self.worst.max(decision.outcome);
+        if !recorded {
+            return self.trace_failed();
+        }
+        let draft = match decision.outcome {
+            Outcome::Allow => false,
+            Outcome::Draft => true,
+            Outcome::Confirm => {
+                let digest = call.claim_digest();
+                let shown = ClaimShown {
+                    values: args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect(),
+                    non_readers: policy::non_readers(self.policy, &self.space, &claim),
+                };
+                if let Some(ask) = self.approver.as_mut() {
+                    let (approved, by) = ask(&call, &shown);
+                    let decision = if approved { "approved" } else { "rejected" };
+                    if !self.recorder.record(Record::Approval(Approval {
+                        call_id,
+                        decision: decision.into(),
+                        by,
+                        at: jiff::Timestamp::now().to_string(),
+                        claim_digest: digest,
+                    })) {
+                        return self.trace_failed();
+                    }
+                    if !approved {
+                        self.stop = Some(Stop::Rejected);
+                        return HostReply::Deny {
+                            message: format!("`{name}` was rejected by the user"),
+                        };
+                    }
+                    return self.perform(name, call_id, &args, line, false);
+                }
+                self.stop = Some(Stop::Suspended);
+                self.pending = Some(Pending {
+                    call,
+                    claim_digest: digest,
+                    shown,
+                });
+                return HostReply::Suspend {
+                    message: format!("`{name}` needs confirmation: {}", decision.reason),
+                };
+            }
+            Outcome::Deny => {
+                self.stop = Some(Stop::Denied);
+                return HostReply::Deny {
+                    message: format!("`{name}` denied: {}", decision.reason),
+                };
+            }
+        };
+
+        self.perform(name, call_id, &args, line, draft)
+    }
+
+    /// Runs a decided call (allowed, drafted, or approved by a human) and labels and records its result.
+    pub(super) fn perform(
+        &mut self,
+        name: &str,
+        call_id: u32,
+        args: &[(String, LValue)],
+        line: u32,
+        draft: bool,
+    ) -> HostReply {
+        let raw_args: Map<String, Value> =
+            args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
+        let source = self
+            .policy
+            .tool(name)
+            .and_then(|t| t.source.map(|s| s.name()));
+        let value = match self.backend.invoke(name, source, &raw_args, draft) {
+            Ok(value) => value,
+            Err(message) => {
+                self.recorder.record(Record::Error(ErrorRecord {
+                    line: Some(line),
+                    exc_type: "ToolError".into(),
+                    message: format!("{name}#{call_id} failed"),
+                }));
+                self.stop = Some(Stop::ToolFailed {
+                    line,
+                    message: format!("{name}: {message}"),
+                });
+                return HostReply::Fail {
+                    exc_type: "ToolError".into(),
+                    message: format!("{name} failed"),
+                };
+            }
+        };
+        self.calls_run.push(name.to_string());
+        let args_join = args
+            .iter()
+            .fold(Packed::LITERAL, |acc, (_, v)| acc.join(&v.deep_label()));
+        // Tags the policy gives results by the path asked for (`returns.tags_when`), on every part of it.
+        let rules = self
+            .policy
+            .tool(name)
+            .and_then(|t| t.returns().tags_when)
+            .unwrap_or_default();
+        let mut by_path = crate::label::Label::literal();
+        for tag in policy::path_tags::tags_for_call(&rules, &raw_args) {
+            match self.space.tag_index(&tag) {
+                Some(i) => by_path.tags.0 |= 1 << i,
+                // Validation refused undeclared tags; should one slip through, the result is unknown.
+                None => by_path.unknown = true,
+            }
+        }
+        let args_join = args_join.join(&self.space.encode(&by_path));
+        let result = policy::label_result(
+            self.policy,
+            name,
+            &value,
+            &mut self.space,
+            call_id,
+            args_join,
+        );
+        let label = self.space.decode(&result.deep_label());
+        if !trace::redact::is_clean(&label) {
+            self.tainted_sources.insert(format!("{name}#{call_id}"));
+        }
+        let (digest, preview) = trace::redact::stored(&value, &label);
+        self.recorder.keep(&digest, &value);
+        let view = self.space.describe(&label);
+        if !self.recorder.record(Record::Result(CallResult {
+            call_id,
+            tool: name.to_string(),
+            label: view,
+            digest,
+            preview,
+        })) {
+            return self.trace_failed();
+        }
+        HostReply::Return(result)
+    }
+
+    fn arg_claim(&self, name: &str, v: &LValue) -> ArgClaim {
+        let (label, elements) = match &v.raw {
+            Raw::List(items) | Raw::Tuple(items) => (
+                self.space.decode(&v.label),
+                Some(
+                    items
+                        .iter()
+                        .map(|i| self.space.decode(&i.deep_label()))
+                        .collect(),
+                ),
+            ),
+            Raw::Dict(_) => (self.space.decode(&v.deep_label()), None),
+            _ => (self.space.decode(&v.label), None),
+        };
+        // Recipients are a string or a flat list or tuple of strings; any other shape is `Malformed`,
+        // which the decision refuses wherever it names recipients.
+        let texts = match &v.raw {
+            Raw::Str(s) => Texts::one(s.clone()),
+            Raw::List(items) | Raw::Tuple(items) => items
+                .iter()
+                .map(|i| match &i.raw {
+                    Raw::Str(s) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect::<Option<Vec<String>>>()
+                .map_or(Texts::Malformed, Texts::Strings),
+            _ => Texts::Malformed,
+        };
+        ArgClaim {
+            name: name.to_string(),
+            label,
+            elements,
+            texts,
+            digest: trace::redact::digest(&v.to_json()),
+        }
+    }
+
+    fn redacted(&self, message: String) -> String {
+        if self.tainted_sources.is_empty() {
+            return message;
+        }
+        let sources: Vec<String> = self.tainted_sources.iter().cloned().collect();
+        trace::redact::redact_message(&message, false, &sources)
+    }
+
+    fn conclude(mut self, outcome: ExecOutcome) -> RunReport {
+        let worst = self.worst;
+        let (status, outcome_name, error) = match (outcome, self.stop.take()) {
+            (ExecOutcome::Completed, _) => (Status::Completed, serde_plain(&worst), None),
+            (ExecOutcome::Denied { .. }, Some(Stop::Suspended)) => {
+                (Status::Suspended, serde_plain(&Outcome::Confirm), None)
+            }
+            (_, Some(Stop::VerifierFailed { line, message })) => {
+                let message = self.redacted(message);
+                let error = PlanError {
+                    line: Some(line),
+                    exc_type: "VerificationError".into(),
+                    message,
+                };
+                (Status::Error, "error".into(), Some(error))
+            }
+            (_, Some(Stop::ToolFailed { line, message })) => {
+                let message = self.redacted(message);
+                let error = PlanError {
+                    line: Some(line),
+                    exc_type: "ToolError".into(),
+                    message,
+                };
+                (Status::Error, "error".into(), Some(error))
+            }
+            (ExecOutcome::Denied { .. }, Some(Stop::Denied | Stop::Rejected)) => {
+                (Status::Denied, "deny".into(), None)
+            }
+            (ExecOutcome::Denied { line, message }, None) => {
+                // A denial by the runtime itself: a no-sensitive-upgrade violation, an unknown function, a
+                // malformed argument or an exhausted budget. Like a policy denial (docs/semantics.md §5).
+                self.recorder.record(Record::Error(ErrorRecord {
+                    line: Some(line),
+                    exc_type: "Denied".into(),
+                    message: message.clone(),
+                }));
+                let error = PlanError {
+                    line: Some(line),
+                    exc_type: "Denied".into(),
+                    message,
+                };
+                (Status::Denied, "deny".into(), Some(error))
+            }
+            (
+                ExecOutcome::Failed {
+                    exc_type,
+                    message,
+                    line,
+                },
+                stop,
+            ) => {
+                if matches!(stop, Some(Stop::Suspended)) {
+                    (Status::Suspended, serde_plain(&Outcome::Confirm), None)
+                } else if matches!(stop, Some(Stop::Denied | Stop::Rejected)) {
+                    (Status::Denied, "deny".into(), None)
+                } else {
+                    let message = self.redacted(message);
+                    (
+                        Status::Error,
+                        "error".into(),
+                        Some(PlanError {
+                            line,
+                            exc_type,
+                            message,
+                        }),
+                    )
+                }
+            }
+        };
+        let (status, outcome_name) = if status == Status::Completed && worst == Outcome::Deny {
+            // Cannot happen (a deny stops the run), but never report a denial as success.
+            (Status::Denied, "deny".to_string())
+        } else {
+            (status, outcome_name)
+        };
+        let decisions = std::mem::take(&mut self.decisions);
+        let calls_run = std::mem::take(&mut self.calls_run);
+        finish(
+            status,
+            outcome_name,
+            decisions,
+            calls_run,
+            error,
+            &mut self.recorder,
+        )
+    }
+}
+
+impl Host for RunHost<'_, '_> {
+    fn call(
+        &mut self,
+        name: &str,
+        args: Vec<(String, LValue)>,
+        pc: Packed,
+        line: u32,
+    ) -> HostReply {
+        if self.stop.is_some() {
+            return HostReply::Deny {
+                message: "the run is stopping".into(),
+            };
+        }
+        if self.policy.verifier(name).is_some() {
+            self.verifier(name, args, line)
+        } else {
+            self.tool(name, args, pc, line)
+        }
+    }
+}

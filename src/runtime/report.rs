@@ -1,0 +1,281 @@
+//! What a run produces: the [`RunReport`] (with a suspended run's [`Suspension`]), the [`Recorder`] that
+//! appends to the trace, and how a run ends in both: a plan refused before it ran, a plan denied before it
+//! ran (with what lint predicted), and the common ending every run goes through.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use std::collections::BTreeSet;
+
+use serde::Deserialize;
+
+use crate::exit;
+use crate::label::LabelSpace;
+use crate::plan::Diagnostic;
+use crate::policy::Outcome;
+use crate::trace::Record;
+use crate::trace::TraceWriter;
+use crate::trace::record::{ArgRecord, Call, End, PlanError as ErrorRecord};
+
+pub(super) fn rejected(diagnostics: Vec<Diagnostic>, recorder: &mut Recorder<'_>) -> RunReport {
+    let first = diagnostics.first();
+    let error = first.map(|d| PlanError {
+        line: None,
+        exc_type: format!("rejected[{}]", d.code),
+        message: d.message.clone(),
+    });
+    let mut report = finish(
+        Status::Rejected,
+        "rejected".into(),
+        Vec::new(),
+        Vec::new(),
+        error,
+        recorder,
+    );
+    report.diagnostics = diagnostics;
+    report
+}
+
+/// A label lint predicted for a call denied before the run: no call ran, so its sources are the call
+/// sites the value may derive from, written `tool (line N, predicted)` (docs/trace.md), never `tool#id`.
+pub(super) fn predicted(
+    label: &crate::label::LabelView,
+    sources: &[crate::analysis::SourceRef],
+) -> crate::label::LabelView {
+    crate::label::LabelView {
+        sources: sources
+            .iter()
+            .map(|s| format!("{} (line {}, predicted)", s.name, s.line))
+            .collect(),
+        ..label.clone()
+    }
+}
+
+pub(super) fn denied_before_run(
+    denials: &[crate::analysis::CallPrediction],
+    recorder: &mut Recorder<'_>,
+) -> RunReport {
+    let mut decisions = Vec::new();
+    for (i, d) in denials.iter().enumerate() {
+        let call_id = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        recorder.record(Record::Call(Call {
+            call_id,
+            line: d.line,
+            tool: d.tool.clone(),
+            args: d
+                .args
+                .iter()
+                .map(|a| ArgRecord {
+                    name: a.name.clone(),
+                    label: predicted(&a.must, &a.sources),
+                    // No value exists before the run.
+                    digest: "none".into(),
+                    preview: None,
+                })
+                .collect(),
+            pc: predicted(&d.pc_must, &d.pc_sources),
+            decision: serde_plain(&Outcome::Deny),
+            rule: d.must.rule.clone(),
+            reason: d.must.reason.clone(),
+            before_run: true,
+        }));
+        decisions.push(CallDecision {
+            call_id,
+            tool: d.tool.clone(),
+            line: d.line,
+            decision: Outcome::Deny,
+            rule: d.must.rule.clone(),
+            reason: format!("denied before the run: {}", d.must.reason),
+        });
+    }
+    finish(
+        Status::Denied,
+        serde_plain(&Outcome::Deny),
+        decisions,
+        Vec::new(),
+        None,
+        recorder,
+    )
+}
+
+pub(super) fn finish(
+    status: Status,
+    outcome: String,
+    decisions: Vec<CallDecision>,
+    calls_run: Vec<String>,
+    error: Option<PlanError>,
+    recorder: &mut Recorder<'_>,
+) -> RunReport {
+    let exit_code = match status {
+        Status::Completed => exit::OK,
+        Status::Rejected | Status::Error => exit::REJECTED,
+        Status::Denied => exit::DENIED,
+        Status::Suspended => exit::SUSPENDED,
+    };
+    if let Some(e) = &error {
+        recorder.record(Record::Error(ErrorRecord {
+            line: e.line,
+            exc_type: e.exc_type.clone(),
+            message: e.message.clone(),
+        }));
+    }
+    // A suspended run is not over: its trace continues when a human decides (see `approve`).
+    if status != Status::Suspended {
+        recorder.record(Record::End(End {
+            status: serde_plain(&status),
+            exit_code,
+            outcome: outcome.clone(),
+        }));
+    }
+    RunReport {
+        status,
+        outcome,
+        exit_code,
+        decisions,
+        calls_run,
+        error,
+        diagnostics: Vec::new(),
+        suspension: None,
+    }
+}
+
+pub(super) fn serde_plain<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The plan ran to its end (possibly with drafted calls).
+    Completed,
+    /// The subset or structural check refused the plan; no tool ran.
+    Rejected,
+    /// A plan exception or a failed verifier stopped the run.
+    Error,
+    /// A tool call was denied (by the policy or a fixed rule) and the run stopped.
+    Denied,
+    /// A tool call needs a human's confirmation; the run stopped before it.
+    Suspended,
+}
+
+/// One decided tool call, as reported to the caller (never with raw values).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CallDecision {
+    pub call_id: u32,
+    pub tool: String,
+    pub line: u32,
+    pub decision: Outcome,
+    pub rule: String,
+    pub reason: String,
+}
+
+/// A plan error as reported: the message is already redacted when it may depend on tool data.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlanError {
+    pub line: Option<u32>,
+    #[serde(rename = "type")]
+    pub exc_type: String,
+    pub message: String,
+}
+
+/// The result of [`execute_plan`].
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    pub status: Status,
+    /// `rejected`, `error`, or the most restrictive decision met (`deny` > `confirm` > `draft` > `allow`).
+    pub outcome: String,
+    pub exit_code: i32,
+    pub decisions: Vec<CallDecision>,
+    /// The tool calls that actually ran (allowed or drafted), in order.
+    pub calls_run: Vec<String>,
+    pub error: Option<PlanError>,
+    #[serde(skip)]
+    pub diagnostics: Vec<Diagnostic>,
+    /// Set when the run is suspended at a `confirm` claim.
+    #[serde(skip)]
+    pub suspension: Option<Suspension>,
+}
+
+/// Appends to the trace if there is one, remembering the first failure (which stops further effects).
+pub(super) struct Recorder<'t> {
+    pub(super) trace: Option<&'t mut TraceWriter>,
+    pub(super) failed: Option<String>,
+}
+
+/// What the person deciding a `confirm` claim sees besides the recorded claim. The approver is the
+/// policy's user, who may read every value, so the values are shown in clear (never written to the trace).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClaimShown {
+    /// Each argument's value, as JSON.
+    pub values: Vec<(String, Value)>,
+    /// Per guarded argument, the recipients who may not read it.
+    pub non_readers: Vec<(String, Vec<String>)>,
+}
+
+/// What a suspended run needs to continue in another process, besides Monty's paused call.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct HostState {
+    pub next_call: u32,
+    pub tool_calls: u32,
+    pub decisions: Vec<CallDecision>,
+    pub calls_run: Vec<String>,
+    pub worst: Outcome,
+    pub tainted_sources: BTreeSet<String>,
+}
+
+/// A run stopped at a `confirm` claim: everything a snapshot holds.
+#[derive(Clone, Debug)]
+pub struct Suspension {
+    /// Monty's paused call, serialised (labels are ordinary values inside it).
+    pub paused: Value,
+    pub space: LabelSpace,
+    pub state: HostState,
+    /// The claim as recorded in the trace, and its digest.
+    pub claim: Call,
+    pub claim_digest: String,
+    /// What the approver is shown.
+    pub shown: ClaimShown,
+}
+
+impl Recorder<'_> {
+    /// Keeps a value the trace names by `digest` in the owner's store, when there is one.
+    pub(super) fn keep(&mut self, digest: &str, value: &Value) {
+        if let Some(trace) = self.trace.as_deref_mut() {
+            trace.keep_value(digest, value);
+        }
+    }
+
+    pub(super) fn record(&mut self, record: Record) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        let Some(trace) = self.trace.as_deref_mut() else {
+            return true;
+        };
+        match trace.append(record) {
+            Ok(_) => true,
+            Err(e) => {
+                self.failed = Some(e.to_string());
+                false
+            }
+        }
+    }
+}
+
+impl HostState {
+    /// The state a new run starts in.
+    pub(super) fn fresh() -> HostState {
+        HostState {
+            next_call: 1,
+            tool_calls: 0,
+            decisions: Vec::new(),
+            calls_run: Vec::new(),
+            worst: Outcome::Allow,
+            tainted_sources: BTreeSet::new(),
+        }
+    }
+}
