@@ -8,7 +8,7 @@
 # A label's join is `a | b` (src/label.rs stores the fields that intersect inverted), and 0 is its identity.
 #
 # This text is compiled once, at build time (build.rs), into a Monty session that every run loads; the plan's
-# own code is fed to it afterwards and starts by setting _STRICT, _LIT, _UV and _NUV (compiler.rs, `link`).
+# own code is fed to it afterwards and starts by setting _STRICT, _LIT, _UV and _NUV (compiler/mod.rs, `link`).
 # Top-level code here must therefore not compute with those four: they are placeholders until then.
 
 import json
