@@ -148,7 +148,7 @@ fn forbid_tags_public_and_require_see_inside_every_shape() {
                     .find(|d| d.tool == sink)
                     .unwrap_or_else(|| panic!("{plan}: {report:?}"));
                 assert_eq!(
-                    (d.decision, d.rule.as_str()),
+                    (d.decision, d.rule.to_string().as_str()),
                     (zamburak::policy::Outcome::Deny, rule),
                     "{mode:?} {plan}"
                 );

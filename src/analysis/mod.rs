@@ -35,7 +35,7 @@ use crate::lower::{self, Mode};
 use crate::plan::render::LineIndex;
 use crate::plan::{self, Diagnostic, Severity};
 use crate::policy::model::Requirement;
-use crate::policy::{ArgClaim, Claim, Decision, Outcome, Policy, Texts, decide};
+use crate::policy::{ArgClaim, Check, Claim, Decision, Outcome, Policy, Rule, Texts, decide};
 
 use interp::{ArgAcc, Interp, SiteAcc};
 
@@ -319,10 +319,6 @@ fn predict(
 }
 
 /// The argument a rule names (`args.to.require` → `to`).
-fn rule_arg(rule: &str) -> Option<&str> {
-    rule.strip_prefix("args.")?.split('.').next()
-}
-
 fn sources(interp: &Interp<'_>, label: &Label, source: &str, lines: &LineIndex) -> Vec<SourceRef> {
     let mut out: BTreeSet<SourceRef> = BTreeSet::new();
     for id in &label.sources {
@@ -368,15 +364,17 @@ fn verdict(
     } else {
         return None;
     };
-    let rule = decision.rule.as_str();
-    let arg = rule_arg(rule).and_then(|n| site.args.iter().find(|a| a.name == n));
+    let rule = &decision.rule;
+    let arg = rule
+        .arg()
+        .and_then(|n| site.args.iter().find(|a| a.name == n));
     let (start, end) = arg.map_or((site.start, site.end), |a| (a.start, a.end));
     let label = match arg {
         Some(a) => deep_may(a),
         None => site.pc_may.clone(),
     };
     let mut srcs = sources(interp, &label, source, lines);
-    if rule.ends_with(".require") || rule.starts_with("control.") {
+    if matches!(rule, Rule::Control(_)) || rule.check() == Some(Check::Require) {
         // Name the untrusted sources: those are the ones the fix is about.
         let untrusted: Vec<SourceRef> = srcs
             .iter()
@@ -393,27 +391,51 @@ fn verdict(
     }
     let from = describe_sources(&srcs);
     let tool = &site.tool;
-    let what = match (rule.rsplit('.').next(), arg) {
-        (Some("require"), Some(a)) if rule.starts_with("args.") => {
+    let what = match (rule, arg) {
+        (
+            Rule::Arg {
+                check: Check::Require,
+                ..
+            },
+            Some(a),
+        ) => {
             format!("argument `{}` derives from {from} (untrusted)", a.name)
         }
-        (Some("forbid_tags"), Some(a)) => {
+        (
+            Rule::Arg {
+                check: Check::ForbidTags,
+                ..
+            },
+            Some(a),
+        ) => {
             format!(
                 "argument `{}` carries tags from {from} that `{tool}` forbids",
                 a.name
             )
         }
-        (Some("public"), Some(a)) => {
+        (
+            Rule::Arg {
+                check: Check::Public,
+                ..
+            },
+            Some(a),
+        ) => {
             format!(
                 "argument `{}` holds data from {from}, which is not public",
                 a.name
             )
         }
-        (Some("readers_must_include"), Some(a)) => format!(
+        (
+            Rule::Arg {
+                check: Check::ReadersMustInclude,
+                ..
+            },
+            Some(a),
+        ) => format!(
             "argument `{}` holds data from {from} that a recipient may not be allowed to read",
             a.name
         ),
-        _ if rule.starts_with("control.") => {
+        (Rule::Control(_), _) => {
             format!("whether it runs depends on {from}")
         }
         _ => decision.reason.clone(),
@@ -468,16 +490,17 @@ fn verdict(
     ))
 }
 
-fn hint(policy: &Policy, tool: &str, rule: &str, arg: Option<&str>) -> String {
+fn hint(policy: &Policy, tool: &str, rule: &Rule, arg: Option<&str>) -> String {
     let Some(name) = arg else {
-        if rule.starts_with("control.") {
+        if matches!(rule, Rule::Control(_)) {
             return "move the call out of the `if`, loop or early exit that tests tool output; decide on \
                     values written in the plan or checked by a verifier"
                 .into();
         }
         return "see `zamburak policy check` for what this tool requires".into();
     };
-    if rule.ends_with(".require") {
+    let check = rule.check();
+    if check == Some(Check::Require) {
         let tool_kinds: Vec<String> = kinds_accepted(policy, tool, name);
         let verifiers: Vec<String> = policy
             .verifiers()
@@ -494,10 +517,10 @@ fn hint(policy: &Policy, tool: &str, rule: &str, arg: Option<&str>) -> String {
             verifiers.join(" or ")
         );
     }
-    if rule.ends_with(".forbid_tags") || rule.ends_with(".public") {
+    if matches!(check, Some(Check::ForbidTags | Check::Public)) {
         return format!("keep tagged or private data out of `{name}`");
     }
-    if rule.ends_with(".readers_must_include") {
+    if check == Some(Check::ReadersMustInclude) {
         return format!(
             "send `{name}` only to people who may read it, e.g. the user or the mail's own correspondents"
         );

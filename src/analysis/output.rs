@@ -152,7 +152,7 @@ struct JsonCall<'a> {
     end_line: u32,
     end_column: u32,
     predicted: Pair<Outcome>,
-    rule: Pair<&'a str>,
+    rule: Pair<&'a crate::policy::Rule>,
     reason: Pair<&'a str>,
     pc: Pair<&'a LabelView>,
     args: Vec<JsonArg<'a>>,

@@ -20,6 +20,7 @@ use super::Policy;
 use super::model::{
     ArgSpec, ControlRequire, Effect, ForbidTags, OnViolation, Requirement, ToolSpec,
 };
+use super::rule::{Check, Rule};
 use crate::label::{Label, LabelSpace, Readers, TagSet};
 
 /// What the runtime knows about one tool call.
@@ -91,23 +92,20 @@ impl From<OnViolation> for Outcome {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decision {
     pub outcome: Outcome,
-    /// `allow`, `fixed.unknown_tool`, `fixed.unknown_argument`, `fixed.missing_argument`, `fixed.unknown_label`,
-    /// `fixed.malformed_recipients`, `limits.max_tool_calls`, `args.NAME.require`, `args.NAME.forbid_tags`, `args.NAME.public`,
-    /// `args.NAME.readers_must_include`, `control.require`, `control.forbid_tags`, `control.public`,
-    /// `control.readers_must_include`.
-    pub rule: String,
+    /// Written `allow`, `fixed.unknown_tool`, `args.to.require`, `control.public`, ... ([`Rule`]).
+    pub rule: Rule,
     pub reason: String,
 }
 
 impl Decision {
-    fn new(outcome: Outcome, rule: impl Into<String>, reason: impl Into<String>) -> Decision {
+    fn new(outcome: Outcome, rule: Rule, reason: impl Into<String>) -> Decision {
         Decision {
             outcome,
-            rule: rule.into(),
+            rule,
             reason: reason.into(),
         }
     }
-    fn deny(rule: &str, reason: impl Into<String>) -> Decision {
+    fn deny(rule: Rule, reason: impl Into<String>) -> Decision {
         Decision::new(Outcome::Deny, rule, reason)
     }
 }
@@ -130,12 +128,12 @@ impl Decision {
 ///     calls_so_far: 1,
 /// };
 /// let d = decide(&policy, &space, &claim);
-/// assert_eq!((d.outcome, d.rule.as_str()), (Outcome::Deny, "args.url.require"));
+/// assert_eq!((d.outcome, d.rule.to_string().as_str()), (Outcome::Deny, "args.url.require"));
 /// ```
 pub fn decide(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Decision {
     let Some(tool) = policy.tool(&claim.tool) else {
         return Decision::deny(
-            "fixed.unknown_tool",
+            Rule::UnknownTool,
             format!("`{}` is not a tool of this policy", claim.tool),
         );
     };
@@ -145,7 +143,7 @@ pub fn decide(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Decision {
     if tool.effect == Effect::Pure {
         return Decision::new(
             Outcome::Allow,
-            "allow",
+            Rule::Allow,
             format!("`{}` is pure: it runs without checks", claim.tool),
         );
     }
@@ -165,7 +163,7 @@ pub fn decide(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Decision {
     worst.unwrap_or_else(|| {
         Decision::new(
             Outcome::Allow,
-            "allow",
+            Rule::Allow,
             format!("every requirement of `{}` holds", claim.tool),
         )
     })
@@ -175,7 +173,7 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
     let max = policy.limits().max_tool_calls;
     if claim.calls_so_far >= max {
         return Some(Decision::deny(
-            "limits.max_tool_calls",
+            Rule::MaxToolCalls,
             format!(
                 "the run already made {} tool calls; the policy allows at most {max}",
                 claim.calls_so_far
@@ -185,13 +183,13 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
     for (i, arg) in claim.args.iter().enumerate() {
         if !tool.args.contains_key(&arg.name) {
             return Some(Decision::deny(
-                "fixed.unknown_argument",
+                Rule::UnknownArgument,
                 format!("`{}` has no argument `{}`", claim.tool, arg.name),
             ));
         }
         if claim.args[..i].iter().any(|a| a.name == arg.name) {
             return Some(Decision::deny(
-                "fixed.unknown_argument",
+                Rule::UnknownArgument,
                 format!("argument `{}` of `{}` is given twice", arg.name, claim.tool),
             ));
         }
@@ -199,7 +197,7 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
     for name in tool.args.keys() {
         if !claim.args.iter().any(|a| a.name == name) {
             return Some(Decision::deny(
-                "fixed.missing_argument",
+                Rule::MissingArgument,
                 format!("argument `{name}` of `{}` is missing", claim.tool),
             ));
         }
@@ -210,7 +208,7 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
         };
         if is_unknown(&arg.label) || arg.elements.iter().flatten().any(is_unknown) {
             return Some(Decision::deny(
-                "fixed.unknown_label",
+                Rule::UnknownLabel,
                 format!("the label of argument `{name}` could not be computed"),
             ));
         }
@@ -230,7 +228,7 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
             Texts::Strings(_) | Texts::Unknown => continue,
         };
         return Some(Decision::deny(
-            "fixed.malformed_recipients",
+            Rule::MalformedRecipients,
             format!(
                 "argument `{recipients}` {problem}, so who may read `{name}` cannot be checked"
             ),
@@ -238,7 +236,7 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
     }
     if is_unknown(&claim.pc) {
         return Some(Decision::deny(
-            "fixed.unknown_label",
+            Rule::UnknownLabel,
             "the label of the control context could not be computed",
         ));
     }
@@ -262,12 +260,12 @@ impl Checker<'_> {
         self.claim.args.iter().find(|a| a.name == name)
     }
 
-    fn violation(&self, rule: String, reason: String) -> Decision {
+    fn violation(&self, rule: Rule, reason: String) -> Decision {
         Decision::new(self.outcome, rule, reason)
     }
 
     /// A violation of a `forbid_tags` requirement: decided by its own `on_violation` when it has one.
-    fn forbid_violation(&self, forbid: &ForbidTags, rule: String, reason: String) -> Decision {
+    fn forbid_violation(&self, forbid: &ForbidTags, rule: Rule, reason: String) -> Decision {
         let outcome = forbid.on_violation().map_or(self.outcome, Outcome::from);
         Decision::new(outcome, rule, reason)
     }
@@ -296,7 +294,10 @@ impl Checker<'_> {
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(" or ");
-            let rule = format!("args.{name}.require");
+            let rule = Rule::Arg {
+                name: name.to_string(),
+                check: Check::Require,
+            };
             match &arg.elements {
                 None if !self.meets_any(&arg.label, &alternatives.0) => out.push(self.violation(
                     rule,
@@ -337,7 +338,10 @@ impl Checker<'_> {
             if !bad.is_empty() {
                 out.push(self.forbid_violation(
                     forbid,
-                    format!("args.{name}.forbid_tags"),
+                    Rule::Arg {
+                        name: name.to_string(),
+                        check: Check::ForbidTags,
+                    },
                     format!(
                         "argument `{name}` carries {}, which `{}` forbids here; it is: {}",
                         self.tag_list(bad),
@@ -349,7 +353,10 @@ impl Checker<'_> {
         }
         if spec.public == Some(true) && !is_public(&whole) {
             out.push(self.violation(
-                format!("args.{name}.public"),
+                Rule::Arg {
+                    name: name.to_string(),
+                    check: Check::Public,
+                },
                 format!(
                     "argument `{name}` must be public and untagged; it is: {}",
                     self.describe(&whole)
@@ -360,7 +367,10 @@ impl Checker<'_> {
             && let Some(i) = self.first_non_reader(recipients_arg, &whole)
         {
             out.push(self.violation(
-                format!("args.{name}.readers_must_include"),
+                Rule::Arg {
+                    name: name.to_string(),
+                    check: Check::ReadersMustInclude,
+                },
                 format!(
                     "{} may not read argument `{name}`; it is: {}",
                     self.recipient(recipients_arg, i),
@@ -374,7 +384,7 @@ impl Checker<'_> {
         let pc = &self.claim.pc;
         if self.tool.control_require() == ControlRequire::Trusted && pc.is_untrusted() {
             out.push(self.violation(
-                "control.require".into(),
+                Rule::Control(Check::Require),
                 format!(
                     "whether `{}` is called depends on untrusted data; the control context is: {}",
                     self.claim.tool,
@@ -388,7 +398,7 @@ impl Checker<'_> {
                 if !bad.is_empty() {
                     out.push(self.forbid_violation(
                         forbid,
-                        "control.forbid_tags".into(),
+                        Rule::Control(Check::ForbidTags),
                         format!(
                             "the control context carries {}, which argument `{name}` forbids; it is: {}",
                             self.tag_list(bad),
@@ -399,7 +409,7 @@ impl Checker<'_> {
             }
             if spec.public == Some(true) && !is_public(pc) {
                 out.push(self.violation(
-                    "control.public".into(),
+                    Rule::Control(Check::Public),
                     format!(
                         "argument `{name}` must be public, so the control context must be too; it is: {}",
                         self.describe(pc)
@@ -410,7 +420,7 @@ impl Checker<'_> {
                 && let Some(i) = self.first_non_reader(recipients_arg, pc)
             {
                 out.push(self.violation(
-                    "control.readers_must_include".into(),
+                    Rule::Control(Check::ReadersMustInclude),
                     format!(
                         "{} may not read the control context of this call; it is: {}",
                         self.recipient(recipients_arg, i),

@@ -23,6 +23,7 @@ mod load;
 pub mod model;
 mod named_map;
 pub mod path_tags;
+pub mod rule;
 mod tree;
 pub mod url_rule;
 mod validate;
@@ -32,6 +33,7 @@ pub use error::PolicyError;
 pub use labelling::label_result;
 pub use load::{MAX_POLICY_BYTES, MAX_POLICY_DEPTH, rule_line};
 pub use model::{Effect, Mode, OnViolation, PolicyFile, ResolvedLimits, Source, ToolSpec};
+pub use rule::{Check, Rule};
 
 use crate::label::{LabelSpace, SpaceError};
 use crate::plan::Signatures;

@@ -271,7 +271,7 @@ impl RunHost<'_, '_> {
                 ..claim.pc.clone()
             }),
             decision: serde_plain(&decision.outcome),
-            rule: decision.rule.clone(),
+            rule: decision.rule.to_string(),
             reason: decision.reason.clone(),
             before_run: false,
         };

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use crate::exit;
 use crate::label::LabelSpace;
 use crate::plan::Diagnostic;
-use crate::policy::Outcome;
+use crate::policy::{Outcome, Rule};
 use crate::trace::Record;
 use crate::trace::TraceWriter;
 use crate::trace::record::{ArgRecord, Call, End, PlanError as ErrorRecord};
@@ -75,7 +75,7 @@ pub(super) fn denied_before_run(
                 .collect(),
             pc: predicted(&d.pc_must, &d.pc_sources),
             decision: serde_plain(&Outcome::Deny),
-            rule: d.must.rule.clone(),
+            rule: d.must.rule.to_string(),
             reason: d.must.reason.clone(),
             before_run: true,
         }));
@@ -169,7 +169,7 @@ pub struct CallDecision {
     pub tool: String,
     pub line: u32,
     pub decision: Outcome,
-    pub rule: String,
+    pub rule: Rule,
     pub reason: String,
 }
 

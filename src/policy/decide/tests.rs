@@ -583,7 +583,7 @@ fn the_tool_call_cap_counts_calls_already_made() {
     c.calls_so_far = 10;
     let d = decide(&w.policy, &w.space, &c);
     assert_eq!(
-        (d.outcome, d.rule.as_str()),
+        (d.outcome, d.rule.to_string().as_str()),
         (Outcome::Deny, "limits.max_tool_calls")
     );
     c.tool = "add".into();
@@ -690,7 +690,7 @@ fn recipients_that_are_not_strings_are_refused_whatever_the_labels() {
         };
         let d = decide(&w.policy, &w.space, &send(to, lit()));
         assert_eq!(
-            (d.outcome, d.rule.as_str()),
+            (d.outcome, d.rule.to_string().as_str()),
             (Outcome::Deny, "fixed.malformed_recipients"),
             "{what}: {}",
             d.reason
@@ -737,13 +737,13 @@ fn a_forbid_tags_with_its_own_on_violation_decides_its_violations() {
     // The tool says `confirm`; the requirement says `deny`: deny, even though the user may read it.
     let d = decide(&policy, &w.space, &send(to(), secret.clone()));
     assert_eq!(
-        (d.outcome, d.rule.as_str()),
+        (d.outcome, d.rule.to_string().as_str()),
         (Outcome::Deny, "args.body.forbid_tags")
     );
     // Through the control context too.
     let d = decide(&policy, &w.space, &under(secret.clone(), send(to(), lit())));
     assert_eq!(
-        (d.outcome, d.rule.as_str()),
+        (d.outcome, d.rule.to_string().as_str()),
         (Outcome::Deny, "control.forbid_tags")
     );
     // Without it, the tool's `on_violation` as before.
