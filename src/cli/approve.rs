@@ -4,11 +4,8 @@
 use std::path::Path;
 
 use crate::exit;
-use crate::runtime::run::{
-    BuiltinBackend, ClaimShown, Resumption, RunInput, RunReport, Status, resume_plan,
-};
-use crate::runtime::snapshot::{Opened, SuspendContext, open, suspend, ttl_left};
-use crate::trace::record::{Approval, Record};
+use crate::runtime::run::{ClaimShown, RunReport, Status};
+use crate::runtime::snapshot::{self, Decided};
 
 /// Longest stretch of one value shown to an approver before it is cut (the rest is counted; `run --format
 /// json` carries it whole).
@@ -16,77 +13,34 @@ const SHOWN_CHARS: usize = 600;
 
 /// `zamburak approve|reject SNAPSHOT [--by NAME]`: records the decision in the trace and continues the run.
 pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
-    let Opened {
-        snapshot,
-        policy,
-        policy_bytes,
-        plan_source,
-        paused,
-        mut writer,
-        lock: _lock,
-    } = match open(path) {
-        Ok(o) => o,
+    let by = by
+        .map(str::to_string)
+        .or_else(|| std::env::var("USER").ok())
+        .unwrap_or_else(|| "unknown".into());
+    let decided = match snapshot::decide(path, approve, &by, &mut |text| print!("{text}")) {
+        Ok(d) => d,
         Err(e) => {
             eprintln!("error: {e}");
             eprintln!("nothing was run.");
             return exit::USAGE;
         }
     };
-    let by = by
-        .map(str::to_string)
-        .or_else(|| std::env::var("USER").ok())
-        .unwrap_or_else(|| "unknown".into());
-    if let Err(e) = writer.append(Record::Approval(Approval {
-        call_id: snapshot.claim.call_id,
-        decision: if approve { "approved" } else { "rejected" }.into(),
-        by: by.clone(),
-        at: jiff::Timestamp::now().to_string(),
-        claim_digest: snapshot.claim_digest.clone(),
-    })) {
-        eprintln!("error: cannot record the decision in the trace: {e}; nothing was run.");
-        return exit::USAGE;
-    }
-    let mode = snapshot.mode;
-    let mut backend = BuiltinBackend::new(&policy);
-    let report = resume_plan(
-        Resumption {
-            input: RunInput {
-                source: &plan_source,
-                policy: &policy,
-                mode,
-            },
-            paused,
-            space: snapshot.space.clone(),
-            state: snapshot.state.clone(),
-            claim: snapshot.claim.clone(),
-            approved: approve,
-        },
-        &mut backend,
-        Some(&mut writer),
-        &mut |text| print!("{text}"),
-    );
+    let Decided {
+        snapshot,
+        report,
+        suspended_again,
+        snapshot_removed,
+        head,
+    } = decided;
     let filename = snapshot.plan.display().to_string();
     let mut code = report.exit_code;
-    if report.status == Status::Suspended {
-        // The bytes `open` parsed the policy from and checked against the snapshot's digest.
-        let ctx = SuspendContext {
-            plan: &snapshot.plan,
-            plan_source: &plan_source,
-            policy: snapshot.policy.as_deref(),
-            policy_bytes: &policy_bytes,
-            mode,
-            trace: &snapshot.trace,
-            ttl_secs: ttl_left(&snapshot),
-        };
-        match suspend(&report, &ctx, &mut writer) {
-            Ok(p) => {
-                eprintln!("{}", describe_claim(&report, &p));
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                code = exit::USAGE;
-            }
+    match &suspended_again {
+        Some(Ok(p)) => eprintln!("{}", describe_claim(&report, p)),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            code = exit::USAGE;
         }
+        None => {}
     }
     let c = &snapshot.claim;
     // Where the call went, when the plan wrote it (a trusted `to` or `url` is stored in the clear).
@@ -137,17 +91,13 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
         Status::Rejected => "run rejected".to_string(),
     };
     eprintln!("{ended}");
-    if report.status != Status::Suspended {
-        // The decision is in the trace, which is what makes the snapshot single-use; removing the file
-        // leaves nothing that looks like a pending claim.
-        if let Err(e) = std::fs::remove_file(path) {
-            eprintln!(
-                "warning: the used snapshot {} was not removed: {e}",
-                path.display()
-            );
-        }
+    if let Err(e) = snapshot_removed {
+        eprintln!(
+            "warning: the used snapshot {} was not removed: {e}",
+            path.display()
+        );
     }
-    match writer.close() {
+    match head {
         Ok(head) => eprintln!("trace: {} (head {head})", snapshot.trace.display()),
         Err(e) => {
             eprintln!("error: the trace could not be completed: {e}");

@@ -31,8 +31,10 @@ use crate::label::LabelSpace;
 use crate::lower::Mode;
 use crate::policy::Policy;
 use crate::runtime::exec::paused_call;
-use crate::runtime::run::{HostState, RunReport};
-use crate::trace::record::{Call, Record, Suspend};
+use crate::runtime::run::{
+    BuiltinBackend, HostState, Resumption, RunInput, RunReport, Status, resume_plan,
+};
+use crate::trace::record::{Approval, Call, Record, Suspend};
 use crate::trace::redact::{digest, sha256_bytes};
 use crate::trace::{TraceWriter, verify};
 
@@ -332,4 +334,95 @@ pub fn ttl_left(s: &Snapshot) -> u64 {
         return 0;
     };
     u64::try_from(b.duration_since(a).as_secs()).unwrap_or(0)
+}
+
+/// What a human's decision on a suspended claim led to (`zamburak approve|reject`).
+pub struct Decided {
+    /// The snapshot decided on: the claim, the plan and trace it belongs to.
+    pub snapshot: Snapshot,
+    /// The continued run (or the rejection's ending).
+    pub report: RunReport,
+    /// The run stopped at another `confirm` claim: where its new snapshot is, or why it could not be saved.
+    pub suspended_again: Option<Result<PathBuf, String>>,
+    /// Whether the used snapshot was removed (a run that is over leaves none behind).
+    pub snapshot_removed: Result<(), String>,
+    /// The trace's head after the decision, or why the trace could not be completed.
+    pub head: Result<String, String>,
+}
+
+/// Records `by`'s decision on the claim the snapshot at `path` waits on, and continues the run (an approved
+/// claim runs now, exactly as claimed; a rejected one stops the run). `Err`: nothing was run, because the
+/// snapshot does not check or the decision could not be recorded.
+pub fn decide(
+    path: &Path,
+    approve: bool,
+    by: &str,
+    print: &mut dyn FnMut(&str),
+) -> Result<Decided, String> {
+    let Opened {
+        snapshot,
+        policy,
+        policy_bytes,
+        plan_source,
+        paused,
+        mut writer,
+        lock: _lock,
+    } = open(path)?;
+    writer
+        .append(Record::Approval(Approval {
+            call_id: snapshot.claim.call_id,
+            decision: if approve { "approved" } else { "rejected" }.into(),
+            by: by.to_string(),
+            at: jiff::Timestamp::now().to_string(),
+            claim_digest: snapshot.claim_digest.clone(),
+        }))
+        .map_err(|e| format!("cannot record the decision in the trace: {e}"))?;
+    let mode = snapshot.mode;
+    let mut backend = BuiltinBackend::new(&policy);
+    let report = resume_plan(
+        Resumption {
+            input: RunInput {
+                source: &plan_source,
+                policy: &policy,
+                mode,
+            },
+            paused,
+            space: snapshot.space.clone(),
+            state: snapshot.state.clone(),
+            claim: snapshot.claim.clone(),
+            approved: approve,
+        },
+        &mut backend,
+        Some(&mut writer),
+        print,
+    );
+    let mut suspended_again = None;
+    if report.status == Status::Suspended {
+        // The bytes `open` parsed the policy from and checked against the snapshot's digest.
+        let ctx = SuspendContext {
+            plan: &snapshot.plan,
+            plan_source: &plan_source,
+            policy: snapshot.policy.as_deref(),
+            policy_bytes: &policy_bytes,
+            mode,
+            trace: &snapshot.trace,
+            ttl_secs: ttl_left(&snapshot),
+        };
+        suspended_again = Some(suspend(&report, &ctx, &mut writer));
+    }
+    // The decision is in the trace, which is what makes the snapshot single-use; removing the file of a
+    // run that is over leaves nothing that looks like a pending claim.
+    let snapshot_removed = if report.status == Status::Suspended {
+        Ok(())
+    } else {
+        std::fs::remove_file(path).map_err(|e| e.to_string())
+    };
+    let head = writer.close().map_err(|e| e.to_string());
+    Ok(Decided {
+        snapshot,
+        report,
+        suspended_again,
+        snapshot_removed,
+        head,
+    })
 }
