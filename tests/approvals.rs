@@ -296,13 +296,9 @@ fn labels_after_resume_equal_labels_of_an_uninterrupted_run() {
             policy: &policy,
             mode: zamburak::lower::Mode::Strict,
         };
-        let report = zamburak::runtime::run::execute_plan_asking(
-            &input,
-            &mut backend,
-            Some(&mut writer),
-            &mut |_| {},
-            &mut yes,
-        );
+        let report = zamburak::runtime::run::Run::new(&input)
+            .asking(&mut yes)
+            .execute(&mut backend, Some(&mut writer), &mut |_| {});
         writer.close().unwrap();
         assert_eq!(report.exit_code, 0, "{plan}: {:?}", report.decisions);
         let _ = plan_path;

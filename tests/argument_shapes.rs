@@ -15,7 +15,7 @@ use common::world::{World, calls};
 use serde_json::Value;
 use zamburak::lower::Mode;
 use zamburak::policy::Policy;
-use zamburak::runtime::run::{RunInput, execute_plan_without_preflight};
+use zamburak::runtime::run::{Run, RunInput};
 
 #[test]
 fn malformed_recipients_are_denied_and_nothing_is_sent() {
@@ -132,16 +132,13 @@ fn forbid_tags_public_and_require_see_inside_every_shape() {
             for mode in [Mode::Strict, Mode::Normal] {
                 let plan = format!("v = {source}()\n{sink}(x={shape})\n");
                 let mut tools = Canned::new(|_| Value::String("v".into()));
-                let report = execute_plan_without_preflight(
-                    &RunInput {
-                        source: &plan,
-                        policy: &policy,
-                        mode,
-                    },
-                    &mut tools,
-                    None,
-                    &mut |_| {},
-                );
+                let report = Run::new(&RunInput {
+                    source: &plan,
+                    policy: &policy,
+                    mode,
+                })
+                .without_preflight()
+                .execute(&mut tools, None, &mut |_| {});
                 let d = report
                     .decisions
                     .iter()

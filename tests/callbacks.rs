@@ -19,7 +19,7 @@ use zamburak::analysis::lint;
 use zamburak::lower::Mode;
 use zamburak::plan::subset::{CallableAt, Callback, Over, callbacks};
 use zamburak::policy::Policy;
-use zamburak::runtime::run::{RunInput, execute_plan_without_preflight};
+use zamburak::runtime::run::{Run, RunInput};
 use zamburak::trace::TraceWriter;
 use zamburak::trace::record::Header;
 
@@ -224,12 +224,13 @@ fn sink_calls(plan: &str, policy: &Policy, mode: Mode) -> Vec<(String, String, V
     };
     let mut writer =
         TraceWriter::create(&path, Header::new(plan, "sha256:x".into(), mode_name)).unwrap();
-    let report = execute_plan_without_preflight(
-        &RunInput {
-            source: plan,
-            policy,
-            mode,
-        },
+    let report = Run::new(&RunInput {
+        source: plan,
+        policy,
+        mode,
+    })
+    .without_preflight()
+    .execute(
         &mut get_returns(json!(["b", "a", "c"])),
         Some(&mut writer),
         &mut |_| {},
@@ -357,12 +358,13 @@ fn a_key_that_counts_cannot_launder_the_length_of_private_data() {
         let path = dir.path().join("t.zjson");
         let mut writer =
             TraceWriter::create(&path, Header::new(&plan, "sha256:x".into(), "strict")).unwrap();
-        let report = execute_plan_without_preflight(
-            &RunInput {
-                source: &plan,
-                policy: &policy,
-                mode: Mode::Strict,
-            },
+        let report = Run::new(&RunInput {
+            source: &plan,
+            policy: &policy,
+            mode: Mode::Strict,
+        })
+        .without_preflight()
+        .execute(
             &mut get_returns(json!(["b", "a", "c"])),
             Some(&mut writer),
             &mut |_| {},

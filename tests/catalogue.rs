@@ -17,7 +17,7 @@ use zamburak::analysis::lint;
 use zamburak::lower::Mode;
 use zamburak::plan::catalogue::{BUILTINS, METHODS, MODULE_FNS};
 use zamburak::policy::{Outcome, Policy};
-use zamburak::runtime::run::{RunInput, execute_plan_without_preflight};
+use zamburak::runtime::run::{Run, RunInput};
 
 /// Every example, with the imports it may need.
 fn examples() -> Vec<(String, &'static str)> {
@@ -98,16 +98,13 @@ fn lint_bounds_the_runtime_on_every_row() {
             continue;
         }
         for mode in [Mode::Strict, Mode::Normal] {
-            let report = execute_plan_without_preflight(
-                &RunInput {
-                    source: &plan,
-                    policy: &policy,
-                    mode,
-                },
-                &mut get_returns(data.clone()),
-                None,
-                &mut |_| {},
-            );
+            let report = Run::new(&RunInput {
+                source: &plan,
+                policy: &policy,
+                mode,
+            })
+            .without_preflight()
+            .execute(&mut get_returns(data.clone()), None, &mut |_| {});
             let lint = lint(&plan, &policy, mode);
             assert!(
                 report.decisions.len() >= 2,

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use zamburak::analysis::lint;
 use zamburak::lower::Mode;
 use zamburak::policy::Policy;
-use zamburak::runtime::run::{RunInput, execute_plan_without_preflight};
+use zamburak::runtime::run::{Run, RunInput};
 
 const POLICY: &str = r#"
 version: 1
@@ -38,16 +38,13 @@ tools:
 "#;
 
 fn check(plan: &str, mail: &Value, policy: &Policy, mode: Mode) -> Result<usize, String> {
-    let report = execute_plan_without_preflight(
-        &RunInput {
-            source: plan,
-            policy,
-            mode,
-        },
-        &mut get_returns(mail.clone()),
-        None,
-        &mut |_| {},
-    );
+    let report = Run::new(&RunInput {
+        source: plan,
+        policy,
+        mode,
+    })
+    .without_preflight()
+    .execute(&mut get_returns(mail.clone()), None, &mut |_| {});
     let lint = lint(plan, policy, mode);
     if let Some(c) = lint.calls.iter().find(|c| c.may.outcome < c.must.outcome) {
         return Err(format!(

@@ -9,9 +9,7 @@ use crate::exit;
 use crate::lower::Mode;
 use crate::plan;
 use crate::policy::discover;
-use crate::runtime::run::{
-    BuiltinBackend, RunInput, RunReport, Status, execute_plan, execute_plan_asking,
-};
+use crate::runtime::run::{BuiltinBackend, Run, RunInput, RunReport, Status};
 use crate::runtime::snapshot;
 use crate::trace::TraceWriter;
 use crate::trace::record::Header;
@@ -149,15 +147,13 @@ pub fn run_command(opts: &RunOptions) -> i32 {
     };
     let ask = opts.confirm_ask && std::io::IsTerminal::is_terminal(&std::io::stdin());
     let report = if ask {
-        execute_plan_asking(
-            &input,
+        Run::new(&input).asking(&mut ask_on_terminal).execute(
             &mut backend,
             Some(&mut writer),
             &mut print,
-            &mut ask_on_terminal,
         )
     } else {
-        execute_plan(&input, &mut backend, Some(&mut writer), &mut print)
+        Run::new(&input).execute(&mut backend, Some(&mut writer), &mut print)
     };
     let mut exit_override = None;
     let mut snapshot_path = None;

@@ -182,7 +182,7 @@ pub struct PlanError {
     pub message: String,
 }
 
-/// The result of [`execute_plan`].
+/// The result of a [`Run`](super::run::Run).
 #[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
     pub status: Status,

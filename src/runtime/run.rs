@@ -30,41 +30,71 @@ pub struct RunInput<'a> {
     pub mode: Mode,
 }
 
-/// Checks, lowers and runs a plan. Never panics on adversarial plans, tool outputs or policies; every way
-/// a run can end is a [`RunReport`]. When `trace` is given, every call, result, verifier use, denial and
-/// error is appended to it, and a failure to write the trace stops the run before the next effect.
-pub fn execute_plan(
-    input: &RunInput<'_>,
-    backend: &mut dyn Backend,
-    trace: Option<&mut TraceWriter>,
-    print: &mut dyn FnMut(&str),
-) -> RunReport {
-    run_plan(input, backend, trace, print, true, None)
+/// One run of a plan, configured then executed:
+///
+/// ```no_run
+/// # use zamburak::runtime::run::{BuiltinBackend, Run, RunInput};
+/// # let policy = zamburak::policy::Policy::bundled_default().unwrap();
+/// let input = RunInput { source: "print(1)\n", policy: &policy, mode: policy.mode() };
+/// let mut backend = BuiltinBackend::new(&policy);
+/// let report = Run::new(&input).execute(&mut backend, None, &mut |text| print!("{text}"));
+/// ```
+///
+/// A run never panics on adversarial plans, tool outputs or policies; every way it can end is a
+/// [`RunReport`]. When a trace is given, every call, result, verifier use, denial and error is appended to
+/// it, and a failure to write the trace stops the run before the next effect.
+pub struct Run<'i, 'a> {
+    input: &'i RunInput<'a>,
+    preflight: bool,
+    approver: Option<&'a mut Approver>,
 }
 
-/// [`execute_plan`] without the pre-flight analysis: a call that lint proves denied is still attempted and
-/// denied when reached. Only for checking the analysis against the runtime (tests); never for users, since
-/// a plan may then half-run toward a certain denial.
-pub fn execute_plan_without_preflight(
-    input: &RunInput<'_>,
-    backend: &mut dyn Backend,
-    trace: Option<&mut TraceWriter>,
-    print: &mut dyn FnMut(&str),
-) -> RunReport {
-    run_plan(input, backend, trace, print, false, None)
-}
+impl<'i, 'a> Run<'i, 'a> {
+    /// A run with the pre-flight analysis, suspending at `confirm` claims.
+    pub fn new(input: &'i RunInput<'a>) -> Run<'i, 'a> {
+        Run {
+            input,
+            preflight: true,
+            approver: None,
+        }
+    }
 
-/// [`execute_plan`] with a human at hand: every `confirm` claim is put to `approver`, which answers whether
-/// it is approved and by whom (`run --confirm ask`). The answer is recorded in the trace; an approved call
-/// runs at once, a rejected one stops the run like a denial.
-pub fn execute_plan_asking(
-    input: &RunInput<'_>,
-    backend: &mut dyn Backend,
-    trace: Option<&mut TraceWriter>,
-    print: &mut dyn FnMut(&str),
-    approver: &mut Approver,
-) -> RunReport {
-    run_plan(input, backend, trace, print, true, Some(approver))
+    /// Without the pre-flight analysis: a call that lint proves denied is still attempted and denied when
+    /// reached. Only for checking the analysis against the runtime (tests); never for users, since a plan
+    /// may then half-run toward a certain denial.
+    pub fn without_preflight(self) -> Run<'i, 'a> {
+        Run {
+            preflight: false,
+            ..self
+        }
+    }
+
+    /// With a human at hand: every `confirm` claim is put to `approver`, which answers whether it is
+    /// approved and by whom (`run --confirm ask`). The answer is recorded in the trace; an approved call
+    /// runs at once, a rejected one stops the run like a denial.
+    pub fn asking(self, approver: &'a mut Approver) -> Run<'i, 'a> {
+        Run {
+            approver: Some(approver),
+            ..self
+        }
+    }
+
+    /// Checks, lowers and runs the plan.
+    pub fn execute(
+        self,
+        backend: &'a mut dyn Backend,
+        trace: Option<&mut TraceWriter>,
+        print: &mut dyn FnMut(&str),
+    ) -> RunReport {
+        run_plan(
+            self.input,
+            backend,
+            trace,
+            print,
+            self.preflight,
+            self.approver,
+        )
+    }
 }
 
 fn exec_limits(policy: &Policy) -> ExecLimits {

@@ -21,9 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::lower::Mode;
 use crate::policy::Policy;
-use crate::runtime::run::{
-    Backend, RunInput, RunReport, execute_plan, execute_plan_without_preflight,
-};
+use crate::runtime::run::{Backend, Run, RunInput, RunReport};
 
 /// Largest scenarios file read, so a hostile file cannot exhaust memory.
 const MAX_FILE_BYTES: u64 = 8 << 20;
@@ -222,7 +220,10 @@ pub fn each_run_without_preflight(
                 policy: &policy,
                 mode,
             };
-            let report = execute_plan_without_preflight(&input, &mut backend, None, &mut |_| {});
+            let report =
+                Run::new(&input)
+                    .without_preflight()
+                    .execute(&mut backend, None, &mut |_| {});
             f(ScenarioRun {
                 name: &scenario.name,
                 plan: &scenario.plan,
@@ -286,7 +287,7 @@ fn run_scenario(scenario: &Scenario, policy: &Policy, mode: Mode) -> RunReport {
         policy,
         mode,
     };
-    execute_plan(&input, &mut backend, None, &mut |_| {})
+    Run::new(&input).execute(&mut backend, None, &mut |_| {})
 }
 
 fn failure(
