@@ -5,7 +5,7 @@
 //! [`super::exec`] talks to Monty, [`crate::policy::decide`] decides, a [`Backend`] performs allowed calls
 //! (real adapters, or fixtures in `policy test`), and [`crate::trace`] records. This file only wires them:
 //! the front end (check and lower), the pre-flight, and Monty's run or resumption; the host that decides
-//! each call is [`super::host`], the ending of a run [`super::report`].
+//! each call is `runtime::host`, the ending of a run `runtime::report`.
 
 pub use super::backend::{Backend, BuiltinBackend};
 pub use super::host::Approver;
