@@ -10,14 +10,12 @@ mod common;
 
 use std::path::Path;
 
-use common::backend::get_returns;
+use common::bounds::lint_bounds_runtime;
 use common::monty::{lowered, plain};
 use serde_json::json;
-use zamburak::analysis::lint;
 use zamburak::lower::Mode;
 use zamburak::plan::catalogue::{BUILTINS, METHODS, MODULE_FNS};
 use zamburak::policy::{Outcome, Policy};
-use zamburak::runtime::run::{Run, RunInput};
 
 /// Every example, with the imports it may need.
 fn examples() -> Vec<(String, &'static str)> {
@@ -98,36 +96,18 @@ fn lint_bounds_the_runtime_on_every_row() {
             continue;
         }
         for mode in [Mode::Strict, Mode::Normal] {
-            let report = Run::new(&RunInput {
-                source: &plan,
-                policy: &policy,
-                mode,
-            })
-            .without_preflight()
-            .execute(&mut get_returns(data.clone()), None, &mut |_| {});
-            let lint = lint(&plan, &policy, mode);
-            assert!(
-                report.decisions.len() >= 2,
-                "{what}: the example did not reach the sink ({mode:?})"
-            );
-            for d in &report.decisions {
-                let sites: Vec<_> = lint
-                    .calls
-                    .iter()
-                    .filter(|c| c.line == d.line && c.tool == d.tool)
-                    .collect();
-                let may = sites.iter().map(|c| c.may.outcome).max();
-                let must = sites.iter().map(|c| c.must.outcome).min();
-                match (may, must) {
-                    (Some(may), Some(must)) if must <= d.decision && d.decision <= may => {}
-                    _ => failures.push(format!(
-                        "{what} ({mode:?}): line {} `{}`: runtime {:?}, lint must {must:?} may {may:?}",
-                        d.line, d.tool, d.decision
-                    )),
+            match lint_bounds_runtime(&plan, &data, &policy, mode) {
+                Ok(decisions) => {
+                    assert!(
+                        decisions.len() >= 2,
+                        "{what}: the example did not reach the sink ({mode:?})"
+                    );
+                    drafted += decisions
+                        .iter()
+                        .filter(|d| d.tool == "sink" && d.decision == Outcome::Draft)
+                        .count();
                 }
-                if d.tool == "sink" && d.decision == Outcome::Draft {
-                    drafted += 1;
-                }
+                Err(e) => failures.push(format!("{what} ({mode:?}): {e}")),
             }
         }
     }

@@ -7,14 +7,13 @@ mod common;
 
 use std::path::Path;
 
-use common::backend::get_returns;
+use common::bounds::lint_bounds_runtime;
 use common::stmt;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use zamburak::analysis::lint;
 use zamburak::lower::Mode;
 use zamburak::policy::Policy;
-use zamburak::runtime::run::{Run, RunInput};
 
 const POLICY: &str = r#"
 version: 1
@@ -38,46 +37,7 @@ tools:
 "#;
 
 fn check(plan: &str, mail: &Value, policy: &Policy, mode: Mode) -> Result<usize, String> {
-    let report = Run::new(&RunInput {
-        source: plan,
-        policy,
-        mode,
-    })
-    .without_preflight()
-    .execute(&mut get_returns(mail.clone()), None, &mut |_| {});
-    let lint = lint(plan, policy, mode);
-    if let Some(c) = lint.calls.iter().find(|c| c.may.outcome < c.must.outcome) {
-        return Err(format!(
-            "{mode:?}: line {} `{}`: lint's may {:?} is milder than its must {:?}",
-            c.line, c.tool, c.may.outcome, c.must.outcome
-        ));
-    }
-    for d in &report.decisions {
-        let sites: Vec<_> = lint
-            .calls
-            .iter()
-            .filter(|c| c.line == d.line && c.tool == d.tool)
-            .collect();
-        let (Some(may), Some(must)) = (
-            sites.iter().map(|c| c.may.outcome).max(),
-            sites.iter().map(|c| c.must.outcome).min(),
-        ) else {
-            return Err(format!("no lint site for {} at line {}", d.tool, d.line));
-        };
-        if d.decision > may {
-            return Err(format!(
-                "{mode:?}: line {} `{}`: runtime {:?} ({}: {}) but lint's may is {may:?}",
-                d.line, d.tool, d.decision, d.rule, d.reason
-            ));
-        }
-        if d.decision < must {
-            return Err(format!(
-                "{mode:?}: line {} `{}`: runtime {:?} but lint's must is {must:?}",
-                d.line, d.tool, d.decision
-            ));
-        }
-    }
-    Ok(report.decisions.len())
+    lint_bounds_runtime(plan, mail, policy, mode).map(|d| d.len())
 }
 
 proptest! {

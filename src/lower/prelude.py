@@ -1437,25 +1437,26 @@ def _set_add(c, args, kw, pc, line):
     return (None, _LIT)
 
 
-def _set_discard(c, args, kw, pc, line):
-    v = args[0]
+def _set_drop(c, v, pc, line):
+    # Removes `v` from the set; whether it was there (the removal's label is the element's).
     _mut(c, _deep(v), pc, line)
     rk = _key(v)
     d = c[0][1]
     if rk in d:
         d.pop(rk)
+        return True
+    return False
+
+
+def _set_discard(c, args, kw, pc, line):
+    _set_drop(c, args[0], pc, line)
     return (None, _LIT)
 
 
 def _set_remove(c, args, kw, pc, line):
-    v = args[0]
-    _mut(c, _deep(v), pc, line)
-    rk = _key(v)
-    d = c[0][1]
-    if rk in d:
-        d.pop(rk)
-        return (None, _LIT)
-    raise KeyError(rk)
+    if not _set_drop(c, args[0], pc, line):
+        raise KeyError(_key(args[0]))
+    return (None, _LIT)
 
 
 def _set_union(c, args, kw, pc, line):

@@ -77,6 +77,17 @@ impl Rule {
 }
 
 impl Rule {
+    /// Every rule without parameters.
+    pub const FIXED: [Rule; 7] = [
+        Rule::Allow,
+        Rule::UnknownTool,
+        Rule::UnknownArgument,
+        Rule::MissingArgument,
+        Rule::UnknownLabel,
+        Rule::MalformedRecipients,
+        Rule::MaxToolCalls,
+    ];
+
     /// The text of a rule without parameters.
     fn fixed_text(&self) -> Option<&'static str> {
         Some(match self {
@@ -113,16 +124,7 @@ impl FromStr for Rule {
     /// assert!("args..x".parse::<Rule>().is_err());
     /// ```
     fn from_str(s: &str) -> Result<Rule, String> {
-        let fixed = [
-            Rule::Allow,
-            Rule::UnknownTool,
-            Rule::UnknownArgument,
-            Rule::MissingArgument,
-            Rule::UnknownLabel,
-            Rule::MalformedRecipients,
-            Rule::MaxToolCalls,
-        ];
-        if let Some(r) = fixed.into_iter().find(|r| r.fixed_text() == Some(s)) {
+        if let Some(r) = Rule::FIXED.into_iter().find(|r| r.fixed_text() == Some(s)) {
             return Ok(r);
         }
         let unknown = || format!("unknown rule id `{s}`");
@@ -168,15 +170,7 @@ mod tests {
 
     #[test]
     fn every_rule_reads_back_from_its_text() {
-        let mut rules = vec![
-            Rule::Allow,
-            Rule::UnknownTool,
-            Rule::UnknownArgument,
-            Rule::MissingArgument,
-            Rule::UnknownLabel,
-            Rule::MalformedRecipients,
-            Rule::MaxToolCalls,
-        ];
+        let mut rules = Rule::FIXED.to_vec();
         for check in [
             Check::Require,
             Check::ForbidTags,

@@ -182,7 +182,7 @@ pub struct PlanError {
     pub message: String,
 }
 
-/// The result of a [`Run`](super::run::Run).
+/// The result of a run (`runtime::run::Run`).
 #[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
     pub status: Status,

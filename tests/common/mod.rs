@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod backend;
+pub mod bounds;
 pub mod monty;
 pub mod world;
 
