@@ -1362,12 +1362,14 @@ impl<'a> Interp<'a> {
         let mut bound: Vec<(String, &'a Expr, AVal)> = Vec::new();
         let mut lists: Vec<Option<Vec<Label>>> = Vec::new();
         for (i, a) in c.arguments.args.iter().enumerate() {
+            self.last_list = None;
             let v = self.expr(a);
             lists.push(self.list_literal(a));
             let name = names.get(i).cloned().unwrap_or_else(|| format!("#{i}"));
             bound.push((name, a, v));
         }
         for k in c.arguments.keywords.iter() {
+            self.last_list = None;
             let v = self.expr(&k.value);
             lists.push(self.list_literal(&k.value));
             let name = k
@@ -1450,7 +1452,9 @@ impl<'a> Interp<'a> {
         self.tool_result(at, id, tool, &args_may, must_tags)
     }
 
-    /// The element labels of an argument written as a list literal without `*` (just evaluated).
+    /// The element labels of an argument written as a list literal without `*`, just evaluated. The caller
+    /// clears `last_list` before evaluating the argument, so an evaluation cut short (budget exhausted)
+    /// yields `None` (the joined reading), never labels left over from another list.
     fn list_literal(&mut self, e: &Expr) -> Option<Vec<Label>> {
         let last = self.last_list.take();
         match e {

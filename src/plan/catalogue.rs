@@ -675,7 +675,17 @@ pub fn callbacks() -> Vec<Callback> {
 
 /// The callback row of a builtin (`method == false`) or method, if it calls plan code.
 pub fn callback(name: &str, method: bool) -> Option<Callback> {
-    callbacks()
-        .into_iter()
-        .find(|c| c.name == name && c.method == method)
+    let (name, (callable, over)) = if method {
+        let m = method_row(name)?;
+        (m.name, m.callback?)
+    } else {
+        let b = builtin_row(name)?;
+        (b.name, b.callback?)
+    };
+    Some(Callback {
+        name,
+        method,
+        callable,
+        over,
+    })
 }

@@ -131,11 +131,11 @@ impl FromStr for Rule {
         if let Some(rest) = s.strip_prefix("control.") {
             return Check::parse(rest).map(Rule::Control).ok_or_else(unknown);
         }
-        // An argument name never holds a dot (policy validation), so the check is after the last one.
+        // The check is after the last dot, so an argument name may hold dots of its own.
         let rest = s.strip_prefix("args.").ok_or_else(unknown)?;
         let (name, check) = rest.rsplit_once('.').ok_or_else(unknown)?;
         let check = Check::parse(check).ok_or_else(unknown)?;
-        if name.is_empty() || name.contains('.') {
+        if name.is_empty() {
             return Err(unknown());
         }
         Ok(Rule::Arg {
@@ -188,14 +188,20 @@ mod tests {
             let json = serde_json::to_string(&r).unwrap();
             assert_eq!(serde_json::from_str::<Rule>(&json).unwrap(), r);
         }
+        // An argument name may hold dots: the check is after the last one.
+        let dotted = Rule::Arg {
+            name: "a.b".into(),
+            check: Check::Public,
+        };
+        assert_eq!(dotted.to_string().parse::<Rule>(), Ok(dotted));
         for bad in [
             "",
             "args.",
             "args.to",
             "args.to.nope",
+            "args..require",
             "control.",
             "fixed.x",
-            "args.a.b.require",
         ] {
             assert!(bad.parse::<Rule>().is_err(), "{bad}");
         }

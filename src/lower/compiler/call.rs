@@ -2,8 +2,38 @@
 //! function values, and tool calls with their arguments bound by name.
 
 use super::*;
+use crate::plan::catalogue::Keywords;
 
 impl Compiler<'_> {
+    /// A call of a catalogue builtin or module function: `helper(args, k=v, _zp=pc)`. The front end
+    /// refused keywords the row does not take (Z109); one reaching here means the checks disagree (Z096).
+    fn catalogue_call(
+        &mut self,
+        c: &ruff_python_ast::ExprCall,
+        helper: String,
+        what: &str,
+        keywords: Keywords,
+        pc: &str,
+    ) -> String {
+        let args = self.exprs(&c.arguments.args, pc);
+        let Some(kws) = self.keywords(&c.arguments.keywords, pc, false) else {
+            return "None".into();
+        };
+        if let Some((k, _)) = kws.iter().find(|(k, _)| !keywords.accepts(k)) {
+            self.reject(
+                c,
+                "Z096",
+                format!("`{what}` does not take `{k}=` here"),
+                "remove the keyword argument",
+            );
+            return "None".into();
+        }
+        let mut all: Vec<String> = if args.is_empty() { vec![] } else { vec![args] };
+        all.extend(kws.into_iter().map(|(k, v)| format!("{k}={v}")));
+        all.push(format!("_zp={pc}"));
+        format!("{helper}({})", all.join(", "))
+    }
+
     pub(super) fn keywords(
         &mut self,
         kws: &[ruff_python_ast::Keyword],
@@ -66,25 +96,7 @@ impl Compiler<'_> {
                     return format!("{name}({v}, _zpc={pc}, _zline={line})");
                 }
                 if let Some(row) = catalogue::builtin_row(name) {
-                    let args = self.exprs(&c.arguments.args, pc);
-                    let Some(kws) = self.keywords(&c.arguments.keywords, pc, false) else {
-                        return "None".into();
-                    };
-                    for (k, _) in &kws {
-                        if !row.keywords.accepts(k) {
-                            self.reject(
-                                c,
-                                "Z096",
-                                format!("`{name}` does not take `{k}=` here"),
-                                "remove the keyword argument",
-                            );
-                            return "None".into();
-                        }
-                    }
-                    let mut all: Vec<String> = if args.is_empty() { vec![] } else { vec![args] };
-                    all.extend(kws.into_iter().map(|(k, v)| format!("{k}={v}")));
-                    all.push(format!("_zp={pc}"));
-                    return format!("_bi_{name}({})", all.join(", "));
+                    return self.catalogue_call(c, format!("_bi_{name}"), name, row.keywords, pc);
                 }
                 self.reject(
                     c,
@@ -110,23 +122,13 @@ impl Compiler<'_> {
                         );
                         return "None".into();
                     };
-                    let args = self.exprs(&c.arguments.args, pc);
-                    let Some(kws) = self.keywords(&c.arguments.keywords, pc, false) else {
-                        return "None".into();
-                    };
-                    if let Some((k, _)) = kws.iter().find(|(k, _)| !row.keywords.accepts(k)) {
-                        self.reject(
-                            c,
-                            "Z096",
-                            format!("`{module}.{method}` does not take `{k}=` here"),
-                            "remove the keyword argument",
-                        );
-                        return "None".into();
-                    }
-                    let mut all: Vec<String> = if args.is_empty() { vec![] } else { vec![args] };
-                    all.extend(kws.into_iter().map(|(k, v)| format!("{k}={v}")));
-                    all.push(format!("_zp={pc}"));
-                    return format!("_{module}_{method}({})", all.join(", "));
+                    return self.catalogue_call(
+                        c,
+                        format!("_{module}_{method}"),
+                        &format!("{module}.{method}"),
+                        row.keywords,
+                        pc,
+                    );
                 }
                 let Some(row) = catalogue::method_row(method) else {
                     self.reject(
