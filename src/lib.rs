@@ -11,6 +11,7 @@ pub mod digest;
 pub mod exit;
 pub mod label;
 pub mod lower;
+pub mod mcp;
 pub mod mode;
 pub mod plan;
 pub mod policy;

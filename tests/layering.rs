@@ -10,7 +10,7 @@ const LAYERS: &[&[&str]] = &[
     &["exit", "label", "digest", "mode"],
     &["value", "plan"],
     &["lower", "policy"],
-    &["tools", "trace"],
+    &["tools", "trace", "mcp"],
     &["analysis"],
     &["runtime"],
     &["view", "scenario"],

@@ -64,6 +64,7 @@ fn fixture() -> Fixture {
             rule: "tools.get_email".into(),
             reason: "read tool, trusted arguments".into(),
             before_run: false,
+            tool_sha256: None,
         }),
         Record::Result(CallResult {
             call_id: 1,
@@ -104,6 +105,7 @@ fn fixture() -> Fixture {
             rule: "tools.send_email.to".into(),
             reason: "recipient is untrusted".into(),
             before_run: false,
+            tool_sha256: None,
         }),
         Record::Approval(Approval {
             call_id: 2,

@@ -185,6 +185,7 @@ fn hostile_trace(dir: &Path, port: u16) -> PathBuf {
         rule: script.clone(),
         reason: link.clone(),
         before_run: false,
+        tool_sha256: None,
     }))
     .unwrap();
     w.append(Record::Result(CallResult {
@@ -211,6 +212,7 @@ fn hostile_trace(dir: &Path, port: u16) -> PathBuf {
         rule: "args.body.require".into(),
         reason: script.clone(),
         before_run: false,
+        tool_sha256: None,
     }))
     .unwrap();
     w.append(Record::End(End {
@@ -738,6 +740,7 @@ fn a_forged_flood_of_predicted_sources_is_bounded() {
             rule: "args.body.require".into(),
             reason: "r".into(),
             before_run: true,
+            tool_sha256: None,
         }))
         .unwrap();
     }

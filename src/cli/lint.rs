@@ -58,6 +58,9 @@ pub fn lint_command(opts: &LintOptions) -> i32 {
     for w in &chosen.warnings {
         eprintln!("warning: {w}");
     }
+    if let Err(e) = crate::mcp::lock::check_offline(&chosen.policy, chosen.origin.path()) {
+        return usage(opts.format, &e.to_string());
+    }
     let policy = chosen.policy;
     let bytes = match read_capped(&opts.plan) {
         Ok(b) => b,

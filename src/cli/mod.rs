@@ -4,6 +4,7 @@
 
 pub mod approve;
 pub mod lint;
+pub mod mcp;
 pub mod policy;
 pub mod run;
 pub mod verify;
@@ -110,10 +111,61 @@ enum Command {
         #[command(subcommand)]
         command: PolicyCommand,
     },
+    /// MCP servers: list a server's tools, pin the policy's tools in a lock file, show what changed.
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum McpCommand {
+    /// Start a server and print its tools, with their arguments, hints and pins.
+    List {
+        /// Print the server's tool definitions as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Pass this environment variable to the server (repeatable); it gets only these and PATH.
+        #[arg(long = "env", value_name = "VAR")]
+        env: Vec<String>,
+        /// The server command and its arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// Start the policy's servers and pin every tool the policy uses in POLICY.mcp.lock.
+    Lock {
+        /// The policy file. Default: zamburak.yaml in the current directory.
+        #[arg(long)]
+        policy: Option<PathBuf>,
+    },
+    /// Compare the policy's live servers with the lock; exit 1 when a pinned tool changed.
+    Diff {
+        /// The policy file. Default: zamburak.yaml in the current directory.
+        #[arg(long)]
+        policy: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
 enum PolicyCommand {
+    /// Write a starting policy for an MCP server's tools (safe by default), and lock it.
+    Init {
+        /// The server's name in the policy (tools get `source: mcp.NAME.TOOL`).
+        #[arg(long, value_name = "NAME")]
+        mcp: String,
+        /// The policy file to write.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+        /// Pass this environment variable to the server (repeatable); it gets only these and PATH.
+        #[arg(long = "env", value_name = "VAR")]
+        env: Vec<String>,
+        /// Replace FILE if it exists.
+        #[arg(long)]
+        force: bool,
+        /// The server command and its arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
     /// Validate a policy file and print the policy as Zamburak understood it.
     Check {
         /// The policy file (YAML).
@@ -211,7 +263,19 @@ pub fn main() -> ExitCode {
             export,
             reveal,
         } => view::view_command(&trace, addr.as_deref(), export.as_deref(), reveal),
+        Command::Mcp { command } => match command {
+            McpCommand::List { json, env, command } => mcp::list_command(&command, &env, json),
+            McpCommand::Lock { policy } => mcp::lock_command(policy.as_deref()),
+            McpCommand::Diff { policy } => mcp::diff_command(policy.as_deref()),
+        },
         Command::Policy { command } => match command {
+            PolicyCommand::Init {
+                mcp: server,
+                output,
+                env,
+                force,
+                command,
+            } => mcp::init_command(&server, &output, &command, &env, force),
             PolicyCommand::Check { file } => policy::check_command(&file),
             PolicyCommand::Test { scenarios, policy } => {
                 policy::test_command(&scenarios, policy.as_deref())

@@ -9,7 +9,7 @@ use crate::exit;
 use crate::lower::Mode;
 use crate::plan;
 use crate::policy::discover;
-use crate::runtime::run::{BuiltinBackend, Run, RunInput, RunReport, Status};
+use crate::runtime::run::{Run, RunInput, RunReport, Status, ToolBackend};
 use crate::runtime::snapshot;
 use crate::trace::TraceWriter;
 use crate::trace::record::Header;
@@ -104,11 +104,26 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         .clone()
         .unwrap_or_else(|| opts.plan.with_extension("zjson"));
     let mode_name = mode.name();
-    let header = Header::new(&source, chosen.sha256.clone(), mode_name).with_policy(
+    // MCP servers: the lock must cover the policy, and every server the plan names must still match it,
+    // before anything is written or run.
+    let mut backend = match ToolBackend::for_policy(policy, chosen.origin.path()) {
+        Ok(b) => b,
+        Err(e) => return usage(&e.to_string()),
+    };
+    let mut lock_sha256 = None;
+    if let Some(hub) = backend.hub() {
+        if let Err(e) = hub.start_named(policy, &source) {
+            hub.shutdown();
+            return usage(&e.to_string());
+        }
+        lock_sha256 = Some(hub.lock_sha256().to_string());
+    }
+    let mut header = Header::new(&source, chosen.sha256.clone(), mode_name).with_policy(
         chosen.origin.kind(),
         &chosen.display_path(),
         &String::from_utf8_lossy(policy_text),
     );
+    header.mcp_lock_sha256 = lock_sha256;
     let mut writer = match TraceWriter::create(&trace_path, header) {
         Ok(w) => w,
         Err(e) => {
@@ -130,7 +145,6 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         }
     }
 
-    let mut backend = BuiltinBackend::new(policy);
     let input = RunInput {
         source: &source,
         policy,
@@ -301,6 +315,15 @@ fn print_text(report: &RunReport, filename: &str) {
     if let Some(e) = &report.error {
         let at = e.line.map_or_else(String::new, |l| format!(":{l}"));
         eprintln!("{filename}{at}: {}: {}", e.exc_type, e.message);
+    }
+    if let Some(said) = &report.tool_said {
+        // Tool output, shown to the user at the terminal like `print` output; never in JSON or the trace.
+        let flat: String = said
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(500)
+            .collect();
+        eprintln!("  (shown here only) {flat}");
     }
     let summary = match report.status {
         Status::Completed => format!("completed ({})", report.outcome),

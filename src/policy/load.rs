@@ -298,6 +298,20 @@ fn normalise(mut file: PolicyFile, base_dir: &Path) -> PolicyFile {
         max_tool_calls: Some(limits.max_tool_calls),
         max_recursion: Some(limits.max_recursion),
     });
+    for (_, server) in file.servers.iter_mut() {
+        // A relative program path is the policy's, like every other path in it; a bare name stays a `PATH`
+        // lookup.
+        if server.command.contains('/') && Path::new(&server.command).is_relative() {
+            server.command = base_dir
+                .join(&server.command)
+                .to_string_lossy()
+                .into_owned();
+        }
+        server.cwd = Some(match &server.cwd {
+            Some(cwd) => base_dir.join(cwd),
+            None => base_dir.to_path_buf(),
+        });
+    }
     file.builtins = file
         .builtins
         .map(|b| resolve_paths(b, base_dir))

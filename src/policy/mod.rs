@@ -24,9 +24,11 @@ pub mod model;
 mod named_map;
 pub mod path_tags;
 pub mod rule;
+pub mod servers;
 mod tree;
 pub mod url_rule;
 mod validate;
+pub use validate::is_free_name;
 
 pub use decide::{ArgClaim, Claim, Decision, Outcome, Texts, decide, non_readers};
 pub use error::PolicyError;
@@ -97,6 +99,18 @@ impl Policy {
     }
     pub fn tool(&self, name: &str) -> Option<&ToolSpec> {
         self.file.tools.get(name)
+    }
+    /// The declared MCP servers.
+    pub fn servers(&self) -> impl Iterator<Item = (&str, &model::ServerSpec)> {
+        self.file.servers.iter()
+    }
+    pub fn server(&self, name: &str) -> Option<&model::ServerSpec> {
+        self.file.servers.get(name)
+    }
+    /// Every tool served by an MCP server, with its source, in declaration order.
+    pub fn mcp_tools(&self) -> impl Iterator<Item = (&str, &model::McpTool)> {
+        self.tools()
+            .filter_map(|(name, t)| Some((name, t.source.as_ref()?.mcp()?)))
     }
     pub fn verifiers(&self) -> impl Iterator<Item = (&str, &VerifierSpec)> {
         self.file.verifiers.iter()

@@ -15,6 +15,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use super::named_map::NamedMap;
 pub use crate::policy::builtins::{BuiltinsConfig, VerifierSpec};
+pub use crate::policy::servers::{McpTool, ServerSpec, ToolSource};
 
 /// A Zamburak policy file (format version 1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -36,6 +37,9 @@ pub struct PolicyFile {
     /// Deterministic host verifiers the plan may call, by name. At most 8 distinct `mints` kinds.
     #[serde(default)]
     pub verifiers: NamedMap<VerifierSpec>,
+    /// MCP servers that serve tools (`source: mcp.SERVER.TOOL`), by name.
+    #[serde(default, skip_serializing_if = "NamedMap::is_empty")]
+    pub servers: NamedMap<ServerSpec>,
     /// The tools the plan may call, by name.
     #[serde(default)]
     pub tools: NamedMap<ToolSpec>,
@@ -54,9 +58,10 @@ pub use crate::mode::Mode;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolSpec {
-    /// The implementation serving the tool. May be omitted only in policies used with `policy test`.
+    /// The implementation serving the tool: a built-in adapter or `mcp.SERVER.TOOL`. May be omitted only in
+    /// policies used with `policy test`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<Source>,
+    pub source: Option<ToolSource>,
     /// What calling the tool does to the world. `pure` tools run without checks.
     pub effect: Effect,
     /// Every argument, in positional order, with its requirements (`{}` for none).

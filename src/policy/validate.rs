@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use super::error::PolicyError;
 use super::model::{
-    Effect, ForbidTags, NamedMap, PolicyFile, ReadersSpec, Requirement, ReturnsSpec, Source,
-    ToolSpec, VerifierSpec, is_identifier,
+    Effect, ForbidTags, McpTool, NamedMap, PolicyFile, ReadersSpec, Requirement, ReturnsSpec,
+    Source, ToolSource, ToolSpec, VerifierSpec, is_identifier,
 };
 use super::tree::{Node, Seg};
 use crate::label::{MAX_KINDS, MAX_TAGS};
@@ -30,6 +30,15 @@ fn is_plan_name(name: &str) -> bool {
     ["match", "case", "json", "re"].contains(&name)
         || subset::is_builtin(name)
         || subset::FORBIDDEN_BUILTINS.contains(&name)
+}
+
+/// Whether `name` can name a tool (or, with `argument`, an argument) in a policy: an identifier that is no
+/// Python keyword, does not start with `_` and, for tools, is no builtin of the plan language.
+pub fn is_free_name(name: &str, argument: bool) -> bool {
+    is_identifier(name)
+        && !name.starts_with('_')
+        && !KEYWORDS.contains(&name)
+        && (argument || !is_plan_name(name))
 }
 
 struct Ctx<'a> {
@@ -66,6 +75,7 @@ pub fn validate(file: &PolicyFile, tree: &Node, name: &str) -> Result<Vec<String
     }
     check_tags(&cx, &file.tags)?;
     let kinds = check_verifiers(&cx, &file.verifiers)?;
+    check_servers(&cx, file)?;
     for (tool_name, tool) in file.tools.iter() {
         check_tool(&cx, file, &kinds, tool_name, tool)?;
     }
@@ -279,8 +289,10 @@ fn check_tool(
         p.extend_from_slice(rest);
         p
     };
-    if let Some(source) = tool.source {
-        check_builtin(cx, name, tool, source, &tool_path)?;
+    match &tool.source {
+        Some(ToolSource::Builtin(source)) => check_builtin(cx, name, tool, *source, &tool_path)?,
+        Some(ToolSource::Mcp(mcp)) => check_mcp(cx, file, tool, mcp, &tool_path)?,
+        None => {}
     }
     for (arg, spec) in tool.args.iter() {
         let arg_path = {
@@ -337,15 +349,97 @@ fn check_tool(
         check_returns(cx, file, &at(&[Seg::Key("returns")]), returns, &args)?;
     }
     if tool.on_violation == Some(super::model::OnViolation::Draft)
-        && let Some(source) = tool.source
-        && !source.supports_draft()
+        && let Some(source) = &tool.source
+        && !source.builtin().is_some_and(Source::supports_draft)
     {
         return Err(cx
             .at_value(
                 &at(&[Seg::Key("on_violation")]),
-                format!("`{}` cannot carry out a draft", source.name()),
+                format!("`{source}` cannot carry out a draft"),
             )
             .expected("`deny` or `confirm` (only builtin.mail.send supports `draft`)"));
+    }
+    Ok(())
+}
+
+/// An MCP tool is served by a declared server, and is never `pure`: the server is a process that may do
+/// anything, so its calls are always checked.
+fn check_mcp(
+    cx: &Ctx<'_>,
+    file: &PolicyFile,
+    tool: &ToolSpec,
+    mcp: &McpTool,
+    tool_path: &[Seg<'_>],
+) -> Result<(), PolicyError> {
+    let with = |rest: Seg<'static>| {
+        let mut p = tool_path.to_vec();
+        p.push(rest);
+        p
+    };
+    if file.servers.get(&mcp.server).is_none() {
+        let declared: Vec<&str> = file.servers.keys().collect();
+        return Err(cx
+            .at_value(
+                &with(Seg::Key("source")),
+                format!("server `{}` is not declared under `servers`", mcp.server),
+            )
+            .expected(if declared.is_empty() {
+                "a `servers:` entry with the server's `command`".to_string()
+            } else {
+                format!("one of the declared servers: {}", declared.join(", "))
+            }));
+    }
+    if tool.effect == Effect::Pure {
+        return Err(cx
+            .at_value(
+                &with(Seg::Key("effect")),
+                "an MCP tool is not pure: its server is a process that may read or change the world",
+            )
+            .expected("`read`, `write`, `send` or `execute`"));
+    }
+    Ok(())
+}
+
+/// Each server has a command, a name that fits `mcp.SERVER.TOOL`, environment variable names and
+/// positive timeouts.
+fn check_servers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
+    for (name, server) in file.servers.iter() {
+        let path = [Seg::Key("servers"), Seg::Key(name)];
+        let with = |rest: Seg<'static>| {
+            let mut p = path.to_vec();
+            p.push(rest);
+            p
+        };
+        if !crate::policy::servers::is_server_name(name) {
+            return Err(cx
+                .at_key(&path, format!("`{name}` cannot name a server"))
+                .expected("letters, digits, `_` and `-` (no dots), at most 64"));
+        }
+        if server.command.trim().is_empty() {
+            return Err(cx
+                .at_value(&with(Seg::Key("command")), "the command is empty")
+                .expected("the server's program, such as `npx` or a path"));
+        }
+        for var in &server.env {
+            if var.is_empty() || var.contains('=') || var.contains('\0') {
+                return Err(cx
+                    .at_value(
+                        &with(Seg::Key("env")),
+                        format!("`{var}` cannot name an environment variable"),
+                    )
+                    .expected("variable names such as `API_TOKEN`"));
+            }
+        }
+        for (key, value) in [
+            ("startup_timeout_ms", server.startup_timeout_ms),
+            ("call_timeout_ms", server.call_timeout_ms),
+        ] {
+            if value == Some(0) {
+                return Err(cx
+                    .at_value(&with(Seg::Key(key)), "a timeout of 0 ms lets nothing run")
+                    .expected("a positive number of milliseconds"));
+            }
+        }
     }
     Ok(())
 }

@@ -1,8 +1,29 @@
-//! Performing a call the policy allowed: the [`Backend`] trait, and the built-in adapters behind it.
+//! Performing a call the policy allowed: the [`Backend`] trait, and [`ToolBackend`], which serves each
+//! tool from its `source` (a built-in adapter or an MCP server).
 
 use serde_json::{Map, Value};
 
+use crate::mcp::hub::{CallError, Hub};
 use crate::policy::Policy;
+use crate::policy::servers::ToolSource;
+
+/// Why an allowed call produced no value. The run stops with outcome `error`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub message: String,
+    /// The message quotes the tool's own output (an MCP tool's error text): it is redacted like any message
+    /// that depends on tool data (docs/semantics.md, Redaction).
+    pub quotes_tool_output: bool,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure {
+            message,
+            quotes_tool_output: false,
+        }
+    }
+}
 
 /// Performs tool calls the policy allowed.
 pub trait Backend {
@@ -14,7 +35,13 @@ pub trait Backend {
         source: Option<&str>,
         args: &Map<String, Value>,
         draft: bool,
-    ) -> Result<Value, String>;
+    ) -> Result<Value, Failure>;
+
+    /// The pin of the tool definition `source` will be called against, when the source is pinned (an MCP
+    /// tool); recorded with each call.
+    fn pin(&self, _source: &str) -> Option<String> {
+        None
+    }
 }
 
 /// The built-in adapters of `crate::tools`, configured by the policy's `builtins:` section.
@@ -43,11 +70,12 @@ impl Backend for BuiltinBackend {
         source: Option<&str>,
         args: &Map<String, Value>,
         draft: bool,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, Failure> {
         let Some(source) = source else {
             return Err(format!(
                 "tool `{tool}` has no `source` in the policy, so nothing can serve it"
-            ));
+            )
+            .into());
         };
         self.builtins
             .call(source, args, draft)
@@ -60,5 +88,96 @@ impl Backend for BuiltinBackend {
                 }
                 e => e.to_string(),
             })
+            .map_err(Failure::from)
+    }
+}
+
+/// Serves every tool from its source: built-in adapters, and MCP servers through a [`Hub`] when the
+/// policy declares any.
+pub struct ToolBackend {
+    builtins: BuiltinBackend,
+    mcp: Option<Hub>,
+}
+
+impl ToolBackend {
+    /// The backend for `policy`, read from `policy_path`: the built-in adapters and, when the policy uses
+    /// MCP tools, its servers, after checking offline that the lock beside the policy covers them. No
+    /// server is started yet.
+    pub fn for_policy(
+        policy: &Policy,
+        policy_path: Option<&std::path::Path>,
+    ) -> Result<ToolBackend, crate::mcp::lock::LockError> {
+        let backend = ToolBackend::new(policy);
+        if policy.mcp_tools().next().is_none() {
+            return Ok(backend);
+        }
+        // Only a policy read from a file can use MCP tools (the built-in default has none); without a
+        // path there is no lock to check, which refuses.
+        let path = policy_path.unwrap_or(std::path::Path::new(policy.name()));
+        Ok(backend.with_mcp(Hub::open(policy, path)?))
+    }
+
+    /// Built-in adapters only; an MCP-sourced call fails.
+    pub fn new(policy: &Policy) -> ToolBackend {
+        ToolBackend {
+            builtins: BuiltinBackend::new(policy),
+            mcp: None,
+        }
+    }
+
+    /// Also serve MCP tools, from `hub`'s servers.
+    pub fn with_mcp(self, hub: Hub) -> ToolBackend {
+        ToolBackend {
+            mcp: Some(hub),
+            ..self
+        }
+    }
+
+    pub fn hub(&mut self) -> Option<&mut Hub> {
+        self.mcp.as_mut()
+    }
+}
+
+impl Backend for ToolBackend {
+    fn pin(&self, source: &str) -> Option<String> {
+        let ToolSource::Mcp(mcp) = ToolSource::parse(source)? else {
+            return None;
+        };
+        Some(
+            self.mcp
+                .as_ref()?
+                .tool_sha256(&mcp.server, &mcp.tool)?
+                .to_string(),
+        )
+    }
+
+    fn invoke(
+        &mut self,
+        tool: &str,
+        source: Option<&str>,
+        args: &Map<String, Value>,
+        draft: bool,
+    ) -> Result<Value, Failure> {
+        let Some(ToolSource::Mcp(mcp)) = source.and_then(ToolSource::parse) else {
+            return self.builtins.invoke(tool, source, args, draft);
+        };
+        let Some(hub) = self.mcp.as_mut() else {
+            return Err(format!(
+                "tool `{tool}` is served by MCP server `{}`, which this run did not connect",
+                mcp.server
+            )
+            .into());
+        };
+        if draft {
+            // Validation refuses `draft` for MCP tools; should one reach here, nothing is sent.
+            return Err(format!("`{tool}` cannot carry out a draft").into());
+        }
+        hub.call(&mcp.server, &mcp.tool, args).map_err(|e| match e {
+            CallError::Tool(text) => Failure {
+                message: format!("the tool reported an error: {text}"),
+                quotes_tool_output: true,
+            },
+            other => Failure::from(other.to_string()),
+        })
     }
 }

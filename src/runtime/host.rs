@@ -34,6 +34,8 @@ pub(super) enum Stop {
     ToolFailed {
         line: u32,
         message: String,
+        /// The tool's own error text, for the person at the terminal only.
+        tool_said: Option<String>,
     },
 }
 
@@ -274,6 +276,11 @@ impl RunHost<'_, '_> {
             rule: decision.rule.to_string(),
             reason: decision.reason.clone(),
             before_run: false,
+            tool_sha256: self
+                .policy
+                .tool(name)
+                .and_then(|t| t.source.as_ref())
+                .and_then(|s| self.backend.pin(&s.to_string())),
         };
         let recorded = self.recorder.record(Record::Call(call.clone()));
         self.decisions.push(CallDecision {
@@ -352,10 +359,19 @@ impl RunHost<'_, '_> {
         let source = self
             .policy
             .tool(name)
-            .and_then(|t| t.source.map(|s| s.name()));
-        let value = match self.backend.invoke(name, source, &raw_args, draft) {
+            .and_then(|t| t.source.as_ref())
+            .map(ToString::to_string);
+        let value = match self
+            .backend
+            .invoke(name, source.as_deref(), &raw_args, draft)
+        {
             Ok(value) => value,
-            Err(message) => {
+            Err(failure) => {
+                if failure.quotes_tool_output {
+                    self.tainted_sources.insert(format!("{name}#{call_id}"));
+                }
+                let tool_said = failure.quotes_tool_output.then(|| failure.message.clone());
+                let message = failure.message;
                 self.recorder.record(Record::Error(ErrorRecord {
                     line: Some(line),
                     exc_type: "ToolError".into(),
@@ -364,6 +380,7 @@ impl RunHost<'_, '_> {
                 self.stop = Some(Stop::ToolFailed {
                     line,
                     message: format!("{name}: {message}"),
+                    tool_said,
                 });
                 return HostReply::Fail {
                     exc_type: "ToolError".into(),
@@ -464,6 +481,7 @@ impl RunHost<'_, '_> {
 
     fn conclude(mut self, outcome: ExecOutcome) -> RunReport {
         let worst = self.worst;
+        let mut tool_said = None;
         let (status, outcome_name, error) = match (outcome, self.stop.take()) {
             (ExecOutcome::Completed, _) => (Status::Completed, serde_plain(&worst), None),
             (ExecOutcome::Denied { .. }, Some(Stop::Suspended)) => {
@@ -478,7 +496,15 @@ impl RunHost<'_, '_> {
                 };
                 (Status::Error, "error".into(), Some(error))
             }
-            (_, Some(Stop::ToolFailed { line, message })) => {
+            (
+                _,
+                Some(Stop::ToolFailed {
+                    line,
+                    message,
+                    tool_said: said,
+                }),
+            ) => {
+                tool_said = said;
                 let message = self.redacted(message);
                 let error = PlanError {
                     line: Some(line),
@@ -539,14 +565,16 @@ impl RunHost<'_, '_> {
         };
         let decisions = std::mem::take(&mut self.decisions);
         let calls_run = std::mem::take(&mut self.calls_run);
-        finish(
+        let mut report = finish(
             status,
             outcome_name,
             decisions,
             calls_run,
             error,
             &mut self.recorder,
-        )
+        );
+        report.tool_said = tool_said;
+        report
     }
 }
 

@@ -78,6 +78,7 @@ pub(super) fn denied_before_run(
             rule: d.must.rule.to_string(),
             reason: d.must.reason.clone(),
             before_run: true,
+            tool_sha256: None,
         }));
         decisions.push(CallDecision {
             call_id,
@@ -136,6 +137,7 @@ pub(super) fn finish(
         error,
         diagnostics: Vec::new(),
         suspension: None,
+        tool_said: None,
     }
 }
 
@@ -198,6 +200,10 @@ pub struct RunReport {
     /// Set when the run is suspended at a `confirm` claim.
     #[serde(skip)]
     pub suspension: Option<Suspension>,
+    /// A failed tool's own error text (tool output: redacted in `error`, never in JSON or the trace), for
+    /// the person at the terminal.
+    #[serde(skip)]
+    pub tool_said: Option<String>,
 }
 
 /// Appends to the trace if there is one, remembering the first failure (which stops further effects).

@@ -7,7 +7,7 @@
 //! the front end (check and lower), the pre-flight, and Monty's run or resumption; the host that decides
 //! each call is `runtime::host`, the ending of a run `runtime::report`.
 
-pub use super::backend::{Backend, BuiltinBackend};
+pub use super::backend::{Backend, BuiltinBackend, Failure, ToolBackend};
 pub use super::host::Approver;
 use super::host::{RunHost, Stop};
 pub use super::report::{

@@ -13,7 +13,7 @@
 //! use zamburak::label::LabelView;
 //! let view = LabelView { integrity: "trusted".into(), verified: vec![], tags: vec![], readers: None, sources: vec![] };
 //! let call = Call { call_id: 2, line: 5, tool: "send_email".into(), args: vec![], pc: view,
-//!     decision: "confirm".into(), rule: "r".into(), reason: "why".into(), before_run: false };
+//!     decision: "confirm".into(), rule: "r".into(), reason: "why".into(), before_run: false, tool_sha256: None };
 //! let d = call.claim_digest();
 //! assert!(d.starts_with("sha256:"));
 //! let mut other = call.clone();
@@ -32,7 +32,7 @@ use crate::lower::Mode;
 use crate::policy::Policy;
 use crate::runtime::exec::paused_call;
 use crate::runtime::run::{
-    BuiltinBackend, HostState, Resumption, RunInput, RunReport, Status, resume_plan,
+    HostState, Resumption, RunInput, RunReport, Status, ToolBackend, resume_plan,
 };
 use crate::trace::record::{Approval, Call, Record, Suspend};
 use crate::trace::redact::{digest, sha256_bytes};
@@ -368,6 +368,14 @@ pub fn decide(
         mut writer,
         lock: _lock,
     } = open(path)?;
+    // A resumed run starts its servers again and re-checks the lock before the decision is recorded, so a
+    // refusal leaves the claim pending.
+    let mut backend =
+        ToolBackend::for_policy(&policy, snapshot.policy.as_deref()).map_err(|e| e.to_string())?;
+    if let Some(hub) = backend.hub() {
+        hub.start_named(&policy, &plan_source)
+            .map_err(|e| e.to_string())?;
+    }
     writer
         .append(Record::Approval(Approval {
             call_id: snapshot.claim.call_id,
@@ -378,7 +386,6 @@ pub fn decide(
         }))
         .map_err(|e| format!("cannot record the decision in the trace: {e}"))?;
     let mode = snapshot.mode;
-    let mut backend = BuiltinBackend::new(&policy);
     let report = resume_plan(
         Resumption {
             input: RunInput {

@@ -115,7 +115,7 @@ impl Backend for FixtureBackend {
         _source: Option<&str>,
         _args: &Map<String, Value>,
         _draft: bool,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, crate::runtime::backend::Failure> {
         Ok(self
             .fixtures
             .get_mut(tool)

@@ -72,6 +72,9 @@ pub struct Header {
     /// (format 2; absent in format 1 traces).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<PolicyRecord>,
+    /// `sha256:<hex>` of the MCP lock file the run checked its servers against (runs with MCP tools).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_lock_sha256: Option<String>,
 }
 
 /// The policy that decided a run.
@@ -106,6 +109,7 @@ impl Header {
             plan: plan.to_string(),
             started_at: jiff::Timestamp::now().to_string(),
             policy: None,
+            mcp_lock_sha256: None,
         }
     }
 
@@ -150,6 +154,10 @@ pub struct Call {
     pub reason: String,
     /// True when the decision came from pre-flight analysis, before the plan ran.
     pub before_run: bool,
+    /// For a tool served by an MCP server: the pin (sha256) of the tool definition the call was made
+    /// against, as locked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_sha256: Option<String>,
 }
 
 /// What a tool returned (`type: result`).

@@ -38,7 +38,7 @@ impl<F: Fn(&str) -> Value> Backend for Canned<F> {
         _: Option<&str>,
         _: &Map<String, Value>,
         _: bool,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, zamburak::runtime::backend::Failure> {
         self.calls.push(tool.to_string());
         Ok((self.answer)(tool))
     }

@@ -1,0 +1,428 @@
+//! `zamburak mcp list|lock|diff` and `zamburak policy init --mcp`: looking at a server's tools, writing a
+//! starting policy for them, pinning them, and showing what changed since they were pinned.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::exit;
+use crate::mcp::client::{Client, ServerCommand};
+use crate::mcp::lock::{self, LockFile};
+use crate::mcp::pin;
+use crate::policy::Policy;
+
+fn usage(message: &str) -> i32 {
+    eprintln!("error: {message}");
+    exit::USAGE
+}
+
+/// The policy `mcp lock|diff` work on: `--policy`, else `zamburak.yaml` in the current directory.
+fn policy_path(flag: Option<&Path>) -> PathBuf {
+    flag.map_or_else(|| PathBuf::from("zamburak.yaml"), Path::to_path_buf)
+}
+
+fn load(path: &Path) -> Result<Policy, String> {
+    Policy::load(path).map_err(|e| e.to_string())
+}
+
+fn start(
+    command: &[String],
+    env: &[String],
+    stderr: std::process::Stdio,
+) -> Result<Client, String> {
+    let Some((program, args)) = command.split_first() else {
+        return Err("no server command: give it after `--`, e.g. `-- npx -y @modelcontextprotocol/server-memory`".into());
+    };
+    Client::start_with_stderr(&ServerCommand::scrubbed(program, args, env), stderr)
+        .map_err(|e| e.to_string())
+}
+
+/// One line, at most `max` characters, no control characters: safe inside a comment or a terminal line.
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let flat = flat.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > max {
+        let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    } else {
+        flat
+    }
+}
+
+fn hints(tool: &Value) -> String {
+    let Some(Value::Object(a)) = tool.get("annotations") else {
+        return String::new();
+    };
+    a.iter()
+        .filter(|(k, _)| k.ends_with("Hint"))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `zamburak mcp list [--json] -- COMMAND ARGS…`
+pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
+    // `mcp list` shows what the server says on stderr: it is how a server explains a failed start.
+    let mut client = match start(command, env, std::process::Stdio::inherit()) {
+        Ok(c) => c,
+        Err(e) => return usage(&e),
+    };
+    let tools = match client.list_tools() {
+        Ok(t) => t,
+        Err(e) => return usage(&format!("cannot list the server's tools: {e}")),
+    };
+    let id = client.identity().clone();
+    client.shutdown();
+    if json {
+        let doc = serde_json::json!({ "server": id, "tools": tools });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        return exit::OK;
+    }
+    println!(
+        "server {} {} (protocol {}), {} tool(s)",
+        one_line(&id.name, 80),
+        one_line(&id.version, 40),
+        id.protocol_version,
+        tools.len()
+    );
+    for tool in &tools {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+        println!();
+        println!("{}", one_line(name, 128));
+        if let Some(d) = tool.get("description").and_then(Value::as_str) {
+            println!("  {}", one_line(d, 300));
+        }
+        let schema = tool.get("inputSchema").cloned().unwrap_or_default();
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if let Some(Value::Object(props)) = schema.get("properties") {
+            for (arg, s) in props {
+                let ty = s.get("type").map_or("any".to_string(), |t| match t {
+                    Value::String(t) => t.clone(),
+                    other => other.to_string(),
+                });
+                let need = if required.contains(&arg.as_str()) {
+                    "required"
+                } else {
+                    "optional"
+                };
+                println!("  arg {}: {ty} ({need})", one_line(arg, 64));
+            }
+        }
+        if let Some(out) = tool.get("outputSchema") {
+            println!("  output schema: {}", one_line(&pin::canonical(out), 200));
+        }
+        let h = hints(tool);
+        if !h.is_empty() {
+            println!("  hints (the server's claims, not trusted): {h}");
+        }
+        println!("  pin: sha256:{}", pin::tool_hash(tool));
+    }
+    exit::OK
+}
+
+/// `zamburak mcp lock [--policy P]`
+pub fn lock_command(policy_flag: Option<&Path>) -> i32 {
+    let path = policy_path(policy_flag);
+    let policy = match load(&path) {
+        Ok(p) => p,
+        Err(e) => return usage(&e),
+    };
+    if policy.servers().next().is_none() {
+        return usage(&format!(
+            "{} declares no `servers`, so there is nothing to lock",
+            path.display()
+        ));
+    }
+    let lock = match lock::build(&policy) {
+        Ok(l) => l,
+        Err(e) => return usage(&e.to_string()),
+    };
+    match lock.write_for(&path) {
+        Ok(written) => {
+            let tools: usize = lock.servers.values().map(|s| s.tools.len()).sum();
+            println!(
+                "locked {tools} tool(s) of {} server(s) in {}",
+                lock.servers.len(),
+                written.display()
+            );
+            exit::OK
+        }
+        Err(e) => usage(&e.to_string()),
+    }
+}
+
+/// `zamburak mcp diff [--policy P]`: exit 0 when the live servers match the lock, 1 when they differ.
+pub fn diff_command(policy_flag: Option<&Path>) -> i32 {
+    let path = policy_path(policy_flag);
+    let policy = match load(&path) {
+        Ok(p) => p,
+        Err(e) => return usage(&e),
+    };
+    let (lock, _) = match LockFile::read_for(&path) {
+        Ok(l) => l,
+        Err(e) => return usage(&e.to_string()),
+    };
+    let diffs = match lock::diff(&policy, &lock) {
+        Ok(d) => d,
+        Err(e) => return usage(&e.to_string()),
+    };
+    if diffs.is_empty() {
+        println!("every locked tool matches its pin");
+        return exit::OK;
+    }
+    for d in &diffs {
+        match d.field {
+            None => println!("{}.{}: gone from the server", d.server, d.tool),
+            Some(field) => {
+                println!("{}.{}: {field} changed", d.server, d.tool);
+                println!(
+                    "  - locked: {}",
+                    d.locked
+                        .as_deref()
+                        .map_or("(absent)".into(), |t| one_line(t, 2000))
+                );
+                println!(
+                    "  + live:   {}",
+                    d.live
+                        .as_deref()
+                        .map_or("(absent)".into(), |t| one_line(t, 2000))
+                );
+            }
+        }
+    }
+    exit::REJECTED
+}
+
+/// A plan-facing name for server tool `name`: identifier characters, never a keyword or plan builtin.
+fn plan_name(name: &str, taken: &[String]) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if !s.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        s = format!("t_{s}");
+    }
+    if !crate::policy::is_free_name(&s, false) {
+        s.push_str("_tool");
+    }
+    let base = s.clone();
+    let mut n = 2;
+    while taken.contains(&s) {
+        s = format!("{base}_{n}");
+        n += 1;
+    }
+    s
+}
+
+fn yaml_str(s: &str) -> String {
+    // A JSON string is a valid YAML double-quoted scalar.
+    Value::String(s.to_string()).to_string()
+}
+
+/// The starting policy for a server's tools, as commented YAML: every tool declared, every argument
+/// requiring `trusted`, results untrusted and `PRIVATE`. Tools that cannot be declared are listed in a
+/// comment with the reason.
+fn starting_policy(
+    server: &str,
+    id: &crate::mcp::client::ServerIdentity,
+    command: &[String],
+    cwd: Option<&Path>,
+    env: &[String],
+    tools: &[Value],
+) -> String {
+    let mut y = String::new();
+    let _ = writeln!(
+        y,
+        "# Written by `zamburak policy init --mcp {server}` for server {} {}.",
+        one_line(&id.name, 80),
+        one_line(&id.version, 40)
+    );
+    y.push_str(
+        "# Safe by default: every argument of every tool requires `trusted` (a plan literal or a trusted\n\
+         # source), a call needs a trusted control context, and every result is untrusted and PRIVATE.\n\
+         # The server's annotations (readOnlyHint…) are its own claims: they appear in comments only.\n\
+         # Review, relax what you trust, then run `zamburak mcp lock` again.\n",
+    );
+    y.push_str("version: 1\ntags: [PRIVATE]\nservers:\n");
+    let _ = writeln!(y, "  {server}:");
+    let _ = writeln!(y, "    command: {}", yaml_str(&command[0]));
+    let args: Vec<String> = command[1..].iter().map(|a| yaml_str(a)).collect();
+    let _ = writeln!(y, "    args: [{}]", args.join(", "));
+    if let Some(cwd) = cwd {
+        let _ = writeln!(y, "    cwd: {}", yaml_str(&cwd.to_string_lossy()));
+    }
+    let env: Vec<String> = env.iter().map(|e| yaml_str(e)).collect();
+    let _ = writeln!(y, "    env: [{}]", env.join(", "));
+    y.push_str("tools:\n");
+    let mut taken: Vec<String> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
+    for tool in tools {
+        let Some(name) = tool.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        if !crate::policy::servers::is_tool_name(name) {
+            skipped.push(format!("{}: not a valid MCP tool name", one_line(name, 64)));
+            continue;
+        }
+        let schema = tool.get("inputSchema").cloned().unwrap_or_default();
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let optional: Vec<&str> = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| {
+                p.keys()
+                    .map(String::as_str)
+                    .filter(|k| !required.contains(k))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(bad) = required
+            .iter()
+            .find(|a| !crate::policy::is_free_name(a, true))
+        {
+            skipped.push(format!(
+                "{name}: required argument `{}` cannot be a plan keyword argument",
+                one_line(bad, 64)
+            ));
+            continue;
+        }
+        let plan = plan_name(name, &taken);
+        taken.push(plan.clone());
+        y.push('\n');
+        if let Some(d) = tool.get("description").and_then(Value::as_str) {
+            let _ = writeln!(y, "  # {}", one_line(d, 200));
+        }
+        let h = hints(tool);
+        if !h.is_empty() {
+            let _ = writeln!(y, "  # server hints (untrusted): {h}");
+        }
+        let free_optional: Vec<&str> = optional
+            .iter()
+            .copied()
+            .filter(|a| crate::policy::is_free_name(a, true))
+            .collect();
+        if !free_optional.is_empty() {
+            let _ = writeln!(
+                y,
+                "  # optional arguments you may declare (a declared argument is passed in every call; None leaves it out): {}",
+                free_optional.join(", ")
+            );
+        }
+        let _ = writeln!(y, "  {plan}:");
+        let _ = writeln!(y, "    source: mcp.{server}.{name}");
+        y.push_str("    effect: execute\n");
+        if required.is_empty() {
+            y.push_str("    args: {}\n");
+        } else {
+            y.push_str("    args:\n");
+            for a in &required {
+                let _ = writeln!(y, "      {a}: {{ require: trusted }}");
+            }
+        }
+        y.push_str("    returns: { integrity: untrusted, tags: [PRIVATE] }\n");
+    }
+    if !skipped.is_empty() {
+        y.push_str("\n# Not declared:\n");
+        for s in skipped {
+            let _ = writeln!(y, "#   {s}");
+        }
+    }
+    y
+}
+
+/// `zamburak policy init --mcp NAME -o FILE [--env VAR]… [--force] -- COMMAND ARGS…`
+pub fn init_command(
+    server: &str,
+    out: &Path,
+    command: &[String],
+    env: &[String],
+    force: bool,
+) -> i32 {
+    if !crate::policy::servers::is_server_name(server) {
+        return usage(&format!(
+            "`{server}` cannot name a server: use letters, digits, `_` and `-`"
+        ));
+    }
+    if out.exists() && !force {
+        return usage(&format!(
+            "{} exists; give --force to replace it",
+            out.display()
+        ));
+    }
+    let Some((program, _)) = command.split_first() else {
+        return usage("no server command: give it after `--`");
+    };
+    // The policy resolves a relative program against its own directory, so a path is written absolute; a
+    // bare name stays a `PATH` lookup.
+    let mut command = command.to_vec();
+    if program.contains('/') {
+        command[0] = std::path::absolute(program)
+            .unwrap_or_else(|_| PathBuf::from(program))
+            .to_string_lossy()
+            .into_owned();
+    }
+    let here = std::env::current_dir().ok();
+    let out_dir = std::path::absolute(out)
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf));
+    // Relative arguments mean what they meant here: the server runs in this directory when the policy lives
+    // elsewhere.
+    let cwd = match (&here, &out_dir) {
+        (Some(h), Some(o)) if h != o => Some(h.as_path()),
+        _ => None,
+    };
+    let mut client = match start(&command, env, std::process::Stdio::null()) {
+        Ok(c) => c,
+        Err(e) => return usage(&e),
+    };
+    let tools = match client.list_tools() {
+        Ok(t) => t,
+        Err(e) => return usage(&format!("cannot list the server's tools: {e}")),
+    };
+    let id = client.identity().clone();
+    client.shutdown();
+    let text = starting_policy(server, &id, &command, cwd, env, &tools);
+    if let Err(e) = std::fs::write(out, &text) {
+        return usage(&format!("cannot write {}: {e}", out.display()));
+    }
+    let policy = match load(out) {
+        Ok(p) => p,
+        Err(e) => {
+            return usage(&format!(
+                "the written policy does not pass its own check (a defect; please report it): {e}"
+            ));
+        }
+    };
+    let declared = policy.mcp_tools().count();
+    let lock = match lock::build(&policy) {
+        Ok(l) => l,
+        Err(e) => return usage(&e.to_string()),
+    };
+    match lock.write_for(out) {
+        Ok(written) => {
+            println!(
+                "wrote {} ({declared} tool(s) of server `{server}`) and its lock {}",
+                out.display(),
+                written.display()
+            );
+            println!(
+                "review the tools, then check it with `zamburak policy check {}`",
+                out.display()
+            );
+            exit::OK
+        }
+        Err(e) => usage(&e.to_string()),
+    }
+}

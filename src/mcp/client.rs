@@ -1,0 +1,302 @@
+//! A synchronous MCP client over stdio, on the official `rmcp` SDK: start a server as a child process with a
+//! scrubbed environment, list its tools, call one, notice a changed tool list, and shut it down.
+//!
+//! The rest of Zamburak is synchronous, so each client owns a single-threaded tokio runtime and blocks on
+//! it for every request; the server's notifications are processed while a request is awaited. What a
+//! server may ask of the client is refused: sampling (an LLM channel no label covers) answers "method not
+//! found", elicitation is declined and roots are an empty list (rmcp's defaults, which this client keeps
+//! by advertising none of those capabilities). Progress and log notifications are dropped, never printed.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{Map, Value};
+
+/// How to start one server.
+#[derive(Clone, Debug)]
+pub struct ServerCommand {
+    pub program: String,
+    pub args: Vec<String>,
+    pub cwd: Option<PathBuf>,
+    /// The child's whole environment.
+    pub env: Vec<(String, String)>,
+    pub startup_timeout: Duration,
+    pub call_timeout: Duration,
+}
+
+impl ServerCommand {
+    /// A command with the environment scrubbed to `PATH` and the `allowed` variables that are set here.
+    pub fn scrubbed(program: &str, args: &[String], allowed: &[String]) -> ServerCommand {
+        let env = std::iter::once("PATH")
+            .chain(allowed.iter().map(String::as_str))
+            .filter_map(|k| Some((k.to_string(), std::env::var(k).ok()?)))
+            .collect();
+        ServerCommand {
+            program: program.to_string(),
+            args: args.to_vec(),
+            cwd: None,
+            env,
+            startup_timeout: Duration::from_millis(
+                crate::policy::servers::DEFAULT_STARTUP_TIMEOUT_MS,
+            ),
+            call_timeout: Duration::from_millis(crate::policy::servers::DEFAULT_CALL_TIMEOUT_MS),
+        }
+    }
+
+    /// The command for a server the policy declares (paths already resolved by the policy loader).
+    pub fn from_spec(spec: &crate::policy::servers::ServerSpec) -> ServerCommand {
+        let mut cmd = ServerCommand::scrubbed(&spec.command, &spec.args, &spec.env);
+        cmd.cwd = spec.cwd.clone();
+        cmd.startup_timeout = Duration::from_millis(spec.startup_timeout_ms());
+        cmd.call_timeout = Duration::from_millis(spec.call_timeout_ms());
+        cmd
+    }
+}
+
+/// Why talking to a server failed. Messages never quote tool results (they may be attacker data); a
+/// server's own error text is kept apart in [`McpError::Server`] so callers can redact it.
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    #[error("cannot start the server `{program}`: {reason}")]
+    Start { program: String, reason: String },
+    #[error("the server did not answer within {ms} ms while {doing}")]
+    Timeout { doing: &'static str, ms: u128 },
+    #[error("the server closed the connection (it exited or crashed)")]
+    Closed,
+    /// A JSON-RPC error the server answered with.
+    #[error("the server answered with an error: {0}")]
+    Server(String),
+    #[error("{0}")]
+    Protocol(String),
+}
+
+/// The server's identity, as it stated it in the handshake.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ServerIdentity {
+    pub name: String,
+    pub version: String,
+    pub protocol_version: String,
+}
+
+/// The client side of the connection: notes a changed tool list, refuses everything else by default.
+struct Watcher {
+    tools_changed: Arc<AtomicBool>,
+}
+
+impl ClientHandler for Watcher {
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        self.tools_changed.store(true, Ordering::SeqCst);
+        std::future::ready(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        // No roots, sampling or elicitation capability: the server must not expect any of them.
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("zamburak", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+/// One running server.
+pub struct Client {
+    runtime: tokio::runtime::Runtime,
+    service: Option<RunningService<RoleClient, Watcher>>,
+    tools_changed: Arc<AtomicBool>,
+    identity: ServerIdentity,
+    call_timeout: Duration,
+    pid: Option<u32>,
+}
+
+fn start_error(cmd: &ServerCommand, reason: impl ToString) -> McpError {
+    McpError::Start {
+        program: cmd.program.clone(),
+        reason: reason.to_string(),
+    }
+}
+
+fn service_error(e: rmcp::ServiceError) -> McpError {
+    match e {
+        rmcp::ServiceError::McpError(data) => McpError::Server(data.message.to_string()),
+        rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_) => {
+            McpError::Closed
+        }
+        rmcp::ServiceError::Timeout { timeout } => McpError::Timeout {
+            doing: "waiting for a reply",
+            ms: timeout.as_millis(),
+        },
+        other => McpError::Protocol(other.to_string()),
+    }
+}
+
+impl Client {
+    /// Starts the server and completes the MCP handshake within the startup timeout. The server's stderr
+    /// is discarded (`mcp list` shows it); its stdout is the protocol.
+    pub fn start(cmd: &ServerCommand) -> Result<Client, McpError> {
+        Client::start_with_stderr(cmd, std::process::Stdio::null())
+    }
+
+    /// [`Client::start`], with the server's stderr going to `stderr`.
+    pub fn start_with_stderr(
+        cmd: &ServerCommand,
+        stderr: std::process::Stdio,
+    ) -> Result<Client, McpError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| start_error(cmd, e))?;
+        let mut command = tokio::process::Command::new(&cmd.program);
+        command
+            .args(&cmd.args)
+            .env_clear()
+            .envs(cmd.env.iter().cloned());
+        if let Some(cwd) = &cmd.cwd {
+            command.current_dir(cwd);
+        }
+        // Should this client be dropped without a shutdown, the child still dies with it.
+        command.kill_on_drop(true);
+        let tools_changed = Arc::new(AtomicBool::new(false));
+        let watcher = Watcher {
+            tools_changed: tools_changed.clone(),
+        };
+        let (service, pid) = runtime.block_on(async {
+            let (transport, _) = TokioChildProcess::builder(command)
+                .stderr(stderr)
+                .spawn()
+                .map_err(|e| start_error(cmd, e))?;
+            let pid = transport.id();
+            match tokio::time::timeout(cmd.startup_timeout, watcher.serve(transport)).await {
+                Ok(Ok(service)) => Ok((service, pid)),
+                Ok(Err(e)) => Err(start_error(cmd, format!("the MCP handshake failed ({e})"))),
+                Err(_) => Err(McpError::Timeout {
+                    doing: "starting",
+                    ms: cmd.startup_timeout.as_millis(),
+                }),
+            }
+        })?;
+        let identity = service
+            .peer_info()
+            .map(|info| ServerIdentity {
+                name: info
+                    .server_info
+                    .as_ref()
+                    .map(|i| i.name.clone())
+                    .unwrap_or_default(),
+                version: info
+                    .server_info
+                    .as_ref()
+                    .map(|i| i.version.clone())
+                    .unwrap_or_default(),
+                protocol_version: info.protocol_version.to_string(),
+            })
+            .unwrap_or_default();
+        Ok(Client {
+            runtime,
+            service: Some(service),
+            tools_changed,
+            identity,
+            call_timeout: cmd.call_timeout,
+            pid,
+        })
+    }
+
+    pub fn identity(&self) -> &ServerIdentity {
+        &self.identity
+    }
+
+    /// The child's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// Whether the server announced `notifications/tools/list_changed` since it started.
+    pub fn tools_changed(&self) -> bool {
+        self.tools_changed.load(Ordering::SeqCst)
+    }
+
+    fn service(&self) -> Result<&RunningService<RoleClient, Watcher>, McpError> {
+        self.service.as_ref().ok_or(McpError::Closed)
+    }
+
+    /// Every tool the server offers, as the JSON it sent (all pages).
+    pub fn list_tools(&mut self) -> Result<Vec<Value>, McpError> {
+        let service = self.service()?;
+        let timeout = self.call_timeout;
+        let tools = self.runtime.block_on(async {
+            tokio::time::timeout(timeout, service.list_all_tools())
+                .await
+                .map_err(|_| McpError::Timeout {
+                    doing: "listing its tools",
+                    ms: timeout.as_millis(),
+                })?
+                .map_err(service_error)
+        })?;
+        tools
+            .iter()
+            .map(|t| serde_json::to_value(t).map_err(|e| McpError::Protocol(e.to_string())))
+            .collect()
+    }
+
+    /// Calls `tool` once and returns the `CallToolResult` as JSON (`isError` included: the caller decides).
+    /// Never retried: a call may have had its effect even when its reply is lost.
+    pub fn call(&mut self, tool: &str, arguments: Map<String, Value>) -> Result<Value, McpError> {
+        let service = self.service()?;
+        let timeout = self.call_timeout;
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        let response = self.runtime.block_on(async {
+            tokio::time::timeout(timeout, service.call_tool_once(params))
+                .await
+                .map_err(|_| McpError::Timeout {
+                    doing: "running the tool",
+                    ms: timeout.as_millis(),
+                })?
+                .map_err(service_error)
+        })?;
+        match response {
+            CallToolResponse::Complete(result) => {
+                serde_json::to_value(&result).map_err(|e| McpError::Protocol(e.to_string()))
+            }
+            // Both would have the client act for the server mid-call, outside the plan and the policy.
+            CallToolResponse::InputRequired(_) => Err(McpError::Protocol(
+                "the server asked for input during the call; Zamburak answers no server requests"
+                    .into(),
+            )),
+            _ => Err(McpError::Protocol(
+                "the server answered with something other than a tool result".into(),
+            )),
+        }
+    }
+
+    /// Closes the server's stdin, waits a grace period, then terminates and kills it (rmcp's shutdown
+    /// sequence from the MCP specification).
+    pub fn shutdown(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        if let Some(service) = self.service.take() {
+            // rmcp waits 3 s after closing stdin and 3 s after SIGTERM; past that the child is killed when
+            // its handle drops (`kill_on_drop`).
+            let _ = self.runtime.block_on(async {
+                tokio::time::timeout(Duration::from_secs(8), service.cancel()).await
+            });
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

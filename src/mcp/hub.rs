@@ -1,0 +1,204 @@
+//! The servers of one run: started on first use, checked against the lock before their first call, and
+//! shut down when the run ends (or when the hub is dropped on any other path).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::client::{Client, McpError, ServerCommand};
+use super::lock::{LockError, LockFile, compare};
+use super::{content, schema};
+use crate::policy::Policy;
+
+/// Why an MCP call did not produce a value.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// The server no longer matches its lock: the run must stop as a configuration error.
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    /// The plan passed arguments the tool's schema refuses; nothing was sent.
+    #[error("{0}")]
+    Arguments(String),
+    /// The tool reported `isError`; its text may be attacker data, so it is kept apart.
+    #[error("the tool reported an error")]
+    Tool(String),
+    #[error("server `{server}`: {source}")]
+    Server {
+        server: String,
+        #[source]
+        source: McpError,
+    },
+    /// The server's answer does not fit the tool's `outputSchema`.
+    #[error("the result does not match the tool's output schema: {0}")]
+    Output(String),
+    /// The server announced a changed tool list during the run.
+    #[error(
+        "server `{0}` changed its tool list during the run (notifications/tools/list_changed); the run stops"
+    )]
+    ToolsChanged(String),
+}
+
+/// The MCP servers of one run.
+pub struct Hub {
+    lock: LockFile,
+    lock_sha256: String,
+    specs: BTreeMap<String, ServerCommand>,
+    running: BTreeMap<String, Client>,
+}
+
+impl Hub {
+    /// The hub for `policy` (read from `policy_path`): reads the lock and checks, offline, that it covers
+    /// the policy. Starts nothing.
+    pub fn open(policy: &Policy, policy_path: &Path) -> Result<Hub, LockError> {
+        let (lock, lock_sha256) = LockFile::read_for(policy_path)?;
+        lock.check_covers(policy, policy_path)?;
+        let specs = policy
+            .servers()
+            .map(|(name, spec)| (name.to_string(), ServerCommand::from_spec(spec)))
+            .collect();
+        Ok(Hub {
+            lock,
+            lock_sha256,
+            specs,
+            running: BTreeMap::new(),
+        })
+    }
+
+    /// The sha256 of the lock file's bytes (recorded in the trace header).
+    pub fn lock_sha256(&self) -> &str {
+        &self.lock_sha256
+    }
+
+    /// The pin of server tool `tool` on `server`, as locked.
+    pub fn tool_sha256(&self, server: &str, tool: &str) -> Option<&str> {
+        Some(
+            self.lock
+                .servers
+                .get(server)?
+                .tools
+                .get(tool)?
+                .sha256
+                .as_str(),
+        )
+    }
+
+    /// Starts `server` (when not running) and checks its live tools against the lock. A server that no
+    /// longer matches is shut down again and refused.
+    pub fn ensure_started(&mut self, server: &str) -> Result<(), CallError> {
+        if self.running.contains_key(server) {
+            return Ok(());
+        }
+        let server_err = |source: McpError| CallError::Server {
+            server: server.to_string(),
+            source,
+        };
+        let Some(cmd) = self.specs.get(server) else {
+            return Err(server_err(McpError::Protocol(
+                "the server is not declared in the policy".into(),
+            )));
+        };
+        let Some(locked) = self.lock.servers.get(server) else {
+            return Err(server_err(McpError::Protocol(
+                "the server is not locked".into(),
+            )));
+        };
+        let mut client = Client::start(cmd).map_err(server_err)?;
+        let live = client.list_tools().map_err(server_err)?;
+        compare(server, locked, &live)?;
+        self.running.insert(server.to_string(), client);
+        Ok(())
+    }
+
+    /// Starts, and checks against the lock, every server serving a tool whose name occurs in `plan` (a
+    /// plan can only call a tool by naming it). Run before the plan's first instruction, so a server that
+    /// changed since `mcp lock` refuses the run before any call of any server.
+    pub fn start_named(&mut self, policy: &Policy, plan: &str) -> Result<(), CallError> {
+        let words: std::collections::BTreeSet<&str> = plan
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .collect();
+        let servers: std::collections::BTreeSet<String> = policy
+            .mcp_tools()
+            .filter(|(name, _)| words.contains(name))
+            .map(|(_, mcp)| mcp.server.clone())
+            .collect();
+        for server in servers {
+            self.ensure_started(&server)?;
+        }
+        Ok(())
+    }
+
+    /// Calls `tool` on `server` with the plan's arguments: checked against the locked `inputSchema`
+    /// first (a `None` for an argument the schema does not require is left out), then sent once.
+    pub fn call(
+        &mut self,
+        server: &str,
+        tool: &str,
+        args: &Map<String, Value>,
+    ) -> Result<Value, CallError> {
+        let definition = self
+            .lock
+            .servers
+            .get(server)
+            .and_then(|s| s.tools.get(tool))
+            .map(|t| t.definition.clone())
+            .ok_or_else(|| CallError::Server {
+                server: server.to_string(),
+                source: McpError::Protocol(format!("tool `{tool}` is not locked")),
+            })?;
+        let input_schema = definition.get("inputSchema").cloned().unwrap_or_default();
+        let required: Vec<&str> = input_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let arguments: Map<String, Value> = args
+            .iter()
+            .filter(|(k, v)| !(v.is_null() && !required.contains(&k.as_str())))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        schema::check(&input_schema, &Value::Object(arguments.clone()), "")
+            .map_err(CallError::Arguments)?;
+
+        self.ensure_started(server)?;
+        let client = self
+            .running
+            .get_mut(server)
+            .ok_or_else(|| CallError::Server {
+                server: server.to_string(),
+                source: McpError::Closed,
+            })?;
+        if client.tools_changed() {
+            return Err(CallError::ToolsChanged(server.to_string()));
+        }
+        let result = client
+            .call(tool, arguments)
+            .map_err(|source| CallError::Server {
+                server: server.to_string(),
+                source,
+            })?;
+        if client.tools_changed() {
+            return Err(CallError::ToolsChanged(server.to_string()));
+        }
+        let value = content::plan_value(&result).map_err(CallError::Tool)?;
+        if result.get("structuredContent").is_some()
+            && let Some(output_schema) = definition.get("outputSchema")
+        {
+            schema::check(output_schema, &value, "").map_err(CallError::Output)?;
+        }
+        Ok(value)
+    }
+
+    /// Shuts every running server down (stdin closed, then a grace period, then killed).
+    pub fn shutdown(&mut self) {
+        for (_, client) in std::mem::take(&mut self.running) {
+            client.shutdown();
+        }
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}

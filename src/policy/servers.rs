@@ -1,0 +1,176 @@
+//! The policy's `servers:` section (MCP servers a tool may be served by) and a tool's `source`, which names
+//! either a built-in adapter (`builtin.mail.send`) or one tool of a declared server (`mcp.fs.write_file`).
+//!
+//! Only the description lives here; starting servers, pinning their tools and calling them is
+//! `crate::mcp`'s job.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::path::PathBuf;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::de::{self, Unexpected, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::model::Source;
+
+/// Default time a server has to start and answer the handshake.
+pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 10_000;
+/// Default time one tool call may take.
+pub const DEFAULT_CALL_TIMEOUT_MS: u64 = 30_000;
+
+/// One MCP server, started as a child process speaking MCP over stdio.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSpec {
+    /// The program. A relative path with a `/` is relative to the policy file; a bare name is looked up
+    /// on `PATH`.
+    pub command: String,
+    /// Its arguments, passed as given.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Working directory. Default (and base of a relative one): the policy file's directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+    /// Names of environment variables passed to the server. It gets these (when set) and `PATH`, nothing
+    /// else: a server can read, and some tools return, its whole environment.
+    #[serde(default)]
+    pub env: Vec<String>,
+    /// Milliseconds the server has to start and answer the handshake (default 10000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_timeout_ms: Option<u64>,
+    /// Milliseconds one tool call may take (default 30000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_timeout_ms: Option<u64>,
+}
+
+impl ServerSpec {
+    pub fn startup_timeout_ms(&self) -> u64 {
+        self.startup_timeout_ms
+            .unwrap_or(DEFAULT_STARTUP_TIMEOUT_MS)
+    }
+    pub fn call_timeout_ms(&self) -> u64 {
+        self.call_timeout_ms.unwrap_or(DEFAULT_CALL_TIMEOUT_MS)
+    }
+}
+
+/// One tool of a declared MCP server: `mcp.<server>.<tool>`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct McpTool {
+    pub server: String,
+    /// The tool's name on the server (may differ from the plan-facing name).
+    pub tool: String,
+}
+
+/// What serves a tool: a built-in adapter or a tool of an MCP server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolSource {
+    Builtin(Source),
+    Mcp(McpTool),
+}
+
+impl ToolSource {
+    /// Parses `builtin.…` or `mcp.<server>.<tool>`.
+    ///
+    /// ```
+    /// use zamburak::policy::servers::ToolSource;
+    /// let s = ToolSource::parse("mcp.fs.write_file").unwrap();
+    /// assert_eq!(s.to_string(), "mcp.fs.write_file");
+    /// assert!(ToolSource::parse("mcp.fs").is_none());
+    /// assert!(ToolSource::parse("builtin.mail.send").is_some());
+    /// ```
+    pub fn parse(text: &str) -> Option<ToolSource> {
+        if let Some(rest) = text.strip_prefix("mcp.") {
+            let (server, tool) = rest.split_once('.')?;
+            return (is_server_name(server) && is_tool_name(tool)).then(|| {
+                ToolSource::Mcp(McpTool {
+                    server: server.to_string(),
+                    tool: tool.to_string(),
+                })
+            });
+        }
+        Source::ALL
+            .into_iter()
+            .find(|s| s.name() == text)
+            .map(ToolSource::Builtin)
+    }
+
+    /// The built-in adapter, when this is one.
+    pub fn builtin(&self) -> Option<Source> {
+        match self {
+            ToolSource::Builtin(s) => Some(*s),
+            ToolSource::Mcp(_) => None,
+        }
+    }
+
+    /// The MCP tool, when this is one.
+    pub fn mcp(&self) -> Option<&McpTool> {
+        match self {
+            ToolSource::Mcp(t) => Some(t),
+            ToolSource::Builtin(_) => None,
+        }
+    }
+}
+
+/// A server name: letters, digits, `_` and `-` (no dots, so `mcp.<server>.<tool>` splits unambiguously).
+pub fn is_server_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// An MCP tool name as the MCP specification allows it: 1–128 of letters, digits, `_`, `-` and `.`.
+pub fn is_tool_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 128
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+impl fmt::Display for ToolSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolSource::Builtin(s) => f.write_str(s.name()),
+            ToolSource::Mcp(t) => write!(f, "mcp.{}.{}", t.server, t.tool),
+        }
+    }
+}
+
+impl Serialize for ToolSource {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolSource {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = ToolSource;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a built-in source such as `builtin.mail.send`, or `mcp.SERVER.TOOL`")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<ToolSource, E> {
+                ToolSource::parse(s).ok_or_else(|| E::invalid_value(Unexpected::Str(s), &self))
+            }
+        }
+        deserializer.deserialize_str(V)
+    }
+}
+
+impl JsonSchema for ToolSource {
+    fn schema_name() -> Cow<'static, str> {
+        "ToolSource".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let builtins: Vec<&str> = Source::ALL.iter().map(|s| s.name()).collect();
+        json_schema!({
+            "description": "A built-in adapter, or `mcp.SERVER.TOOL`: the tool named TOOL on the server declared as SERVER under `servers`.",
+            "anyOf": [
+                { "type": "string", "enum": builtins },
+                { "type": "string", "pattern": "^mcp\\.[A-Za-z0-9_-]{1,64}\\.[A-Za-z0-9_.-]{1,128}$" }
+            ]
+        })
+    }
+}
