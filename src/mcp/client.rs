@@ -220,7 +220,8 @@ impl Client {
         self.pid
     }
 
-    /// Whether the server announced `notifications/tools/list_changed` since it started.
+    /// Whether the server announced `notifications/tools/list_changed` since it started, or since the
+    /// last [`Client::list_tools`] that began after the announcement.
     pub fn tools_changed(&self) -> bool {
         self.tools_changed.load(Ordering::SeqCst)
     }
@@ -231,6 +232,8 @@ impl Client {
 
     /// Every tool the server offers, as the JSON it sent (all pages).
     pub fn list_tools(&mut self) -> Result<Vec<Value>, McpError> {
+        // A change announced before this listing is part of what it returns.
+        self.tools_changed.store(false, Ordering::SeqCst);
         let service = self.service()?;
         let timeout = self.call_timeout;
         let tools = self.runtime.block_on(async {

@@ -32,11 +32,35 @@ pub enum CallError {
     /// The server's answer does not fit the tool's `outputSchema`.
     #[error("the result does not match the tool's output schema: {0}")]
     Output(String),
-    /// The server announced a changed tool list during the run.
-    #[error(
-        "server `{0}` changed its tool list during the run (notifications/tools/list_changed); the run stops"
-    )]
-    ToolsChanged(String),
+    /// The server announced a changed tool list during the run, and a pinned tool changed.
+    #[error("server `{0}` changed its tools during the run: {1}")]
+    ToolsChanged(String, String),
+}
+
+/// After a `notifications/tools/list_changed`, the server's tools are listed again and compared with the
+/// lock: a change to any pinned tool stops the run. (An announcement alone does not: server-everything, for
+/// one, announces a change right after every start, when it adds the tools that depend on the client's
+/// capabilities; a change that touches no pinned tool cannot change what the reviewer locked.)
+fn recheck(
+    server: &str,
+    client: &mut Client,
+    locked: Option<&super::lock::LockedServer>,
+) -> Result<(), CallError> {
+    if !client.tools_changed() {
+        return Ok(());
+    }
+    let live = client.list_tools().map_err(|source| CallError::Server {
+        server: server.to_string(),
+        source,
+    })?;
+    match locked {
+        Some(locked) => compare(server, locked, &live)
+            .map_err(|e| CallError::ToolsChanged(server.to_string(), e.to_string())),
+        None => Err(CallError::ToolsChanged(
+            server.to_string(),
+            "the server is not locked".into(),
+        )),
+    }
 }
 
 /// The MCP servers of one run.
@@ -168,18 +192,15 @@ impl Hub {
                 server: server.to_string(),
                 source: McpError::Closed,
             })?;
-        if client.tools_changed() {
-            return Err(CallError::ToolsChanged(server.to_string()));
-        }
+        let locked = self.lock.servers.get(server);
+        recheck(server, client, locked)?;
         let result = client
             .call(tool, arguments)
             .map_err(|source| CallError::Server {
                 server: server.to_string(),
                 source,
             })?;
-        if client.tools_changed() {
-            return Err(CallError::ToolsChanged(server.to_string()));
-        }
+        recheck(server, client, locked)?;
         let value = content::plan_value(&result).map_err(CallError::Tool)?;
         if result.get("structuredContent").is_some()
             && let Some(output_schema) = definition.get("outputSchema")
