@@ -77,6 +77,7 @@ fn trace() -> &'static PathBuf {
                     rule: "allow".into(),
                     reason: "every requirement holds".into(),
                     before_run: false,
+                    tool_sha256: None,
                 }))
                 .expect("append");
                 w.append(Record::Result(CallResult {

@@ -1,4 +1,5 @@
-//! The lint's predictions against the runtime, on every scenario of both security corpora, in both modes.
+//! The lint's predictions against the runtime, on every scenario of the security corpora (built-in and
+//! MCP-sourced tools), in both modes.
 //!
 //! For every tool call the runtime decides (run without pre-flight, so every reachable call is decided),
 //! the lint must have seen its call site, and by monotonicity of the decision procedure:
@@ -15,7 +16,11 @@ use zamburak::scenario::each_run_without_preflight;
 
 fn corpus_files() -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
-    for dir in ["tests/scenarios", "tests/scenarios/spec"] {
+    for dir in [
+        "tests/scenarios",
+        "tests/scenarios/spec",
+        "tests/scenarios/mcp",
+    ] {
         let mut found: Vec<_> = std::fs::read_dir(dir)
             .unwrap()
             .filter_map(|e| e.ok().map(|e| e.path()))

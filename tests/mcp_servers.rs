@@ -303,7 +303,10 @@ fn a_tool_list_change_during_the_run_stops_it() {
     let out = zamburak(dir, &["run", "p.py"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let t = text(&out);
-    assert!(t.contains("changed its tools during the run") && t.contains("description"), "{t}");
+    assert!(
+        t.contains("changed its tools during the run") && t.contains("description"),
+        "{t}"
+    );
     assert_eq!(calls(dir).len(), 1, "the run went on after the change");
     assert!(server_gone(dir));
 }
@@ -313,7 +316,11 @@ fn an_announced_change_that_touches_no_pinned_tool_lets_the_run_go_on() {
     let tmp = attacker_setup("");
     let dir = tmp.path();
     std::fs::write(dir.join("mode"), "announce").unwrap();
-    std::fs::write(dir.join("p.py"), "x = add(a=1, b=2)\ny = add(a=3, b=4)\nprint(y[\"sum\"])\n").unwrap();
+    std::fs::write(
+        dir.join("p.py"),
+        "x = add(a=1, b=2)\ny = add(a=3, b=4)\nprint(y[\"sum\"])\n",
+    )
+    .unwrap();
     let out = zamburak(dir, &["run", "p.py"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(calls(dir).len(), 2);
@@ -334,7 +341,8 @@ fn results_errors_and_server_requests() {
     assert_eq!(code, Some(0), "{t}");
     assert!(t.contains('5') && !t.contains("IGNORE PREVIOUS"), "{t}");
     // Text and an image: a list with the image's shape, never its bytes.
-    let (code, _, t) = run("r = image()\nprint(r[0], r[1][\"type\"], r[1][\"mimeType\"], r[1][\"size\"])\n");
+    let (code, _, t) =
+        run("r = image()\nprint(r[0], r[1][\"type\"], r[1][\"mimeType\"], r[1][\"size\"])\n");
     assert_eq!(code, Some(0), "{t}");
     assert!(t.contains("a pixel image image/png 8"), "{t}");
     // isError: the run ends as `error`, the tool's text redacted in JSON.
@@ -367,7 +375,11 @@ fn arguments_are_checked_against_the_schema_before_sending() {
     std::fs::write(dir.join("p.py"), "add(a=1, b=\"2\")\n").unwrap();
     let out = zamburak(dir, &["run", "p.py"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("`b` must be an integer"), "{}", text(&out));
+    assert!(
+        text(&out).contains("`b` must be an integer"),
+        "{}",
+        text(&out)
+    );
     assert!(calls(dir).is_empty());
 }
 
@@ -473,7 +485,10 @@ fn get_env_sees_only_allowed_variables_and_cannot_reach_a_public_sink() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["decisions"].as_array().unwrap().last().unwrap()["tool"], "echo");
+    assert_eq!(
+        doc["decisions"].as_array().unwrap().last().unwrap()["tool"],
+        "echo"
+    );
     assert!(doc["decisions"].to_string().contains("SECRET"), "{doc}");
     assert!(!doc["calls_run"].to_string().contains("echo"), "{doc}");
 }

@@ -5,9 +5,10 @@ use std::path::Path;
 
 #[test]
 fn every_corpus_scenario_meets_its_expectation() {
-    // Two corpora, each over its own policy: tests/scenarios and the larger tests/scenarios/spec.
+    // Three corpora, each over its own policy: tests/scenarios, the larger tests/scenarios/spec, and
+    // tests/scenarios/mcp (MCP-sourced tools, offline).
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
-    let mut files: Vec<_> = [root.clone(), root.join("spec")]
+    let mut files: Vec<_> = [root.clone(), root.join("spec"), root.join("mcp")]
         .iter()
         .flat_map(|dir| std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()))
         .filter(|p| {

@@ -178,7 +178,7 @@ impl Hub {
             .unwrap_or_default();
         let arguments: Map<String, Value> = args
             .iter()
-            .filter(|(k, v)| !(v.is_null() && !required.contains(&k.as_str())))
+            .filter(|(k, v)| !v.is_null() || required.contains(&k.as_str()))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         schema::check(&input_schema, &Value::Object(arguments.clone()), "")

@@ -15,7 +15,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use super::named_map::NamedMap;
 pub use crate::policy::builtins::{BuiltinsConfig, VerifierSpec};
-pub use crate::policy::servers::{McpTool, ServerSpec, ToolSource};
+pub use crate::policy::servers::{McpTool, ServerSpec, Source, ToolSource};
 
 /// A Zamburak policy file (format version 1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -105,85 +105,6 @@ impl ToolSpec {
     /// The declared argument names, in positional order.
     pub fn arg_names(&self) -> Vec<String> {
         self.args.keys().map(str::to_string).collect()
-    }
-}
-
-/// The built-in adapters a tool can be served by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub enum Source {
-    #[serde(rename = "builtin.mail.list")]
-    MailList,
-    #[serde(rename = "builtin.mail.get")]
-    MailGet,
-    #[serde(rename = "builtin.mail.search")]
-    MailSearch,
-    #[serde(rename = "builtin.mail.send")]
-    MailSend,
-    /// Moves a reviewed draft to the outbox, if its content still has the reviewed digest.
-    #[serde(rename = "builtin.mail.commit")]
-    MailCommit,
-    #[serde(rename = "builtin.files.list")]
-    FilesList,
-    #[serde(rename = "builtin.files.read")]
-    FilesRead,
-    #[serde(rename = "builtin.files.write")]
-    FilesWrite,
-    #[serde(rename = "builtin.web.get")]
-    WebGet,
-}
-
-impl Source {
-    /// Every built-in source, in documentation order.
-    pub const ALL: [Source; 9] = [
-        Source::MailList,
-        Source::MailGet,
-        Source::MailSearch,
-        Source::MailSend,
-        Source::MailCommit,
-        Source::FilesList,
-        Source::FilesRead,
-        Source::FilesWrite,
-        Source::WebGet,
-    ];
-
-    /// The name used in policy files.
-    ///
-    /// ```
-    /// use zamburak::policy::model::Source;
-    /// assert_eq!(Source::MailSend.name(), "builtin.mail.send");
-    /// assert_eq!(Source::MailSend.args(), ["to", "subject", "body"]);
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Source::MailList => "builtin.mail.list",
-            Source::MailGet => "builtin.mail.get",
-            Source::MailSearch => "builtin.mail.search",
-            Source::MailSend => "builtin.mail.send",
-            Source::MailCommit => "builtin.mail.commit",
-            Source::FilesList => "builtin.files.list",
-            Source::FilesRead => "builtin.files.read",
-            Source::FilesWrite => "builtin.files.write",
-            Source::WebGet => "builtin.web.get",
-        }
-    }
-
-    /// The adapter's argument names, in positional order.
-    pub fn args(self) -> &'static [&'static str] {
-        match self {
-            Source::MailList => &["limit"],
-            Source::MailGet => &["id"],
-            Source::MailSearch => &["query"],
-            Source::MailSend => &["to", "subject", "body"],
-            Source::MailCommit => &["id", "sha256"],
-            Source::FilesList | Source::FilesRead => &["path"],
-            Source::FilesWrite => &["path", "content"],
-            Source::WebGet => &["url"],
-        }
-    }
-
-    /// Whether the adapter can carry out a `draft` decision (write a draft instead of acting).
-    pub fn supports_draft(self) -> bool {
-        self == Source::MailSend
     }
 }
 

@@ -1,8 +1,8 @@
 //! The policy's `servers:` section (MCP servers a tool may be served by) and a tool's `source`, which names
 //! either a built-in adapter (`builtin.mail.send`) or one tool of a declared server (`mcp.fs.write_file`).
 //!
-//! Only the description lives here; starting servers, pinning their tools and calling them is
-//! `crate::mcp`'s job.
+//! The built-in sources are listed here too ([`Source`]). Only the description lives here; starting servers, pinning their tools and calling them is
+//! the job of the MCP client module (`mcp`).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -11,8 +11,6 @@ use std::path::PathBuf;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, Unexpected, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-use super::model::Source;
 
 /// Default time a server has to start and answer the handshake.
 pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 10_000;
@@ -149,7 +147,8 @@ impl<'de> Deserialize<'de> for ToolSource {
         impl Visitor<'_> for V {
             type Value = ToolSource;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a built-in source such as `builtin.mail.send`, or `mcp.SERVER.TOOL`")
+                let builtins: Vec<&str> = Source::ALL.iter().map(|s| s.name()).collect();
+                write!(f, "one of {}, or mcp.SERVER.TOOL", builtins.join(", "))
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<ToolSource, E> {
                 ToolSource::parse(s).ok_or_else(|| E::invalid_value(Unexpected::Str(s), &self))
@@ -172,5 +171,84 @@ impl JsonSchema for ToolSource {
                 { "type": "string", "pattern": "^mcp\\.[A-Za-z0-9_-]{1,64}\\.[A-Za-z0-9_.-]{1,128}$" }
             ]
         })
+    }
+}
+
+/// The built-in adapters a tool can be served by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Source {
+    #[serde(rename = "builtin.mail.list")]
+    MailList,
+    #[serde(rename = "builtin.mail.get")]
+    MailGet,
+    #[serde(rename = "builtin.mail.search")]
+    MailSearch,
+    #[serde(rename = "builtin.mail.send")]
+    MailSend,
+    /// Moves a reviewed draft to the outbox, if its content still has the reviewed digest.
+    #[serde(rename = "builtin.mail.commit")]
+    MailCommit,
+    #[serde(rename = "builtin.files.list")]
+    FilesList,
+    #[serde(rename = "builtin.files.read")]
+    FilesRead,
+    #[serde(rename = "builtin.files.write")]
+    FilesWrite,
+    #[serde(rename = "builtin.web.get")]
+    WebGet,
+}
+
+impl Source {
+    /// Every built-in source, in documentation order.
+    pub const ALL: [Source; 9] = [
+        Source::MailList,
+        Source::MailGet,
+        Source::MailSearch,
+        Source::MailSend,
+        Source::MailCommit,
+        Source::FilesList,
+        Source::FilesRead,
+        Source::FilesWrite,
+        Source::WebGet,
+    ];
+
+    /// The name used in policy files.
+    ///
+    /// ```
+    /// use zamburak::policy::model::Source;
+    /// assert_eq!(Source::MailSend.name(), "builtin.mail.send");
+    /// assert_eq!(Source::MailSend.args(), ["to", "subject", "body"]);
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::MailList => "builtin.mail.list",
+            Source::MailGet => "builtin.mail.get",
+            Source::MailSearch => "builtin.mail.search",
+            Source::MailSend => "builtin.mail.send",
+            Source::MailCommit => "builtin.mail.commit",
+            Source::FilesList => "builtin.files.list",
+            Source::FilesRead => "builtin.files.read",
+            Source::FilesWrite => "builtin.files.write",
+            Source::WebGet => "builtin.web.get",
+        }
+    }
+
+    /// The adapter's argument names, in positional order.
+    pub fn args(self) -> &'static [&'static str] {
+        match self {
+            Source::MailList => &["limit"],
+            Source::MailGet => &["id"],
+            Source::MailSearch => &["query"],
+            Source::MailSend => &["to", "subject", "body"],
+            Source::MailCommit => &["id", "sha256"],
+            Source::FilesList | Source::FilesRead => &["path"],
+            Source::FilesWrite => &["path", "content"],
+            Source::WebGet => &["url"],
+        }
+    }
+
+    /// Whether the adapter can carry out a `draft` decision (write a draft instead of acting).
+    pub fn supports_draft(self) -> bool {
+        self == Source::MailSend
     }
 }
