@@ -395,6 +395,37 @@ fn a_server_ignoring_stdin_and_sigterm_is_killed() {
 }
 
 #[test]
+fn ctrl_c_stops_a_server_that_ignores_stdin_and_sigterm() {
+    let tmp = attacker_setup("");
+    let dir = tmp.path();
+    std::fs::write(dir.join("mode"), "stubborn").unwrap();
+    std::fs::write(dir.join("p.py"), "slow()\n").unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("zamburak");
+    let mut child = std::process::Command::new(bin)
+        .current_dir(dir)
+        .args(["run", "p.py"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the call reached the server, then interrupt zamburak alone (not its process group).
+    let start = std::time::Instant::now();
+    while calls(dir).is_empty() && start.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(calls(dir).len(), 1);
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    assert_eq!(exit.code(), Some(130));
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(server_gone(dir), "the server outlived an interrupted run");
+}
+
+#[test]
 fn a_denied_call_leaves_no_server_running() {
     let tmp = attacker_setup("");
     let dir = tmp.path();

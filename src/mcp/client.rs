@@ -7,9 +7,10 @@
 //! found", elicitation is declined and roots are an empty list (rmcp's defaults, which this client keeps
 //! by advertising none of those capabilities). Progress and log notifications are dropped, never printed.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -19,6 +20,38 @@ use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
+
+/// Process groups of the servers running in this process: each server leads its own group, so a forced
+/// stop reaches the processes it started too (an `npx` wrapper's node, a shell's children).
+static LIVE_GROUPS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+/// Kills every running server's process group at once: for an interrupted run (Ctrl-C), which exits
+/// without the orderly shutdown.
+pub fn kill_all_servers() {
+    let groups = match LIVE_GROUPS.lock() {
+        Ok(g) => g.clone(),
+        // A panic while holding the lock leaves the set intact; kill what it holds.
+        Err(poisoned) => poisoned.into_inner().clone(),
+    };
+    for pgid in groups {
+        if let Ok(pgid) = i32::try_from(pgid) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pgid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
+
+fn track(pid: Option<u32>, live: bool) {
+    let Some(pid) = pid else { return };
+    let mut groups = LIVE_GROUPS.lock().unwrap_or_else(|p| p.into_inner());
+    if live {
+        groups.insert(pid);
+    } else {
+        groups.remove(&pid);
+    }
+}
 
 /// How to start one server.
 #[derive(Clone, Debug)]
@@ -164,8 +197,12 @@ impl Client {
         if let Some(cwd) = &cmd.cwd {
             command.current_dir(cwd);
         }
-        // Should this client be dropped without a shutdown, the child still dies with it.
-        command.kill_on_drop(true);
+        // The server leads its own process group (so killing it reaches its children), and dies with this
+        // client should the client be dropped without a shutdown.
+        let mut command = process_wrap::tokio::CommandWrap::from(command);
+        command
+            .wrap(process_wrap::tokio::ProcessGroup::leader())
+            .wrap(process_wrap::tokio::KillOnDrop);
         let tools_changed = Arc::new(AtomicBool::new(false));
         let watcher = Watcher {
             tools_changed: tools_changed.clone(),
@@ -176,7 +213,14 @@ impl Client {
                 .spawn()
                 .map_err(|e| start_error(cmd, e))?;
             let pid = transport.id();
-            match tokio::time::timeout(cmd.startup_timeout, watcher.serve(transport)).await {
+            // Tracked while the handshake runs, so an interrupt then still reaches the server; a failed
+            // start drops (and so kills) the child, and untracks it below.
+            track(pid, true);
+            let started = tokio::time::timeout(cmd.startup_timeout, watcher.serve(transport)).await;
+            if !matches!(started, Ok(Ok(_))) {
+                track(pid, false);
+            }
+            match started {
                 Ok(Ok(service)) => Ok((service, pid)),
                 Ok(Err(e)) => Err(start_error(cmd, format!("the MCP handshake failed ({e})"))),
                 Err(_) => Err(McpError::Timeout {
@@ -295,6 +339,7 @@ impl Client {
                 tokio::time::timeout(Duration::from_secs(8), service.cancel()).await
             });
         }
+        track(self.pid, false);
     }
 }
 
