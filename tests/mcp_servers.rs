@@ -426,6 +426,30 @@ fn ctrl_c_stops_a_server_that_ignores_stdin_and_sigterm() {
 }
 
 #[test]
+fn a_server_that_never_answers_is_stopped_with_the_processes_it_started() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // The server starts a child of its own and never speaks MCP.
+    std::fs::write(
+        dir.join("zamburak.yaml"),
+        "version: 1\nservers:\n  mute:\n    command: sh\n    args: [\"-c\", \"sleep 60 & echo $! > child.pid; wait\"]\n    startup_timeout_ms: 500\ntools:\n  t:\n    source: mcp.mute.t\n    effect: read\n",
+    )
+    .unwrap();
+    let out = zamburak(dir, &["mcp", "lock"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("did not answer within 500 ms"),
+        "{}",
+        text(&out)
+    );
+    let pid = std::fs::read_to_string(dir.join("child.pid")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let alive = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+        .is_ok_and(|stat| stat.split_whitespace().nth(2) != Some("Z"));
+    assert!(!alive, "the server's child outlived it");
+}
+
+#[test]
 fn a_denied_call_leaves_no_server_running() {
     let tmp = attacker_setup("");
     let dir = tmp.path();

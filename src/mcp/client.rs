@@ -34,12 +34,17 @@ pub fn kill_all_servers() {
         Err(poisoned) => poisoned.into_inner().clone(),
     };
     for pgid in groups {
-        if let Ok(pgid) = i32::try_from(pgid) {
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(pgid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
-        }
+        kill_group(Some(pgid));
+    }
+}
+
+/// Kills what is left of a server's process group (children that outlived the server itself).
+fn kill_group(pid: Option<u32>) {
+    if let Some(pgid) = pid.and_then(|p| i32::try_from(p).ok()) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pgid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
     }
 }
 
@@ -218,6 +223,7 @@ impl Client {
             track(pid, true);
             let started = tokio::time::timeout(cmd.startup_timeout, watcher.serve(transport)).await;
             if !matches!(started, Ok(Ok(_))) {
+                kill_group(pid);
                 track(pid, false);
             }
             match started {
@@ -339,6 +345,7 @@ impl Client {
                 tokio::time::timeout(Duration::from_secs(8), service.cancel()).await
             });
         }
+        kill_group(self.pid);
         track(self.pid, false);
     }
 }
