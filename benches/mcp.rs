@@ -23,26 +23,24 @@ fn server() -> PathBuf {
     p
 }
 
-/// The bare client: start, `calls` echo calls, shut down.
-fn bare(calls: usize) -> Duration {
-    let cmd = ServerCommand::scrubbed(server().to_str().unwrap(), &[], &[]);
+/// The bare client: `calls` echo calls on a started server, timed without the start.
+fn bare(client: &mut Client, calls: usize) -> Duration {
     let t = Instant::now();
-    let mut client = Client::start(&cmd).unwrap();
     for _ in 0..calls {
         let mut args = Map::new();
         args.insert("message".into(), Value::String("hello".into()));
         client.call("echo", args).unwrap();
     }
-    client.shutdown();
     t.elapsed()
 }
 
-/// The same calls as a plan through `Run`, with the trace written.
+/// The same calls as a plan through `Run` (check, lower, pre-flight, Monty, decisions, labels, the trace),
+/// on a backend whose server is already started.
 fn through_zamburak(
     policy: &Policy,
-    policy_path: &std::path::Path,
+    backend: &mut ToolBackend,
     calls: usize,
-    dir: &std::path::Path,
+    dir: Option<&std::path::Path>,
 ) -> Duration {
     let plan = format!("for i in range({calls}):\n    echo(message=\"hello\")\n");
     let input = RunInput {
@@ -51,14 +49,15 @@ fn through_zamburak(
         mode: policy.mode(),
     };
     let t = Instant::now();
-    let mut backend = ToolBackend::for_policy(policy, Some(policy_path)).unwrap();
-    backend.hub().unwrap().start_named(policy, &plan).unwrap();
-    let header = Header::new(&plan, "sha256:bench".into(), "strict");
-    let mut writer = TraceWriter::create(&dir.join("bench.zjson"), header).unwrap();
-    let report = Run::new(&input).execute(&mut backend, Some(&mut writer), &mut |_| {});
+    let mut writer = dir.map(|dir| {
+        let header = Header::new(&plan, "sha256:bench".into(), "strict");
+        TraceWriter::create(&dir.join("bench.zjson"), header).unwrap()
+    });
+    let report = Run::new(&input).execute(backend, writer.as_mut(), &mut |_| {});
     assert_eq!(report.status, Status::Completed, "{:?}", report.error);
-    writer.close().unwrap();
-    drop(backend);
+    if let Some(w) = writer {
+        w.close().unwrap();
+    }
     t.elapsed()
 }
 
@@ -84,17 +83,33 @@ fn main() {
         .write_for(&policy_path)
         .unwrap();
 
-    // Per-call cost = (time for CALLS calls − time for 1 call) / (CALLS − 1): startup and shutdown cancel.
+    // Zamburak's per-call cost = (run of CALLS calls − run of 1 call) / (CALLS − 1): the plan's fixed costs
+    // (check, lowering, pre-flight, trace header) cancel. Servers are started before timing, in both.
+    let mut backend = ToolBackend::for_policy(&policy, Some(&policy_path)).unwrap();
+    backend.hub().unwrap().start_named(&policy, "echo").unwrap();
+    let mut client = Client::start(&ServerCommand::scrubbed(
+        server().to_str().unwrap(),
+        &[],
+        &[],
+    ))
+    .unwrap();
+    // Warm both up.
+    through_zamburak(&policy, &mut backend, 10, Some(dir.path()));
+    bare(&mut client, 10);
     let mut z = Vec::new();
+    let mut untraced = Vec::new();
     let mut b = Vec::new();
     for _ in 0..ROUNDS {
-        let z1 = through_zamburak(&policy, &policy_path, 1, dir.path());
-        let zn = through_zamburak(&policy, &policy_path, CALLS, dir.path());
+        let z1 = through_zamburak(&policy, &mut backend, 1, Some(dir.path()));
+        let zn = through_zamburak(&policy, &mut backend, CALLS, Some(dir.path()));
         z.push(zn.saturating_sub(z1) / (CALLS as u32 - 1));
-        let b1 = bare(1);
-        let bn = bare(CALLS);
-        b.push(bn.saturating_sub(b1) / (CALLS as u32 - 1));
+        let u1 = through_zamburak(&policy, &mut backend, 1, None);
+        let un = through_zamburak(&policy, &mut backend, CALLS, None);
+        untraced.push(un.saturating_sub(u1) / (CALLS as u32 - 1));
+        b.push(bare(&mut client, CALLS) / CALLS as u32);
     }
+    let untraced = median(untraced);
+    client.shutdown();
     let (z, b) = (median(z), median(b));
     println!("mcp echo, {CALLS} calls, median of {ROUNDS} rounds");
     println!(
@@ -104,6 +119,10 @@ fn main() {
     println!(
         "  zamburak run:     {:>8.1} µs per call",
         z.as_secs_f64() * 1e6
+    );
+    println!(
+        "  zamburak run without a trace: {:>8.1} µs per call",
+        untraced.as_secs_f64() * 1e6
     );
     println!(
         "  added by zamburak: {:.1} µs per call; ratio {:.2}x",

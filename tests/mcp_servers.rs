@@ -99,6 +99,11 @@ fn list_shows_the_filesystem_servers_write_file() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
+    // The handshake negotiated a protocol version both sides speak, and the server said who it is.
+    assert!(
+        stdout.starts_with("server secure-filesystem-server 0.2.0 (protocol 2025-"),
+        "{stdout}"
+    );
     assert!(stdout.contains("\nwrite_file\n"), "{stdout}");
     assert!(stdout.contains("arg path: string (required)"), "{stdout}");
     assert!(stdout.contains("hints (the server's claims, not trusted)"));

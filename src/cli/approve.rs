@@ -18,7 +18,7 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
         .or_else(|| std::env::var("USER").ok())
         .unwrap_or_else(|| "unknown".into());
     // A resumed run may start MCP servers again.
-    super::run::on_interrupt_kill_servers();
+    super::mcp::on_interrupt_kill_servers();
     let decided = match snapshot::decide(path, approve, &by, &mut |text| print!("{text}")) {
         Ok(d) => d,
         Err(e) => {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::exit;
-use crate::mcp::client::{Client, ServerCommand};
+use crate::mcp::client::{Client, ServerCommand, ServerIdentity};
 use crate::mcp::lock::{self, LockFile};
 use crate::mcp::pin;
 use crate::policy::Policy;
@@ -26,16 +26,24 @@ fn load(path: &Path) -> Result<Policy, String> {
     Policy::load(path).map_err(|e| e.to_string())
 }
 
-fn start(
+/// Starts the server given after `--`, lists its tools and shuts it down.
+fn fetch_tools(
     command: &[String],
     env: &[String],
     stderr: std::process::Stdio,
-) -> Result<Client, String> {
+) -> Result<(ServerIdentity, Vec<Value>), String> {
     let Some((program, args)) = command.split_first() else {
         return Err("no server command: give it after `--`, e.g. `-- npx -y @modelcontextprotocol/server-memory`".into());
     };
-    Client::start_with_stderr(&ServerCommand::scrubbed(program, args, env), stderr)
-        .map_err(|e| e.to_string())
+    let mut client =
+        Client::start_with_stderr(&ServerCommand::scrubbed(program, args, env), stderr)
+            .map_err(|e| e.to_string())?;
+    let tools = client
+        .list_tools()
+        .map_err(|e| format!("cannot list the server's tools: {e}"))?;
+    let id = client.identity().clone();
+    client.shutdown();
+    Ok((id, tools))
 }
 
 /// One line, at most `max` characters, no control characters: safe inside a comment or a terminal line.
@@ -67,16 +75,10 @@ fn hints(tool: &Value) -> String {
 /// `zamburak mcp list [--json] -- COMMAND ARGS…`
 pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
     // `mcp list` shows what the server says on stderr: it is how a server explains a failed start.
-    let mut client = match start(command, env, std::process::Stdio::inherit()) {
-        Ok(c) => c,
+    let (id, tools) = match fetch_tools(command, env, std::process::Stdio::inherit()) {
+        Ok(found) => found,
         Err(e) => return usage(&e),
     };
-    let tools = match client.list_tools() {
-        Ok(t) => t,
-        Err(e) => return usage(&format!("cannot list the server's tools: {e}")),
-    };
-    let id = client.identity().clone();
-    client.shutdown();
     if json {
         let doc = serde_json::json!({ "server": id, "tools": tools });
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
@@ -97,11 +99,7 @@ pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
             println!("  {}", one_line(d, 300));
         }
         let schema = tool.get("inputSchema").cloned().unwrap_or_default();
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let required = crate::mcp::schema::required(&schema);
         if let Some(Value::Object(props)) = schema.get("properties") {
             for (arg, s) in props {
                 let ty = s.get("type").map_or("any".to_string(), |t| match t {
@@ -232,7 +230,7 @@ fn yaml_str(s: &str) -> String {
 /// comment with the reason.
 fn starting_policy(
     server: &str,
-    id: &crate::mcp::client::ServerIdentity,
+    id: &ServerIdentity,
     command: &[String],
     cwd: Option<&Path>,
     env: &[String],
@@ -273,11 +271,7 @@ fn starting_policy(
             continue;
         }
         let schema = tool.get("inputSchema").cloned().unwrap_or_default();
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let required = crate::mcp::schema::required(&schema);
         let optional: Vec<&str> = schema
             .get("properties")
             .and_then(Value::as_object)
@@ -383,16 +377,10 @@ pub fn init_command(
         (Some(h), Some(o)) if h != o => Some(h.as_path()),
         _ => None,
     };
-    let mut client = match start(&command, env, std::process::Stdio::null()) {
-        Ok(c) => c,
+    let (id, tools) = match fetch_tools(&command, env, std::process::Stdio::null()) {
+        Ok(found) => found,
         Err(e) => return usage(&e),
     };
-    let tools = match client.list_tools() {
-        Ok(t) => t,
-        Err(e) => return usage(&format!("cannot list the server's tools: {e}")),
-    };
-    let id = client.identity().clone();
-    client.shutdown();
     let text = starting_policy(server, &id, &command, cwd, env, &tools);
     if let Err(e) = std::fs::write(out, &text) {
         return usage(&format!("cannot write {}: {e}", out.display()));
@@ -425,4 +413,25 @@ pub fn init_command(
         }
         Err(e) => usage(&e.to_string()),
     }
+}
+
+/// Ctrl-C during a run with MCP servers. Each server leads its own process group (so a forced stop reaches
+/// the processes it started), which also keeps the terminal's interrupt from reaching it: kill them all,
+/// then exit like an interrupted program (130).
+pub(super) fn on_interrupt_kill_servers() {
+    std::thread::spawn(|| {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
+            crate::mcp::client::kill_all_servers();
+            eprintln!(
+                "interrupted: the MCP servers were stopped; the trace ends without an `end` record"
+            );
+            std::process::exit(130);
+        }
+    });
 }

@@ -112,7 +112,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
     };
     let mut lock_sha256 = None;
     if let Some(hub) = backend.hub() {
-        on_interrupt_kill_servers();
+        super::mcp::on_interrupt_kill_servers();
         if let Err(e) = hub.start_named(policy, &source) {
             hub.shutdown();
             return usage(&e.to_string());
@@ -295,27 +295,6 @@ fn read_plan(path: &Path) -> Result<Vec<u8>, String> {
         ));
     }
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-/// Ctrl-C during a run with MCP servers. Each server leads its own process group (so a forced stop reaches
-/// the processes it started), which also keeps the terminal's interrupt from reaching it: kill them all,
-/// then exit like an interrupted program (130).
-pub(super) fn on_interrupt_kill_servers() {
-    std::thread::spawn(|| {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
-            crate::mcp::client::kill_all_servers();
-            eprintln!(
-                "interrupted: the MCP servers were stopped; the trace ends without an `end` record"
-            );
-            std::process::exit(130);
-        }
-    });
 }
 
 fn usage(message: &str) -> i32 {

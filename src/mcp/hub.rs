@@ -171,11 +171,7 @@ impl Hub {
                 source: McpError::Protocol(format!("tool `{tool}` is not locked")),
             })?;
         let input_schema = definition.get("inputSchema").cloned().unwrap_or_default();
-        let required: Vec<&str> = input_schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let required = schema::required(&input_schema);
         let arguments: Map<String, Value> = args
             .iter()
             .filter(|(k, v)| !v.is_null() || required.contains(&k.as_str()))

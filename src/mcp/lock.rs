@@ -252,13 +252,11 @@ pub fn check_signature(
             )));
         }
     }
-    if let Some(Value::Array(required)) = schema.get("required") {
-        for r in required.iter().filter_map(Value::as_str) {
-            if spec.args.get(r).is_none() {
-                return Err(problem(format!(
-                    "the tool requires argument `{r}`, which the policy does not declare"
-                )));
-            }
+    for r in super::schema::required(&schema) {
+        if spec.args.get(r).is_none() {
+            return Err(problem(format!(
+                "the tool requires argument `{r}`, which the policy does not declare"
+            )));
         }
     }
     Ok(())

@@ -12,6 +12,15 @@ use serde_json::Value;
 /// Deepest schema nesting followed; a deeper (hostile) schema is refused rather than recursed into.
 const MAX_DEPTH: usize = 64;
 
+/// The property names `schema` (an object schema) requires, in its order.
+pub fn required(schema: &Value) -> Vec<&str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
 /// Checks `value` against `schema`. The error names the place (`path`, e.g. `path` or `edits[0].oldText`)
 /// and what was expected, never the value itself (it may be private).
 ///
