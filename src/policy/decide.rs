@@ -137,6 +137,7 @@ pub fn decide(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Decision {
             format!("`{}` is not a tool of this policy", claim.tool),
         );
     };
+    let claim = &with_provider(policy, tool, claim);
     if let Some(d) = fixed_rules(policy, tool, claim) {
         return d;
     }
@@ -180,8 +181,16 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
             ),
         ));
     }
+    let implicit_provider = |name: &str| {
+        name == crate::policy::providers::PROVIDER_RECIPIENT
+            && tool
+                .source
+                .as_ref()
+                .and_then(crate::policy::servers::ToolSource::llm)
+                .is_some()
+    };
     for (i, arg) in claim.args.iter().enumerate() {
-        if !tool.args.contains_key(&arg.name) {
+        if !tool.args.contains_key(&arg.name) && !implicit_provider(&arg.name) {
             return Some(Decision::deny(
                 Rule::UnknownArgument,
                 format!("`{}` has no argument `{}`", claim.tool, arg.name),
@@ -241,6 +250,38 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
         ));
     }
     None
+}
+
+/// An LLM tool's claim with its provider as one more, implicit argument named `provider`: a trusted literal
+/// naming the provider's principal, which `readers_must_include: provider` reads. A provider the policy
+/// does not declare names no one the decision can check (refused as malformed recipients).
+fn with_provider<'c>(
+    policy: &Policy,
+    tool: &ToolSpec,
+    claim: &'c Claim,
+) -> std::borrow::Cow<'c, Claim> {
+    let Some(provider) = tool
+        .source
+        .as_ref()
+        .and_then(crate::policy::servers::ToolSource::llm)
+    else {
+        return std::borrow::Cow::Borrowed(claim);
+    };
+    let texts = match policy.provider(provider) {
+        Some(p) => Texts::one(p.reader.clone()),
+        None => Texts::Malformed,
+    };
+    let mut with = claim.clone();
+    with.args
+        .retain(|a| a.name != crate::policy::providers::PROVIDER_RECIPIENT);
+    with.args.push(ArgClaim {
+        name: crate::policy::providers::PROVIDER_RECIPIENT.to_string(),
+        label: Label::literal(),
+        elements: None,
+        texts,
+        digest: String::new(),
+    });
+    std::borrow::Cow::Owned(with)
 }
 
 fn is_unknown(l: &Label) -> bool {
@@ -526,6 +567,7 @@ pub fn non_readers(
     let Some(tool) = policy.tool(&claim.tool) else {
         return Vec::new();
     };
+    let claim = &with_provider(policy, tool, claim);
     let checker = Checker {
         policy,
         space,

@@ -298,6 +298,11 @@ fn normalise(mut file: PolicyFile, base_dir: &Path) -> PolicyFile {
         max_tool_calls: Some(limits.max_tool_calls),
         max_recursion: Some(limits.max_recursion),
     });
+    for (_, provider) in file.providers.iter_mut() {
+        if let Some(f) = &provider.fixtures {
+            provider.fixtures = Some(base_dir.join(f));
+        }
+    }
     for (_, server) in file.servers.iter_mut() {
         // A relative program path is the policy's, like every other path in it; a bare name stays a `PATH`
         // lookup.

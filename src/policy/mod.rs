@@ -23,6 +23,7 @@ mod load;
 pub mod model;
 mod named_map;
 pub mod path_tags;
+pub mod providers;
 pub mod rule;
 pub mod servers;
 mod tree;
@@ -106,6 +107,10 @@ impl Policy {
     }
     pub fn server(&self, name: &str) -> Option<&model::ServerSpec> {
         self.file.servers.get(name)
+    }
+    /// The declared LLM provider `name`.
+    pub fn provider(&self, name: &str) -> Option<&model::ProviderSpec> {
+        self.file.providers.get(name)
     }
     /// Every tool served by an MCP server, with its source, in declaration order.
     pub fn mcp_tools(&self) -> impl Iterator<Item = (&str, &model::McpTool)> {

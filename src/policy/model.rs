@@ -15,6 +15,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use super::named_map::NamedMap;
 pub use crate::policy::builtins::{BuiltinsConfig, VerifierSpec};
+pub use crate::policy::providers::{ProviderKind, ProviderSpec};
 pub use crate::policy::servers::{McpTool, ServerSpec, Source, ToolSource};
 
 /// A Zamburak policy file (format version 1).
@@ -40,6 +41,9 @@ pub struct PolicyFile {
     /// MCP servers that serve tools (`source: mcp.SERVER.TOOL`), by name.
     #[serde(default, skip_serializing_if = "NamedMap::is_empty")]
     pub servers: NamedMap<ServerSpec>,
+    /// LLM providers that `builtin.llm.PROVIDER` tools send prose to, by name.
+    #[serde(default, skip_serializing_if = "NamedMap::is_empty")]
+    pub providers: NamedMap<ProviderSpec>,
     /// The tools the plan may call, by name.
     #[serde(default)]
     pub tools: NamedMap<ToolSpec>,

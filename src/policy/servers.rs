@@ -60,11 +60,13 @@ pub struct McpTool {
     pub tool: String,
 }
 
-/// What serves a tool: a built-in adapter or a tool of an MCP server.
+/// What serves a tool: a built-in adapter, a tool of an MCP server, or an LLM provider.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ToolSource {
     Builtin(Source),
     Mcp(McpTool),
+    /// `builtin.llm.PROVIDER`: the quarantined LLM of a provider declared under `providers`.
+    Llm(String),
 }
 
 impl ToolSource {
@@ -78,6 +80,9 @@ impl ToolSource {
     /// assert!(ToolSource::parse("builtin.mail.send").is_some());
     /// ```
     pub fn parse(text: &str) -> Option<ToolSource> {
+        if let Some(provider) = text.strip_prefix("builtin.llm.") {
+            return is_server_name(provider).then(|| ToolSource::Llm(provider.to_string()));
+        }
         if let Some(rest) = text.strip_prefix("mcp.") {
             let (server, tool) = rest.split_once('.')?;
             return (is_server_name(server) && is_tool_name(tool)).then(|| {
@@ -97,7 +102,7 @@ impl ToolSource {
     pub fn builtin(&self) -> Option<Source> {
         match self {
             ToolSource::Builtin(s) => Some(*s),
-            ToolSource::Mcp(_) => None,
+            ToolSource::Mcp(_) | ToolSource::Llm(_) => None,
         }
     }
 
@@ -105,7 +110,15 @@ impl ToolSource {
     pub fn mcp(&self) -> Option<&McpTool> {
         match self {
             ToolSource::Mcp(t) => Some(t),
-            ToolSource::Builtin(_) => None,
+            ToolSource::Builtin(_) | ToolSource::Llm(_) => None,
+        }
+    }
+
+    /// The LLM provider, when this is one.
+    pub fn llm(&self) -> Option<&str> {
+        match self {
+            ToolSource::Llm(p) => Some(p),
+            ToolSource::Builtin(_) | ToolSource::Mcp(_) => None,
         }
     }
 }
@@ -131,6 +144,7 @@ impl fmt::Display for ToolSource {
         match self {
             ToolSource::Builtin(s) => f.write_str(s.name()),
             ToolSource::Mcp(t) => write!(f, "mcp.{}.{}", t.server, t.tool),
+            ToolSource::Llm(p) => write!(f, "builtin.llm.{p}"),
         }
     }
 }
@@ -148,7 +162,11 @@ impl<'de> Deserialize<'de> for ToolSource {
             type Value = ToolSource;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 let builtins: Vec<&str> = Source::ALL.iter().map(|s| s.name()).collect();
-                write!(f, "one of {}, or mcp.SERVER.TOOL", builtins.join(", "))
+                write!(
+                    f,
+                    "one of {}, builtin.llm.PROVIDER, or mcp.SERVER.TOOL",
+                    builtins.join(", ")
+                )
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<ToolSource, E> {
                 ToolSource::parse(s).ok_or_else(|| E::invalid_value(Unexpected::Str(s), &self))
@@ -165,10 +183,11 @@ impl JsonSchema for ToolSource {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         let builtins: Vec<&str> = Source::ALL.iter().map(|s| s.name()).collect();
         json_schema!({
-            "description": "A built-in adapter, or `mcp.SERVER.TOOL`: the tool named TOOL on the server declared as SERVER under `servers`.",
+            "description": "A built-in adapter; `builtin.llm.PROVIDER`, the quarantined LLM of a provider declared under `providers`; or `mcp.SERVER.TOOL`: the tool named TOOL on the server declared as SERVER under `servers`.",
             "anyOf": [
                 { "type": "string", "enum": builtins },
-                { "type": "string", "pattern": "^mcp\\.[A-Za-z0-9_-]{1,64}\\.[A-Za-z0-9_.-]{1,128}$" }
+                { "type": "string", "pattern": "^mcp\\.[A-Za-z0-9_-]{1,64}\\.[A-Za-z0-9_.-]{1,128}$" },
+                { "type": "string", "pattern": "^builtin\\.llm\\.[A-Za-z0-9_-]{1,64}$" }
             ]
         })
     }

@@ -76,6 +76,7 @@ pub fn validate(file: &PolicyFile, tree: &Node, name: &str) -> Result<Vec<String
     check_tags(&cx, &file.tags)?;
     let kinds = check_verifiers(&cx, &file.verifiers)?;
     check_servers(&cx, file)?;
+    check_providers(&cx, file)?;
     for (tool_name, tool) in file.tools.iter() {
         check_tool(&cx, file, &kinds, tool_name, tool)?;
     }
@@ -292,6 +293,7 @@ fn check_tool(
     match &tool.source {
         Some(ToolSource::Builtin(source)) => check_builtin(cx, name, tool, *source, &tool_path)?,
         Some(ToolSource::Mcp(mcp)) => check_mcp(cx, file, tool, mcp, &tool_path)?,
+        Some(ToolSource::Llm(provider)) => check_llm(cx, file, name, tool, provider, &tool_path)?,
         None => {}
     }
     for (arg, spec) in tool.args.iter() {
@@ -333,8 +335,11 @@ fn check_tool(
                 check_declared(cx, file, &at, tag)?;
             }
         }
+        // An LLM tool's `provider` names the provider's principal, not an argument.
+        let names_provider = other_is_provider(tool, spec.readers_must_include.as_deref());
         if let Some(other) = &spec.readers_must_include
             && !tool.args.contains_key(other)
+            && !names_provider
         {
             return Err(cx
                 .at_value(
@@ -358,6 +363,133 @@ fn check_tool(
                 format!("`{source}` cannot carry out a draft"),
             )
             .expected("`deny` or `confirm` (only builtin.mail.send supports `draft`)"));
+    }
+    Ok(())
+}
+
+fn other_is_provider(tool: &ToolSpec, other: Option<&str>) -> bool {
+    other == Some(crate::policy::providers::PROVIDER_RECIPIENT)
+        && tool.source.as_ref().and_then(ToolSource::llm).is_some()
+}
+
+/// The arguments of a `builtin.llm.PROVIDER` tool, in order.
+pub const LLM_ARGS: [&str; 3] = ["prompt", "data", "schema"];
+
+/// An LLM tool is served by a declared provider, sends (its inputs leave the machine), and takes exactly
+/// `prompt`, `data` and `schema`.
+fn check_llm(
+    cx: &Ctx<'_>,
+    file: &PolicyFile,
+    name: &str,
+    tool: &ToolSpec,
+    provider: &str,
+    tool_path: &[Seg<'_>],
+) -> Result<(), PolicyError> {
+    let with = |rest: Seg<'static>| {
+        let mut p = tool_path.to_vec();
+        p.push(rest);
+        p
+    };
+    if file.providers.get(provider).is_none() {
+        let declared: Vec<&str> = file.providers.keys().collect();
+        return Err(cx
+            .at_value(
+                &with(Seg::Key("source")),
+                format!("provider `{provider}` is not declared under `providers`"),
+            )
+            .expected(if declared.is_empty() {
+                "a `providers:` entry with the provider's `kind` and `reader`".to_string()
+            } else {
+                format!("one of the declared providers: {}", declared.join(", "))
+            }));
+    }
+    if tool.effect != Effect::Send {
+        return Err(cx
+            .at_value(
+                &with(Seg::Key("effect")),
+                "an LLM tool sends its inputs to the provider",
+            )
+            .expected("`send`"));
+    }
+    let declared: Vec<&str> = tool.args.keys().collect();
+    if declared != LLM_ARGS {
+        return Err(cx
+            .at_key(
+                &with(Seg::Key("args")),
+                format!(
+                    "tool `{name}` asks an LLM, whose arguments are ({}), but declares ({})",
+                    LLM_ARGS.join(", "),
+                    declared.join(", ")
+                ),
+            )
+            .expected(format!(
+                "every argument, in this order: {}",
+                LLM_ARGS.join(", ")
+            )));
+    }
+    Ok(())
+}
+
+/// Each provider names a reader, and what its kind needs: a URL and a model, or a fixtures file.
+fn check_providers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
+    use crate::policy::providers::ProviderKind;
+    for (name, p) in file.providers.iter() {
+        let path = [Seg::Key("providers"), Seg::Key(name)];
+        let with = |rest: Seg<'static>| {
+            let mut v = path.to_vec();
+            v.push(rest);
+            v
+        };
+        if !crate::policy::servers::is_server_name(name) {
+            return Err(cx
+                .at_key(&path, format!("`{name}` cannot name a provider"))
+                .expected("letters, digits, `_` and `-` (no dots), at most 64"));
+        }
+        if p.reader.trim().is_empty() {
+            return Err(cx
+                .at_value(&with(Seg::Key("reader")), "the reader is empty")
+                .expected("the principal the provider reads as, such as `llm:local`"));
+        }
+        match p.kind {
+            ProviderKind::OpenaiChat => {
+                let url_ok = p
+                    .base_url
+                    .as_deref()
+                    .and_then(|u| url::Url::parse(u).ok())
+                    .is_some_and(|u| matches!(u.scheme(), "http" | "https"));
+                if !url_ok {
+                    return Err(cx
+                        .at_key(
+                            &path,
+                            "an `openai_chat` provider needs an http(s) `base_url`",
+                        )
+                        .expected("`base_url: http://127.0.0.1:8080/v1`"));
+                }
+                if p.model.as_deref().is_none_or(|m| m.trim().is_empty()) {
+                    return Err(cx
+                        .at_key(&path, "an `openai_chat` provider needs a `model`")
+                        .expected("the model name the server expects"));
+                }
+            }
+            ProviderKind::Fixture => {
+                if p.fixtures.is_none() {
+                    return Err(cx
+                        .at_key(&path, "a `fixture` provider needs a `fixtures` file")
+                        .expected("`fixtures: answers.json`"));
+                }
+            }
+        }
+        for (key, value) in [
+            ("timeout_ms", p.timeout_ms),
+            ("max_input_bytes", p.max_input_bytes),
+            ("max_output_tokens", p.max_output_tokens),
+        ] {
+            if value == Some(0) {
+                return Err(cx
+                    .at_value(&with(Seg::Key(key)), "0 lets nothing through")
+                    .expected("a positive number"));
+            }
+        }
     }
     Ok(())
 }

@@ -97,6 +97,8 @@ impl Backend for BuiltinBackend {
 pub struct ToolBackend {
     builtins: BuiltinBackend,
     mcp: Option<Hub>,
+    /// The policy's LLM providers, by name.
+    providers: std::collections::BTreeMap<String, crate::policy::model::ProviderSpec>,
 }
 
 impl ToolBackend {
@@ -122,6 +124,12 @@ impl ToolBackend {
         ToolBackend {
             builtins: BuiltinBackend::new(policy),
             mcp: None,
+            providers: policy
+                .file()
+                .providers
+                .iter()
+                .map(|(n, p)| (n.to_string(), p.clone()))
+                .collect(),
         }
     }
 
@@ -158,8 +166,19 @@ impl Backend for ToolBackend {
         args: &Map<String, Value>,
         draft: bool,
     ) -> Result<Value, Failure> {
-        let Some(ToolSource::Mcp(mcp)) = source.and_then(ToolSource::parse) else {
-            return self.builtins.invoke(tool, source, args, draft);
+        let mcp = match source.and_then(ToolSource::parse) {
+            Some(ToolSource::Mcp(mcp)) => mcp,
+            Some(ToolSource::Llm(provider)) => {
+                let Some(spec) = self.providers.get(&provider) else {
+                    return Err(format!("provider `{provider}` is not declared").into());
+                };
+                if draft {
+                    return Err(format!("`{tool}` cannot carry out a draft").into());
+                }
+                return crate::tools::llm::ask(spec, args)
+                    .map_err(|e| Failure::from(e.to_string()));
+            }
+            _ => return self.builtins.invoke(tool, source, args, draft),
         };
         let Some(hub) = self.mcp.as_mut() else {
             return Err(format!(

@@ -9,6 +9,7 @@
 //! ```
 
 pub mod files;
+pub mod llm;
 pub mod mail;
 pub mod verify;
 pub mod web;
