@@ -1,5 +1,5 @@
-//! The lint's predictions against the runtime, on every scenario of the security corpora (built-in and
-//! MCP-sourced tools), in both modes.
+//! The lint's predictions against the runtime, on every scenario of the security corpora (built-in,
+//! MCP-sourced and LLM tools), in both modes.
 //!
 //! For every tool call the runtime decides (run without pre-flight, so every reachable call is decided),
 //! the lint must have seen its call site, and by monotonicity of the decision procedure:

@@ -114,7 +114,7 @@ fn world(port: u16, files_readers: bool) -> World {
     let tools_at = policy.find("\ntools:\n").unwrap() + "\ntools:\n".len();
     policy.insert_str(
         tools_at,
-        "  query_llm:\n    source: builtin.llm.local\n    effect: send\n    args:\n      prompt: { forbid_tags: { tags: [AUTH_SECRET], on_violation: deny }, readers_must_include: provider }\n      data: { forbid_tags: { tags: [AUTH_SECRET], on_violation: deny }, readers_must_include: provider }\n      schema: { require: trusted }\n    returns: { integrity: untrusted }\n",
+        "  query_llm:\n    source: builtin.llm.local\n    effect: send\n    args:\n      prompt: { forbid_tags: { tags: [AUTH_SECRET], on_violation: deny }, readers_must_include: provider }\n      data: { forbid_tags: { tags: [AUTH_SECRET], on_violation: deny }, readers_must_include: provider }\n      schema: { require: trusted }\n    returns: { integrity: untrusted, readers: public }\n",
     );
     policy.push_str(&format!(
         "providers:\n  local:\n    kind: openai_chat\n    base_url: http://127.0.0.1:{port}/v1\n    model: test-model\n    reader: \"llm:local\"\n    timeout_ms: 1500\n"

@@ -5,19 +5,24 @@ use std::path::Path;
 
 #[test]
 fn every_corpus_scenario_meets_its_expectation() {
-    // Three corpora, each over its own policy: tests/scenarios, the larger tests/scenarios/spec, and
-    // tests/scenarios/mcp (MCP-sourced tools, offline).
+    // Four corpora, each over its own policy: tests/scenarios, the larger tests/scenarios/spec,
+    // tests/scenarios/mcp (MCP-sourced tools, offline) and tests/scenarios/llm (the quarantined LLM).
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
-    let mut files: Vec<_> = [root.clone(), root.join("spec"), root.join("mcp")]
-        .iter()
-        .flat_map(|dir| std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()))
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with(char::is_numeric)
-        })
-        .collect();
+    let mut files: Vec<_> = [
+        root.clone(),
+        root.join("spec"),
+        root.join("mcp"),
+        root.join("llm"),
+    ]
+    .iter()
+    .flat_map(|dir| std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()))
+    .filter(|p| {
+        p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with(char::is_numeric)
+    })
+    .collect();
     files.sort();
     let (mut passed, mut failed) = (0, 0);
     let mut report = String::new();
