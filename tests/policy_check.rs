@@ -124,6 +124,25 @@ const BROKEN: &[(&str, u64, u64, &str)] = &[
     ("tool_named_like_verifier", 5, 3, "same name as a verifier"),
     ("underscore_name", 6, 3, "`_raw_send` starts with `_`"),
     (
+        "mcp_undeclared_server",
+        4,
+        13,
+        "server `fs` is not declared under `servers`",
+    ),
+    (
+        "llm_undeclared_provider",
+        4,
+        13,
+        "provider `local` is not declared under `providers`",
+    ),
+    ("llm_wrong_args", 8, 5, "declares (prompt, text)"),
+    (
+        "provider_recipient_outside_llm",
+        9,
+        37,
+        "names `provider`, which is not an argument of `send_email`",
+    ),
+    (
         "unknown_source",
         4,
         5,

@@ -430,6 +430,39 @@ fn check_llm(
     Ok(())
 }
 
+/// A `servers` or `providers` entry name: it must fit `mcp.NAME.TOOL` and `builtin.llm.NAME`.
+fn check_entry_name(
+    cx: &Ctx<'_>,
+    path: &[Seg<'_>],
+    name: &str,
+    what: &str,
+) -> Result<(), PolicyError> {
+    if crate::policy::servers::is_server_name(name) {
+        return Ok(());
+    }
+    Err(cx
+        .at_key(path, format!("`{name}` cannot name a {what}"))
+        .expected("letters, digits, `_` and `-` (no dots), at most 64"))
+}
+
+/// Limits under `path` that must be positive when given (0 would let nothing through).
+fn check_positive(
+    cx: &Ctx<'_>,
+    path: &[Seg<'_>],
+    limits: &[(&'static str, Option<u64>)],
+) -> Result<(), PolicyError> {
+    for (key, value) in limits {
+        if *value == Some(0) {
+            let mut at = path.to_vec();
+            at.push(Seg::Key(key));
+            return Err(cx
+                .at_value(&at, "0 lets nothing through")
+                .expected("a positive number"));
+        }
+    }
+    Ok(())
+}
+
 /// Each provider names a reader, and what its kind needs: a URL and a model, or a fixtures file.
 fn check_providers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
     use crate::policy::providers::ProviderKind;
@@ -440,11 +473,7 @@ fn check_providers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
             v.push(rest);
             v
         };
-        if !crate::policy::servers::is_server_name(name) {
-            return Err(cx
-                .at_key(&path, format!("`{name}` cannot name a provider"))
-                .expected("letters, digits, `_` and `-` (no dots), at most 64"));
-        }
+        check_entry_name(cx, &path, name, "provider")?;
         if p.reader.trim().is_empty() {
             return Err(cx
                 .at_value(&with(Seg::Key("reader")), "the reader is empty")
@@ -479,17 +508,15 @@ fn check_providers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
                 }
             }
         }
-        for (key, value) in [
-            ("timeout_ms", p.timeout_ms),
-            ("max_input_bytes", p.max_input_bytes),
-            ("max_output_tokens", p.max_output_tokens),
-        ] {
-            if value == Some(0) {
-                return Err(cx
-                    .at_value(&with(Seg::Key(key)), "0 lets nothing through")
-                    .expected("a positive number"));
-            }
-        }
+        check_positive(
+            cx,
+            &path,
+            &[
+                ("timeout_ms", p.timeout_ms),
+                ("max_input_bytes", p.max_input_bytes),
+                ("max_output_tokens", p.max_output_tokens),
+            ],
+        )?;
     }
     Ok(())
 }
@@ -542,11 +569,7 @@ fn check_servers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
             p.push(rest);
             p
         };
-        if !crate::policy::servers::is_server_name(name) {
-            return Err(cx
-                .at_key(&path, format!("`{name}` cannot name a server"))
-                .expected("letters, digits, `_` and `-` (no dots), at most 64"));
-        }
+        check_entry_name(cx, &path, name, "server")?;
         if server.command.trim().is_empty() {
             return Err(cx
                 .at_value(&with(Seg::Key("command")), "the command is empty")
@@ -562,16 +585,14 @@ fn check_servers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
                     .expected("variable names such as `API_TOKEN`"));
             }
         }
-        for (key, value) in [
-            ("startup_timeout_ms", server.startup_timeout_ms),
-            ("call_timeout_ms", server.call_timeout_ms),
-        ] {
-            if value == Some(0) {
-                return Err(cx
-                    .at_value(&with(Seg::Key(key)), "a timeout of 0 ms lets nothing run")
-                    .expected("a positive number of milliseconds"));
-            }
-        }
+        check_positive(
+            cx,
+            &path,
+            &[
+                ("startup_timeout_ms", server.startup_timeout_ms),
+                ("call_timeout_ms", server.call_timeout_ms),
+            ],
+        )?;
     }
     Ok(())
 }
