@@ -1,6 +1,7 @@
 //! `zamburak approve|reject SNAPSHOT`: records a human's decision on a suspended claim and continues the
 //! run; and how a claim is put to a person on a terminal.
 
+use super::output::{errln, out};
 use std::path::Path;
 
 use crate::exit;
@@ -19,11 +20,11 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
         .unwrap_or_else(|| "unknown".into());
     // A resumed run may start MCP servers again.
     super::mcp::on_interrupt_kill_servers();
-    let decided = match snapshot::decide(path, approve, &by, &mut |text| print!("{text}")) {
+    let decided = match snapshot::decide(path, approve, &by, &mut |text| out!("{text}")) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("error: {e}");
-            eprintln!("nothing was run.");
+            errln!("error: {e}");
+            errln!("nothing was run.");
             return exit::USAGE;
         }
     };
@@ -37,9 +38,9 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
     let filename = snapshot.plan.display().to_string();
     let mut code = report.exit_code;
     match &suspended_again {
-        Some(Ok(p)) => eprintln!("{}", describe_claim(&report, p)),
+        Some(Ok(p)) => errln!("{}", describe_claim(&report, p)),
         Some(Err(e)) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             code = exit::USAGE;
         }
         None => {}
@@ -57,18 +58,22 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
         })
         .unwrap_or_default();
     if approve {
-        eprintln!(
+        errln!(
             "approved by {by}: ran `{}` #{}{target} (line {})",
-            c.tool, c.call_id, c.line
+            c.tool,
+            c.call_id,
+            c.line
         );
     } else {
-        eprintln!(
+        errln!(
             "rejected by {by}: `{}` #{}{target} (line {}) did not run",
-            c.tool, c.call_id, c.line
+            c.tool,
+            c.call_id,
+            c.line
         );
     }
     for d in report.decisions.iter().skip(snapshot.state.decisions.len()) {
-        eprintln!(
+        errln!(
             "{filename}:{}: {} {}: {} ({})",
             d.line,
             serde_json::to_value(d.decision)
@@ -92,17 +97,17 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
         Status::Error => "run stopped by an error".to_string(),
         Status::Rejected => "run rejected".to_string(),
     };
-    eprintln!("{ended}");
+    errln!("{ended}");
     if let Err(e) = snapshot_removed {
-        eprintln!(
+        errln!(
             "warning: the used snapshot {} was not removed: {e}",
             path.display()
         );
     }
     match head {
-        Ok(head) => eprintln!("trace: {} (head {head})", snapshot.trace.display()),
+        Ok(head) => errln!("trace: {} (head {head})", snapshot.trace.display()),
         Err(e) => {
-            eprintln!("error: the trace could not be completed: {e}");
+            errln!("error: the trace could not be completed: {e}");
             return exit::USAGE;
         }
     }

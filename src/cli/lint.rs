@@ -2,6 +2,7 @@
 //!
 //! Exit codes: 0 clean or warnings only, 1 errors, 2 usage (unreadable plan or policy).
 
+use super::output::{errln, outln};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -29,9 +30,9 @@ pub struct LintOptions {
 }
 
 fn usage(format: Format, message: &str) -> i32 {
-    eprintln!("error: {message}");
+    errln!("error: {message}");
     if format != Format::Text {
-        println!("{}", serde_json::json!({ "error": message }));
+        outln!("{}", serde_json::json!({ "error": message }));
     }
     exit::USAGE
 }
@@ -54,9 +55,9 @@ pub fn lint_command(opts: &LintOptions) -> i32 {
         Err(e) => return usage(opts.format, &e),
     };
     // On stderr, so stdout stays the report a planner parses.
-    eprintln!("{}", chosen.announce());
+    errln!("{}", chosen.announce());
     for w in &chosen.warnings {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     if let Err(e) = crate::mcp::lock::check_offline(&chosen.policy, chosen.origin.path()) {
         return usage(opts.format, &e.to_string());

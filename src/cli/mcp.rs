@@ -1,6 +1,7 @@
 //! `zamburak mcp list|lock|diff` and `zamburak policy init --mcp`: looking at a server's tools, writing a
 //! starting policy for them, pinning them, and showing what changed since they were pinned.
 
+use super::output::{errln, outln};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -13,7 +14,7 @@ use crate::mcp::pin;
 use crate::policy::Policy;
 
 fn usage(message: &str) -> i32 {
-    eprintln!("error: {message}");
+    errln!("error: {message}");
     exit::USAGE
 }
 
@@ -81,10 +82,10 @@ pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
     };
     if json {
         let doc = serde_json::json!({ "server": id, "tools": tools });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         return exit::OK;
     }
-    println!(
+    outln!(
         "server {} {} (protocol {}), {} tool(s)",
         one_line(&id.name, 80),
         one_line(&id.version, 40),
@@ -93,10 +94,10 @@ pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
     );
     for tool in &tools {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
-        println!();
-        println!("{}", one_line(name, 128));
+        outln!();
+        outln!("{}", one_line(name, 128));
         if let Some(d) = tool.get("description").and_then(Value::as_str) {
-            println!("  {}", one_line(d, 300));
+            outln!("  {}", one_line(d, 300));
         }
         let schema = tool.get("inputSchema").cloned().unwrap_or_default();
         let required = crate::mcp::schema::required(&schema);
@@ -111,17 +112,17 @@ pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
                 } else {
                     "optional"
                 };
-                println!("  arg {}: {ty} ({need})", one_line(arg, 64));
+                outln!("  arg {}: {ty} ({need})", one_line(arg, 64));
             }
         }
         if let Some(out) = tool.get("outputSchema") {
-            println!("  output schema: {}", one_line(&pin::canonical(out), 200));
+            outln!("  output schema: {}", one_line(&pin::canonical(out), 200));
         }
         let h = hints(tool);
         if !h.is_empty() {
-            println!("  hints (the server's claims, not trusted): {h}");
+            outln!("  hints (the server's claims, not trusted): {h}");
         }
-        println!("  pin: sha256:{}", pin::tool_hash(tool));
+        outln!("  pin: sha256:{}", pin::tool_hash(tool));
     }
     exit::OK
 }
@@ -146,7 +147,7 @@ pub fn lock_command(policy_flag: Option<&Path>) -> i32 {
     match lock.write_for(&path) {
         Ok(written) => {
             let tools: usize = lock.servers.values().map(|s| s.tools.len()).sum();
-            println!(
+            outln!(
                 "locked {tools} tool(s) of {} server(s) in {}",
                 lock.servers.len(),
                 written.display()
@@ -173,21 +174,21 @@ pub fn diff_command(policy_flag: Option<&Path>) -> i32 {
         Err(e) => return usage(&e.to_string()),
     };
     if diffs.is_empty() {
-        println!("every locked tool matches its pin");
+        outln!("every locked tool matches its pin");
         return exit::OK;
     }
     for d in &diffs {
         match d.field {
-            None => println!("{}.{}: gone from the server", d.server, d.tool),
+            None => outln!("{}.{}: gone from the server", d.server, d.tool),
             Some(field) => {
-                println!("{}.{}: {field} changed", d.server, d.tool);
-                println!(
+                outln!("{}.{}: {field} changed", d.server, d.tool);
+                outln!(
                     "  - locked: {}",
                     d.locked
                         .as_deref()
                         .map_or("(absent)".into(), |t| one_line(t, 2000))
                 );
-                println!(
+                outln!(
                     "  + live:   {}",
                     d.live
                         .as_deref()
@@ -400,12 +401,12 @@ pub fn init_command(
     };
     match lock.write_for(out) {
         Ok(written) => {
-            println!(
+            outln!(
                 "wrote {} ({declared} tool(s) of server `{server}`) and its lock {}",
                 out.display(),
                 written.display()
             );
-            println!(
+            outln!(
                 "review the tools, then check it with `zamburak policy check {}`",
                 out.display()
             );
@@ -428,7 +429,7 @@ pub(super) fn on_interrupt_kill_servers() {
         };
         if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
             crate::mcp::client::kill_all_servers();
-            eprintln!(
+            errln!(
                 "interrupted: the MCP servers were stopped; the trace ends without an `end` record"
             );
             std::process::exit(130);

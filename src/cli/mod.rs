@@ -5,6 +5,7 @@
 pub mod approve;
 pub mod lint;
 pub mod mcp;
+pub mod output;
 pub mod policy;
 pub mod run;
 pub mod verify;
@@ -281,6 +282,19 @@ pub fn main() -> ExitCode {
                 policy::test_command(&scenarios, policy.as_deref())
             }
         },
+    };
+    // A command whose output could not be written did not do its job for whoever reads it: say so, and do
+    // not report success.
+    let code = match output::failure() {
+        Some(e) => {
+            output::errln!("error: cannot write the output to stdout: {e}");
+            if code == crate::exit::OK {
+                crate::exit::USAGE
+            } else {
+                code
+            }
+        }
+        None => code,
     };
     ExitCode::from(code.clamp(0, 255) as u8)
 }

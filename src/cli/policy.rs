@@ -1,5 +1,6 @@
 //! `zamburak policy check FILE` and `zamburak policy test SCENARIOS`.
 
+use super::output::{errln, outln};
 use std::path::Path;
 
 use crate::exit;
@@ -12,17 +13,17 @@ pub fn check_command(file: &Path) -> i32 {
     let policy = match Policy::load(file) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("{e}");
+            errln!("{e}");
             return crate::exit::USAGE;
         }
     };
     match policy.to_yaml() {
         Ok(text) => {
-            println!("{}", text.trim_end());
+            outln!("{}", text.trim_end());
             crate::exit::OK
         }
         Err(e) => {
-            eprintln!(
+            errln!(
                 "{}: error: cannot print the policy: {e}",
                 policy.display_name()
             );
@@ -34,9 +35,9 @@ pub fn check_command(file: &Path) -> i32 {
 /// `zamburak policy test FILE [--policy P]`. Returns the exit code: 0 all passed, 1 any failed, 2 when
 /// the file or the policy cannot be used.
 pub fn test_command(file: &Path, policy_override: Option<&Path>) -> i32 {
-    match run_file(file, policy_override, &mut |line| println!("{line}")) {
+    match run_file(file, policy_override, &mut |line| outln!("{line}")) {
         Ok(totals) => {
-            println!("{} passed, {} failed", totals.passed, totals.failed);
+            outln!("{} passed, {} failed", totals.passed, totals.failed);
             if totals.failed == 0 {
                 exit::OK
             } else {
@@ -44,7 +45,7 @@ pub fn test_command(file: &Path, policy_override: Option<&Path>) -> i32 {
             }
         }
         Err(message) => {
-            eprintln!("zamburak policy test: {message}");
+            errln!("zamburak policy test: {message}");
             exit::USAGE
         }
     }

@@ -1,6 +1,7 @@
 //! `zamburak run`: loads the policy and the plan, runs the plan against the built-in adapters, writes the
 //! trace and reports in text or JSON.
 
+use super::output::{err, errln, out, outln};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -81,9 +82,9 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         Ok(c) => c,
         Err(e) => return usage(&e),
     };
-    eprintln!("{}", chosen.announce());
+    errln!("{}", chosen.announce());
     for w in &chosen.warnings {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     let policy = &chosen.policy;
     let policy_text = &chosen.text;
@@ -92,7 +93,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         Err(message) => return usage(&message),
     };
     let Ok(source) = String::from_utf8(plan_bytes.clone()) else {
-        eprintln!(
+        errln!(
             "error: {} is not UTF-8 text, so it is not a plan",
             opts.plan.display()
         );
@@ -139,7 +140,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         let store = crate::trace::values::store_path(&trace_path);
         match crate::trace::values::ValueStore::create(&store) {
             Ok(s) => writer.keep_values_in(s),
-            Err(e) => eprintln!(
+            Err(e) => errln!(
                 "warning: cannot keep values for `view --reveal` in {}: {e}",
                 store.display()
             ),
@@ -155,9 +156,9 @@ pub fn run_command(opts: &RunOptions) -> i32 {
     let mut print = |text: &str| {
         // `print` output is for the person at the terminal; in JSON mode stdout carries only the document.
         if json {
-            eprint!("{text}");
+            err!("{text}");
         } else {
-            print!("{text}");
+            out!("{text}");
         }
     };
     let ask = opts.confirm_ask && std::io::IsTerminal::is_terminal(&std::io::stdin());
@@ -184,22 +185,22 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         };
         match snapshot::suspend(&report, &ctx, &mut writer) {
             Ok(path) => {
-                eprintln!("{}", super::approve::describe_claim(&report, &path));
+                errln!("{}", super::approve::describe_claim(&report, &path));
                 snapshot_path = Some(path);
             }
             Err(e) => {
-                eprintln!("error: the run cannot be suspended: {e}");
+                errln!("error: the run cannot be suspended: {e}");
                 exit_override = Some(exit::USAGE);
             }
         }
     }
     if let Some(problem) = writer.values_problem() {
-        eprintln!("warning: values stopped being kept for `view --reveal`: {problem}");
+        errln!("warning: values stopped being kept for `view --reveal`: {problem}");
     }
     let head = match writer.close() {
         Ok(head) => Some(head),
         Err(e) => {
-            eprintln!(
+            errln!(
                 "error: the trace {} could not be completed: {e}",
                 trace_path.display()
             );
@@ -209,7 +210,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
 
     let filename = opts.plan.display().to_string();
     if !report.diagnostics.is_empty() {
-        eprint!("{}", plan::render(&report.diagnostics, &source, &filename));
+        err!("{}", plan::render(&report.diagnostics, &source, &filename));
     }
     if json {
         let doc = JsonReport {
@@ -251,14 +252,14 @@ pub fn run_command(opts: &RunOptions) -> i32 {
             },
         };
         match serde_json::to_string_pretty(&doc) {
-            Ok(text) => println!("{text}"),
-            Err(e) => eprintln!("error: cannot print the report: {e}"),
+            Ok(text) => outln!("{text}"),
+            Err(e) => errln!("error: cannot print the report: {e}"),
         }
     } else {
         print_text(&report, &filename);
         match &head {
-            Some(h) => eprintln!("trace: {} (head {h})", trace_path.display()),
-            None => eprintln!("trace: {} (incomplete)", trace_path.display()),
+            Some(h) => errln!("trace: {} (head {h})", trace_path.display()),
+            None => errln!("trace: {} (incomplete)", trace_path.display()),
         }
     }
     if head.is_none() && report.exit_code == exit::OK {
@@ -298,7 +299,7 @@ fn read_plan(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 fn usage(message: &str) -> i32 {
-    eprintln!("error: {message}");
+    errln!("error: {message}");
     exit::USAGE
 }
 
@@ -308,14 +309,17 @@ fn print_text(report: &RunReport, filename: &str) {
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
-        eprintln!(
+        errln!(
             "{filename}:{}: {decision} {}: {} ({})",
-            d.line, d.tool, d.reason, d.rule
+            d.line,
+            d.tool,
+            d.reason,
+            d.rule
         );
     }
     if let Some(e) = &report.error {
         let at = e.line.map_or_else(String::new, |l| format!(":{l}"));
-        eprintln!("{filename}{at}: {}: {}", e.exc_type, e.message);
+        errln!("{filename}{at}: {}: {}", e.exc_type, e.message);
     }
     if let Some(said) = &report.tool_said {
         // Tool output, shown to the user at the terminal like `print` output; never in JSON or the trace.
@@ -324,7 +328,7 @@ fn print_text(report: &RunReport, filename: &str) {
             .map(|c| if c.is_control() { ' ' } else { c })
             .take(500)
             .collect();
-        eprintln!("  (shown here only) {flat}");
+        errln!("  (shown here only) {flat}");
     }
     let summary = match report.status {
         Status::Completed => format!("completed ({})", report.outcome),
@@ -333,5 +337,5 @@ fn print_text(report: &RunReport, filename: &str) {
         Status::Denied => "stopped: a tool call was denied".to_string(),
         Status::Suspended => "suspended: a tool call waits for your decision (exit 4)".to_string(),
     };
-    eprintln!("{summary}");
+    errln!("{summary}");
 }

@@ -1,5 +1,6 @@
 //! `zamburak verify TRACE`: checks a trace's hash chain and prints the verdict.
 
+use super::output::{errln, outln};
 use std::path::Path;
 
 use crate::digest::sha256_bytes;
@@ -17,7 +18,7 @@ pub fn verify_command(file: &Path) -> i32 {
     let report = match verify(file) {
         Ok(report) => report,
         Err(e) => {
-            eprintln!("zamburak verify: cannot read {e}");
+            errln!("zamburak verify: cannot read {e}");
             return exit::USAGE;
         }
     };
@@ -26,7 +27,7 @@ pub fn verify_command(file: &Path) -> i32 {
             let snapshot = snapshot::snapshot_path(file);
             let present =
                 std::fs::read(&snapshot).is_ok_and(|b| sha256_bytes(&b) == s.snapshot_sha256);
-            println!(
+            outln!(
                 "suspended at call #{}, waiting on {}{} until {}; {} records check, head {}",
                 s.call_id,
                 snapshot.display(),
@@ -38,7 +39,7 @@ pub fn verify_command(file: &Path) -> i32 {
             exit::SUSPENDED
         }
         _ => {
-            println!("{}", summary(&report));
+            outln!("{}", summary(&report));
             if report.is_ok() {
                 exit::OK
             } else {

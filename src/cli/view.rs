@@ -1,6 +1,7 @@
 //! `zamburak view TRACE.zjson [--addr 127.0.0.1:PORT] [--export FILE.html] [--reveal]`: serves or exports
 //! the lineage graph `crate::view` builds.
 
+use super::output::errln;
 use std::io::Write;
 use std::path::Path;
 
@@ -14,7 +15,7 @@ use crate::view::{model, render, server};
 /// with `--export`, because an export is a file made to be passed on.
 pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>, reveal: bool) -> i32 {
     if reveal && export.is_some() {
-        eprintln!(
+        errln!(
             "error: --reveal shows your private values and is for your own screen; it cannot be combined with --export (an export is made to be shared)"
         );
         return exit::USAGE;
@@ -22,14 +23,14 @@ pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>, rev
     let addr = match server::loopback_addr(addr) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return exit::USAGE;
         }
     };
     let mut view = match model::load(trace) {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return exit::USAGE;
         }
     };
@@ -38,13 +39,13 @@ pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>, rev
         match crate::trace::values::load(&store) {
             Ok(values) => model::reveal(&mut view, &values),
             Err(e) => {
-                eprintln!(
+                errln!(
                     "error: owner mode needs the run's value store: {e} (runs made with --no-values keep none)"
                 );
                 return exit::USAGE;
             }
         }
-        eprintln!(
+        errln!(
             "owner mode: your private values are shown; do not share the pages or their address"
         );
     }
@@ -56,11 +57,11 @@ pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>, rev
         } else {
             h.policy_path.as_str()
         };
-        eprintln!("policy: {path} (sha256 {short})");
+        errln!("policy: {path} (sha256 {short})");
     }
     let broken = !view.chain.ok;
     if broken {
-        eprintln!(
+        errln!(
             "warning: the trace's chain is broken at seq {}: {}",
             view.chain.broken_seq.unwrap_or(0),
             view.chain.broken_why.as_deref().unwrap_or("")
@@ -69,7 +70,7 @@ pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>, rev
     let pages = match render::Pages::new(view) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return exit::USAGE;
         }
     };
@@ -77,27 +78,27 @@ pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>, rev
         let html = match pages.export() {
             Ok(h) => h,
             Err(e) => {
-                eprintln!("error: {e}");
+                errln!("error: {e}");
                 return exit::USAGE;
             }
         };
         if let Err(e) = std::fs::write(out, html) {
-            eprintln!("error: cannot write {}: {e}", out.display());
+            errln!("error: cannot write {}: {e}", out.display());
             return exit::USAGE;
         }
-        eprintln!("wrote {}", out.display());
+        errln!("wrote {}", out.display());
         return if broken { exit::REJECTED } else { exit::OK };
     }
     let result = server::serve(pages, addr, &mut |url| {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{url}");
         let _ = out.flush();
-        eprintln!("serving the trace on loopback; press Ctrl-C to stop");
+        errln!("serving the trace on loopback; press Ctrl-C to stop");
     });
     match result {
         Ok(()) => exit::OK,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             exit::USAGE
         }
     }
