@@ -20,6 +20,8 @@ fn corpus_files() -> Vec<std::path::PathBuf> {
         "tests/scenarios",
         "tests/scenarios/spec",
         "tests/scenarios/mcp",
+        "tests/scenarios/llm",
+        "tests/scenarios/structure",
     ] {
         let mut found: Vec<_> = std::fs::read_dir(dir)
             .unwrap()

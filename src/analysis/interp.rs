@@ -1537,6 +1537,38 @@ impl<'a> Interp<'a> {
                 Readers::Only(BTreeSet::new()),
             ),
         };
+        // A declared `structure_readers` labels a list result's structure; the same call may return a dict
+        // (labelled with `readers`), so the bounds cover both: fewest readers for `may`, most for `must`.
+        let (readers_may, readers_must) = match &r.structure_readers {
+            Some(declared) => {
+                let s = match declared {
+                    ReadersSpec::Public => Readers::Public,
+                    ReadersSpec::List(names) => Readers::Only(
+                        names
+                            .iter()
+                            .filter_map(|n| self.space.principal(n))
+                            .collect(),
+                    ),
+                    ReadersSpec::User | ReadersSpec::FromFields(_) => {
+                        Readers::Only(BTreeSet::new())
+                    }
+                };
+                let fewest = match (&readers_may, &s) {
+                    (Readers::Public, r) | (r, Readers::Public) => r.clone(),
+                    (Readers::Only(a), Readers::Only(b)) => {
+                        Readers::Only(a.intersection(b).copied().collect())
+                    }
+                };
+                let most = match (&readers_must, &s) {
+                    (Readers::Only(a), Readers::Only(b)) => {
+                        Readers::Only(a.union(b).copied().collect())
+                    }
+                    _ => Readers::Public,
+                };
+                (fewest, most)
+            }
+            None => (readers_may, readers_must),
+        };
         let make = |untrusted: bool, tags: TagSet, readers: Readers| Label {
             integrity: if untrusted {
                 Integrity::Untrusted

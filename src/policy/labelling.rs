@@ -71,6 +71,16 @@ pub fn label_result(
     out
 }
 
+/// The principals a readers spec names for a whole value (`None`: public). Per-record readers name nobody
+/// for the whole: only the user.
+fn readers_list(spec: &ReadersSpec) -> Option<Vec<String>> {
+    match spec {
+        ReadersSpec::Public => None,
+        ReadersSpec::List(names) => Some(names.clone()),
+        ReadersSpec::User | ReadersSpec::FromFields(_) => Some(Vec::new()),
+    }
+}
+
 struct Labeller<'a> {
     space: &'a mut LabelSpace,
     call_id: u32,
@@ -95,6 +105,13 @@ impl Labeller<'_> {
                         }
                     })
                     .collect();
+                // docs/semantics.md §3: the structure's readers are the declared `structure_readers`, or
+                // else the result's readers intersected with every element's.
+                if let Some(declared) = self.returns.structure_readers.clone() {
+                    let readers = readers_list(&declared);
+                    let structure = self.label_exact(None, readers);
+                    return LValue::new(Raw::List(elements), self.space.encode(&structure));
+                }
                 let list_readers = match self.returns.readers {
                     // Per-record readers: the list itself has none of its own, so it is bounded only by its
                     // elements; with no element, nobody but the user.
@@ -120,11 +137,10 @@ impl Labeller<'_> {
 
     /// Readers for a value that is not a record: the spec's, with `from_fields` meaning the user only.
     fn scalar_readers(&self) -> Option<Vec<String>> {
-        match &self.returns.readers {
-            Some(ReadersSpec::Public) => None,
-            Some(ReadersSpec::List(names)) => Some(names.clone()),
-            Some(ReadersSpec::User | ReadersSpec::FromFields(_)) | None => Some(Vec::new()),
-        }
+        self.returns
+            .readers
+            .as_ref()
+            .map_or(Some(Vec::new()), readers_list)
     }
 
     fn record(&mut self, value: &Value) -> LValue {
@@ -259,6 +275,10 @@ tools:
     effect: read
     args: { limit: {} }
     returns: { tags: [PRIVATE], readers: { from_fields: [from, to] } }
+  inbox:
+    effect: read
+    args: { limit: {} }
+    returns: { tags: [PRIVATE], readers: { from_fields: [from, to] }, structure_readers: public }
   lookup:
     effect: read
     args: { q: {} }
@@ -343,6 +363,32 @@ tools:
         let v = label_result(&p, "lookup", &json!({"k": "v"}), &mut s, 2, Packed::LITERAL);
         assert!(!s.decode(&field(&v, "k").label).is_untrusted());
         assert_eq!(s.decode(&v.label).readers, Readers::Public);
+    }
+
+    #[test]
+    fn declared_structure_readers_change_only_the_structures_readers() {
+        let (p, mut s) = setup();
+        let list = json!([
+            mail("a@x.test", &["me@example.com"]),
+            mail("c@x.test", &["b@x.test"])
+        ]);
+        let v = label_result(&p, "inbox", &list, &mut s, 6, Packed::LITERAL);
+        let structure = s.decode(&v.label);
+        assert_eq!(structure.readers, Readers::Public);
+        // Integrity, tags and sources stay the result's.
+        assert!(structure.is_untrusted());
+        assert_eq!(s.describe(&structure).tags, ["PRIVATE"]);
+        assert_eq!(s.describe(&structure).sources, ["inbox#6"]);
+        // Each message keeps exactly its own readers: never widened to another message's.
+        let Raw::List(items) = &v.raw else { panic!() };
+        assert_eq!(
+            readers(&s, &items[0].label),
+            Some(vec!["a@x.test".to_string()])
+        );
+        assert_eq!(
+            readers(&s, &items[1].label),
+            Some(vec!["c@x.test".to_string(), "b@x.test".to_string()])
+        );
     }
 
     #[test]

@@ -665,6 +665,22 @@ fn check_returns<'a>(
     for (i, tag) in returns.tags.iter().flatten().enumerate() {
         check_declared(cx, file, &sub(&[Seg::Key("tags"), Seg::Index(i)]), tag)?;
     }
+    match &returns.structure_readers {
+        Some(ReadersSpec::FromFields(_)) => {
+            return Err(cx
+                .at_value(
+                    &sub(&[Seg::Key("structure_readers")]),
+                    "a list's structure has no fields to read readers from",
+                )
+                .expected("`public`, `user` or a list of readers"));
+        }
+        Some(ReadersSpec::List(names)) if names.iter().any(|n| n.trim().is_empty()) => {
+            return Err(cx
+                .at_value(&sub(&[Seg::Key("structure_readers")]), "empty reader name")
+                .expected("an address"));
+        }
+        _ => {}
+    }
     match &returns.readers {
         Some(ReadersSpec::FromFields(fields)) if fields.is_empty() => {
             return Err(cx
