@@ -14,6 +14,7 @@ fn every_corpus_scenario_meets_its_expectation() {
         root.join("spec"),
         root.join("mcp"),
         root.join("llm"),
+        root.join("structure"),
     ]
     .iter()
     .flat_map(|dir| std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()))
