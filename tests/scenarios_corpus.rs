@@ -6,8 +6,8 @@ use std::path::Path;
 #[test]
 fn every_corpus_scenario_meets_its_expectation() {
     // Five corpora, each over its own policy: tests/scenarios, the larger tests/scenarios/spec,
-    // tests/scenarios/mcp (MCP-sourced tools, offline) tests/scenarios/llm (the quarantined LLM) and tests/scenarios/structure
-    // (`returns.structure_readers`).
+    // tests/scenarios/mcp (MCP-sourced tools, offline), tests/scenarios/llm (the quarantined LLM) and
+    // tests/scenarios/structure (`returns.structure_readers`).
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
     let mut files: Vec<_> = [
         root.clone(),
