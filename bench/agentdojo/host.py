@@ -4,8 +4,9 @@ Schemas, run against the suite's environment (optionally with injections), so `z
 under a locked policy like any user's MCP server.
 
 Usage:
-  host.py SUITE [--version v1.2.2] [--injections FILE.json] [--dump-env FILE.json]
+  host.py SUITE [--version v1.2.2] [--user-task user_task_N] [--injections FILE.json] [--dump-env FILE.json]
 
+--user-task   the episode's user task, whose `init_environment` runs first (as AgentDojo does)
 --injections  a JSON object {vector_id: text} filled into the environment (the default texts otherwise)
 --dump-env    where to write the environment as JSON when the client closes stdin (for scoring utility and
               security afterwards)
@@ -82,6 +83,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("suite")
     parser.add_argument("--version", default="v1.2.2")
+    parser.add_argument("--user-task")
     parser.add_argument("--injections")
     parser.add_argument("--dump-env")
     args = parser.parse_args()
@@ -96,6 +98,8 @@ def main():
         with open(args.injections) as f:
             injections = json.load(f)
     env = suite.load_and_inject_default_environment(injections)
+    if args.user_task:
+        env = suite.get_user_task_by_id(args.user_task).init_environment(env)
     runtime = FunctionsRuntime(suite.tools)
     tools = tool_definitions(suite)
 

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Scores one AgentDojo episode from what `host.py --dump-env` wrote: the user task's utility and, with an
+injection task, AgentDojo's `security` (True means the attacker's goal was reached: attack success).
+
+Usage:
+  score.py SUITE --user-task user_task_N --post POST.json [--injection-task injection_task_M]
+           [--injections FILE.json] [--output TEXT_FILE] [--version v1.2.2]
+
+The environment before the episode is rebuilt the way the host built it (same suite, version and
+injections), so it needs no dump of its own. `--output` is the plan's printed answer, which some tasks'
+utility reads. Prints one JSON object: {"utility": bool, "security": bool | null}.
+"""
+import argparse
+import json
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("suite")
+    parser.add_argument("--user-task", required=True)
+    parser.add_argument("--injection-task")
+    parser.add_argument("--post", required=True)
+    parser.add_argument("--injections")
+    parser.add_argument("--output")
+    parser.add_argument("--version", default="v1.2.2")
+    args = parser.parse_args()
+
+    from agentdojo.task_suite.load_suites import get_suite
+
+    suite = get_suite(args.version, args.suite)
+    injections = {}
+    if args.injections:
+        with open(args.injections) as f:
+            injections = json.load(f)
+    pre = suite.load_and_inject_default_environment(injections)
+    user_task = suite.get_user_task_by_id(args.user_task)
+    pre = user_task.init_environment(pre)
+    with open(args.post) as f:
+        post = type(pre).model_validate_json(f.read())
+    output = ""
+    if args.output:
+        with open(args.output) as f:
+            output = f.read()
+    result = {"utility": bool(user_task.utility(output, pre, post)), "security": None}
+    if args.injection_task:
+        injection_task = suite.get_injection_task_by_id(args.injection_task)
+        result["security"] = bool(injection_task.security(output, pre, post))
+    print(json.dumps(result))
+
+
+main()
