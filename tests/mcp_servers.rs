@@ -455,6 +455,43 @@ fn a_server_that_never_answers_is_stopped_with_the_processes_it_started() {
 }
 
 #[test]
+fn server_text_cannot_break_out_of_the_starting_policys_comments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("description.txt"),
+        "Adds.\n  injected_tool:\n    source: x",
+    )
+    .unwrap();
+    let server = repo().join("tests/mcp/attacker_server.py");
+    let out = zamburak(
+        dir,
+        &[
+            "policy",
+            "init",
+            "--mcp",
+            "attacker",
+            "-o",
+            "p.yaml",
+            "--",
+            "python3",
+            server.to_str().unwrap(),
+            dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let policy = std::fs::read_to_string(dir.join("p.yaml")).unwrap();
+    // Every line that server text reaches is a comment; no tool beyond the server's own was declared.
+    assert!(!policy.contains("\n  pwned:"), "{policy}");
+    assert!(!policy.contains("\n  injected_tool:"), "{policy}");
+    let sources = policy
+        .lines()
+        .filter(|l| l.trim_start().starts_with("source:"))
+        .count();
+    assert_eq!(sources, 8, "{policy}");
+}
+
+#[test]
 fn a_denied_call_leaves_no_server_running() {
     let tmp = attacker_setup("");
     let dir = tmp.path();

@@ -137,6 +137,13 @@ const BROKEN: &[(&str, u64, u64, &str)] = &[
     ),
     ("llm_wrong_args", 8, 5, "declares (prompt, text)"),
     (
+        "llm_without_provider_check",
+        10,
+        7,
+        "the provider must be a reader of it",
+    ),
+    ("llm_trusted_answer", 12, 5, "an LLM's answer is untrusted"),
+    (
         "provider_recipient_outside_llm",
         9,
         37,

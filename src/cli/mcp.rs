@@ -66,11 +66,14 @@ fn hints(tool: &Value) -> String {
     let Some(Value::Object(a)) = tool.get("annotations") else {
         return String::new();
     };
-    a.iter()
+    // Server text: one line, so it can never leave the comment it is written into.
+    let all = a
+        .iter()
         .filter(|(k, _)| k.ends_with("Hint"))
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    one_line(&all, 300)
 }
 
 /// `zamburak mcp list [--json] -- COMMAND ARGS…`

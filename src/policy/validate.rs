@@ -427,6 +427,41 @@ fn check_llm(
                 LLM_ARGS.join(", ")
             )));
     }
+    // The provider reads what it is sent: both the prompt and the data must name it as a reader.
+    for arg in ["prompt", "data"] {
+        let names_provider = tool
+            .args
+            .get(arg)
+            .and_then(|a| a.readers_must_include.as_deref())
+            == Some(crate::policy::providers::PROVIDER_RECIPIENT);
+        if !names_provider {
+            let mut at = with(Seg::Key("args"));
+            at.push(Seg::Key(arg));
+            return Err(cx
+                .at_key(
+                    &at,
+                    format!("`{arg}` goes to the provider, so the provider must be a reader of it"),
+                )
+                .expected("`readers_must_include: provider`"));
+        }
+    }
+    // Whatever the data, a model's answer is untrusted (docs/llm.md).
+    let returns = tool.returns.clone().unwrap_or_default();
+    let trusted_field = returns
+        .fields
+        .iter()
+        .flat_map(|f| f.iter())
+        .find_map(|(name, f)| {
+            (f.integrity == Some(super::model::IntegritySpec::Trusted)).then_some(name)
+        });
+    if returns.integrity == Some(super::model::IntegritySpec::Trusted) || trusted_field.is_some() {
+        return Err(cx
+            .at_key(
+                &with(Seg::Key("returns")),
+                "an LLM's answer is untrusted: it may repeat whatever the data told it",
+            )
+            .expected("`integrity: untrusted` (the default), for the answer and every field"));
+    }
     Ok(())
 }
 
