@@ -89,17 +89,11 @@ def main():
     args = parser.parse_args()
 
     from agentdojo.functions_runtime import FunctionsRuntime
-    from agentdojo.task_suite.load_suites import get_suite
+
+    import episode
 
     pin_clock()
-    suite = get_suite(args.version, args.suite)
-    injections = {}
-    if args.injections:
-        with open(args.injections) as f:
-            injections = json.load(f)
-    env = suite.load_and_inject_default_environment(injections)
-    if args.user_task:
-        env = suite.get_user_task_by_id(args.user_task).init_environment(env)
+    suite, env = episode.load(args.suite, args.version, args.injections, args.user_task)
     runtime = FunctionsRuntime(suite.tools)
     tools = tool_definitions(suite)
 

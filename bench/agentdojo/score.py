@@ -25,16 +25,10 @@ def main():
     parser.add_argument("--version", default="v1.2.2")
     args = parser.parse_args()
 
-    from agentdojo.task_suite.load_suites import get_suite
+    import episode
 
-    suite = get_suite(args.version, args.suite)
-    injections = {}
-    if args.injections:
-        with open(args.injections) as f:
-            injections = json.load(f)
-    pre = suite.load_and_inject_default_environment(injections)
+    suite, pre = episode.load(args.suite, args.version, args.injections, args.user_task)
     user_task = suite.get_user_task_by_id(args.user_task)
-    pre = user_task.init_environment(pre)
     with open(args.post) as f:
         post = type(pre).model_validate_json(f.read())
     output = ""

@@ -160,35 +160,45 @@ impl Hub {
         tool: &str,
         args: &Map<String, Value>,
     ) -> Result<Value, CallError> {
-        let definition = self
-            .lock
-            .servers
-            .get(server)
-            .and_then(|s| s.tools.get(tool))
-            .map(|t| t.definition.clone())
-            .ok_or_else(|| CallError::Server {
-                server: server.to_string(),
-                source: McpError::Protocol(format!("tool `{tool}` is not locked")),
-            })?;
-        let input_schema = definition.get("inputSchema").cloned().unwrap_or_default();
-        let required = schema::required(&input_schema);
-        let arguments: Map<String, Value> = args
-            .iter()
-            .filter(|(k, v)| !v.is_null() || required.contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        schema::check(&input_schema, &Value::Object(arguments.clone()), "")
-            .map_err(CallError::Arguments)?;
+        let not_locked = || CallError::Server {
+            server: server.to_string(),
+            source: McpError::Protocol(format!("tool `{tool}` is not locked")),
+        };
+        let arguments = {
+            let definition = &self
+                .lock
+                .servers
+                .get(server)
+                .and_then(|s| s.tools.get(tool))
+                .ok_or_else(not_locked)?
+                .definition;
+            let input_schema = definition.get("inputSchema").unwrap_or(&Value::Null);
+            let required = schema::required(input_schema);
+            let arguments = Value::Object(
+                args.iter()
+                    .filter(|(k, v)| !v.is_null() || required.contains(&k.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            );
+            schema::check(input_schema, &arguments, "").map_err(CallError::Arguments)?;
+            arguments
+        };
+        let Value::Object(arguments) = arguments else {
+            // Built as an object just above.
+            return Err(not_locked());
+        };
 
         self.ensure_started(server)?;
-        let client = self
-            .running
-            .get_mut(server)
-            .ok_or_else(|| CallError::Server {
-                server: server.to_string(),
-                source: McpError::Closed,
-            })?;
-        let locked = self.lock.servers.get(server);
+        let Hub { lock, running, .. } = self;
+        let locked = lock.servers.get(server);
+        let definition = &locked
+            .and_then(|s| s.tools.get(tool))
+            .ok_or_else(not_locked)?
+            .definition;
+        let client = running.get_mut(server).ok_or_else(|| CallError::Server {
+            server: server.to_string(),
+            source: McpError::Closed,
+        })?;
         recheck(server, client, locked)?;
         let result = client
             .call(tool, arguments)

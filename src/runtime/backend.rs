@@ -32,14 +32,14 @@ pub trait Backend {
     fn invoke(
         &mut self,
         tool: &str,
-        source: Option<&str>,
+        source: Option<&ToolSource>,
         args: &Map<String, Value>,
         draft: bool,
     ) -> Result<Value, Failure>;
 
     /// The pin of the tool definition `source` will be called against, when the source is pinned (an MCP
     /// tool); recorded with each call.
-    fn pin(&self, _source: &str) -> Option<String> {
+    fn pin(&self, _source: &ToolSource) -> Option<String> {
         None
     }
 }
@@ -67,13 +67,13 @@ impl Backend for BuiltinBackend {
     fn invoke(
         &mut self,
         tool: &str,
-        source: Option<&str>,
+        source: Option<&ToolSource>,
         args: &Map<String, Value>,
         draft: bool,
     ) -> Result<Value, Failure> {
-        let Some(source) = source else {
+        let Some(source) = source.and_then(ToolSource::builtin).map(|s| s.name()) else {
             return Err(format!(
-                "tool `{tool}` has no `source` in the policy, so nothing can serve it"
+                "tool `{tool}` has no built-in `source` in the policy, so nothing here can serve it"
             )
             .into());
         };
@@ -147,10 +147,8 @@ impl ToolBackend {
 }
 
 impl Backend for ToolBackend {
-    fn pin(&self, source: &str) -> Option<String> {
-        let ToolSource::Mcp(mcp) = ToolSource::parse(source)? else {
-            return None;
-        };
+    fn pin(&self, source: &ToolSource) -> Option<String> {
+        let mcp = source.mcp()?;
         Some(
             self.mcp
                 .as_ref()?
@@ -162,14 +160,14 @@ impl Backend for ToolBackend {
     fn invoke(
         &mut self,
         tool: &str,
-        source: Option<&str>,
+        source: Option<&ToolSource>,
         args: &Map<String, Value>,
         draft: bool,
     ) -> Result<Value, Failure> {
-        let mcp = match source.and_then(ToolSource::parse) {
+        let mcp = match source {
             Some(ToolSource::Mcp(mcp)) => mcp,
             Some(ToolSource::Llm(provider)) => {
-                let Some(spec) = self.providers.get(&provider) else {
+                let Some(spec) = self.providers.get(provider) else {
                     return Err(format!("provider `{provider}` is not declared").into());
                 };
                 if draft {

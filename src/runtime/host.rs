@@ -280,7 +280,7 @@ impl RunHost<'_, '_> {
                 .policy
                 .tool(name)
                 .and_then(|t| t.source.as_ref())
-                .and_then(|s| self.backend.pin(&s.to_string())),
+                .and_then(|s| self.backend.pin(s)),
         };
         let recorded = self.recorder.record(Record::Call(call.clone()));
         self.decisions.push(CallDecision {
@@ -356,15 +356,8 @@ impl RunHost<'_, '_> {
     ) -> HostReply {
         let raw_args: Map<String, Value> =
             args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
-        let source = self
-            .policy
-            .tool(name)
-            .and_then(|t| t.source.as_ref())
-            .map(ToString::to_string);
-        let value = match self
-            .backend
-            .invoke(name, source.as_deref(), &raw_args, draft)
-        {
+        let source = self.policy.tool(name).and_then(|t| t.source.as_ref());
+        let value = match self.backend.invoke(name, source, &raw_args, draft) {
             Ok(value) => value,
             Err(failure) => {
                 if failure.quotes_tool_output {

@@ -112,7 +112,7 @@ impl Backend for FixtureBackend {
     fn invoke(
         &mut self,
         tool: &str,
-        _source: Option<&str>,
+        _source: Option<&crate::policy::servers::ToolSource>,
         _args: &Map<String, Value>,
         _draft: bool,
     ) -> Result<Value, crate::runtime::backend::Failure> {

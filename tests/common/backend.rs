@@ -35,7 +35,7 @@ impl<F: Fn(&str) -> Value> Backend for Canned<F> {
     fn invoke(
         &mut self,
         tool: &str,
-        _: Option<&str>,
+        _: Option<&zamburak::policy::servers::ToolSource>,
         _: &Map<String, Value>,
         _: bool,
     ) -> Result<Value, zamburak::runtime::backend::Failure> {
