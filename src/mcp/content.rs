@@ -1,6 +1,7 @@
 //! What a plan receives from an MCP tool call: the `CallToolResult` turned into a plain value.
 //!
-//! * `structuredContent`, when present (checked against the tool's `outputSchema` by the caller);
+//! * `structuredContent`, when present (checked against the tool's `outputSchema` by the caller), unwrapped
+//!   when it is the `{"result": X}` wrapper the MCP Python SDK puts around a result that is not an object;
 //! * else the text parts, joined by newlines, when every part is text;
 //! * else a list with one entry per part: text as a string; images, audio and resources as small dicts
 //!   (`type`, `mimeType`, `size` in bytes of their data) — the plan never gets binary data, only its shape.
@@ -25,6 +26,33 @@ pub fn plan_value(result: &Value) -> Result<Value, String> {
         return Ok(Value::String(text));
     }
     Ok(Value::Array(parts.iter().map(part).collect()))
+}
+
+/// The value inside a wrapped structured result. The MCP Python SDK (FastMCP) returns a result that is not an
+/// object, such as a list or a number, as `{"result": X}`, with an `outputSchema` whose only property is the
+/// required `result`. The plan receives `X`, so that a policy's `fields` and `from_fields` rules apply to the
+/// records of a list result as they do to a built-in tool's. Anything else is returned unchanged: the
+/// unwrapping needs both the schema's and the value's word that the object is only a wrapper.
+pub fn unwrap_result(output_schema: Option<&Value>, value: Value) -> Value {
+    let schema_wraps = output_schema.is_some_and(|schema| {
+        let one_property = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.len() == 1 && p.contains_key("result"));
+        let required = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|k| k.as_str() == Some("result")));
+        one_property && required
+    });
+    match value {
+        Value::Object(mut map) if schema_wraps && map.len() == 1 => match map.remove("result") {
+            Some(inner) => inner,
+            // The one key is not `result`: the value is not the wrapper the schema describes.
+            None => Value::Object(map),
+        },
+        other => other,
+    }
 }
 
 /// The text of `parts` joined by newlines, when every part is text.
@@ -85,6 +113,24 @@ fn part(p: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wrapped_result_is_unwrapped_only_when_schema_and_value_agree() {
+        let wrapper = json!({"type": "object", "properties": {"result": {"type": "array"}}, "required": ["result"]});
+        let list = json!({"result": [{"a": 1}]});
+        assert_eq!(unwrap_result(Some(&wrapper), list.clone()), json!([{"a": 1}]));
+        // No schema, a schema with more properties, or `result` not required: unchanged.
+        assert_eq!(unwrap_result(None, list.clone()), list);
+        let two = json!({"type": "object", "properties": {"result": {}, "x": {}}, "required": ["result"]});
+        assert_eq!(unwrap_result(Some(&two), list.clone()), list);
+        let optional = json!({"type": "object", "properties": {"result": {}}});
+        assert_eq!(unwrap_result(Some(&optional), list.clone()), list);
+        // A value with another key, or more keys, is not the wrapper.
+        let other = json!({"results": 1});
+        assert_eq!(unwrap_result(Some(&wrapper), other.clone()), other);
+        let more = json!({"result": 1, "x": 2});
+        assert_eq!(unwrap_result(Some(&wrapper), more.clone()), more);
+    }
 
     #[test]
     fn text_structured_mixed_and_errors() {

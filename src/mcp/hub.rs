@@ -212,6 +212,7 @@ impl Hub {
             && let Some(output_schema) = definition.get("outputSchema")
         {
             schema::check(output_schema, &value, "").map_err(CallError::Output)?;
+            return Ok(content::unwrap_result(Some(output_schema), value));
         }
         Ok(value)
     }
