@@ -103,7 +103,7 @@ class Episode:
             return True, self.attacker_answer(shape, "")
         if self.honest is None:
             return False, None
-        return self.honest(self.user_task_id, self.clean_env, prompt, shape)
+        return self.honest(self.user_task_id, self.clean_env, prompt, shape, data_text)
 
     def attacker_answer(self, shape, name):
         """A value of `shape` (a JSON Schema) filled with the attacker's values by field name."""
