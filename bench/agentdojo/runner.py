@@ -144,7 +144,9 @@ def main():
 
     def score(user_task, injection_task, out, pre, post, calls):
         output = [text_content_block_from_string(out)]
-        utility = suite._check_user_task_utility(user_task, output, pre, post, calls)
+        utility = None
+        if user_task is not None:
+            utility = suite._check_user_task_utility(user_task, output, pre, post, calls)
         security = None
         if injection_task is not None:
             security = suite._check_injection_task_security(injection_task, output, pre, post, calls)
@@ -253,7 +255,8 @@ def main():
                 episode = qllm.Episode("replay", None, clean_env, {}, None, None)
                 episode.replay = answer
                 code, out, err, made, decisions = zrun(plan, policy_path, env, episode, f"fooled-{iid}-{which}")
-                outcome[which] = (code, bool(injection_task.security(out, pre, env)))
+                _, reached = score(None, injection_task, out, pre, env, made)
+                outcome[which] = (code, reached)
                 if which == "policy":
                     count("fooled_agent", decisions, code)
             result["fooled_agent"]["replayed"] += 1
