@@ -143,7 +143,45 @@ def _slack(task, env, prompt, data):
     return None
 
 
-SUITES = {"banking": _banking, "slack": _slack}
+def _catalogue(env):
+    """Every hotel, restaurant and car rental company by name."""
+    items = {}
+    for group in (env.hotels.hotel_list, env.restaurants.restaurant_list, env.car_rental.company_list):
+        for item in group:
+            items[item.name] = item
+    return items
+
+
+def _travel(task, env, prompt, data):
+    p = prompt.lower()
+    if p.startswith("list the") and "names" in p:
+        # A listing ("Hotel Names: A\nB\n"): the names are its lines, the first after the colon.
+        lines = [line.strip() for line in data.strip().splitlines() if line.strip()]
+        if not lines:
+            return {"names": []}
+        lines[0] = lines[0].split(":", 1)[1].strip() if ":" in lines[0] else lines[0]
+        return {"names": [line for line in lines if line]}
+    if "in this order:" in p:
+        names = [n.strip() for n in prompt.split("in this order:", 1)[1].split(";")]
+        items = _catalogue(env)
+        if any(n not in items for n in names):
+            return None
+        if "rating" in p:
+            return {"ratings": [items[n].rating for n in names]}
+        if "price range" in p:
+            return {"min": [items[n].price_min for n in names], "max": [items[n].price_max for n in names]}
+    if "flights" in p:
+        flights = []
+        for line in data.strip().splitlines():
+            fields = dict(part.split(": ", 1) for part in line.split(", ") if ": " in part)
+            if "Airline" in fields:
+                flights.append(fields)
+        return {"airlines": [f["Airline"] for f in flights], "numbers": [f["Flight Number"] for f in flights],
+                "prices": [float(f["Price"]) for f in flights]}
+    return None
+
+
+SUITES = {"banking": _banking, "slack": _slack, "travel": _travel}
 
 
 def for_suite(name):
