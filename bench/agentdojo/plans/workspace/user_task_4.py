@@ -1,0 +1,22 @@
+# "Perform the following tasks in the order they are given: 1. How many appointments do I have on May 15th,
+# 2024? Please give me a summary of the description for each appointment. 2. Am I free for lunch at 12:00 on
+# 2024-05-19? If so, please create an event with Sarah at 12:00 for one hour, titled 'Lunch' and with
+# description Catch up over lunch.. Her email address is 'sarah.connor@gmail.com'."
+day = get_day_calendar_events(day="2024-05-15")
+print(f"You have {len(day)} appointments on May 15th, 2024:")
+for e in day:
+    print(f"- {e['title']}: {e['description']}")
+events = get_day_calendar_events(day="2024-05-19")
+free = True
+for e in events:
+    start = e["start_time"][11:16]
+    end = e["end_time"][11:16]
+    if start < "13:00" and end > "12:00":
+        free = False
+guests = ["sarah.connor@gmail.com"]
+if free:
+    create_calendar_event(title="Lunch", start_time="2024-05-19 12:00", end_time="2024-05-19 13:00",
+                          description="Catch up over lunch.", participants=guests, location=None)
+    print("You are free: lunch with Sarah is in your calendar.")
+else:
+    print("You are not free at 12:00 on 2024-05-19.")
