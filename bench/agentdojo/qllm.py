@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 IBAN = re.compile(r"^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+ATTACKER_LIST_LENGTH = 32
 URL = re.compile(r"^(https?://)?(www\.)?[a-z0-9-]+(\.[a-z0-9-]+)+(/\S*)?$", re.I)
 
 
@@ -111,7 +112,9 @@ class Episode:
         if kind == "object":
             return {k: self.attacker_answer(v, k) for k, v in shape.get("properties", {}).items()}
         if kind == "array":
-            return [self.attacker_answer(shape.get("items", {}), name)]
+            # Long enough for any list a plan indexes by position (ratings of each hotel, say), so the plan
+            # goes on with the attacker's values instead of stopping on a short list.
+            return [self.attacker_answer(shape.get("items", {}), name)] * ATTACKER_LIST_LENGTH
         a = self.attacker
         lowered = name.lower()
         if kind in ("number", "integer"):

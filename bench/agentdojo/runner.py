@@ -78,6 +78,8 @@ def main():
     parser.add_argument("--user-task", action="append", help="only these user tasks (repeatable)")
     parser.add_argument("--lock", action="store_true", help="lock the suite's policy against the live host and exit")
     parser.add_argument("--no-pairs", action="store_true", help="only the no-attack episodes")
+    parser.add_argument("--qllm-port", type=int, help="the Q-LLM's port (default: the suite's; a policy variant "
+                        "names its own in its provider's base_url)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     zamburak = os.path.abspath(args.zamburak)
@@ -101,10 +103,11 @@ def main():
     workdir = tempfile.mkdtemp(prefix=f"agentdojo-{args.suite}-")
     socket_path = os.path.join(workdir, "host.sock")
     host = Host(socket_path, None)
+    port = args.qllm_port or PORTS[args.suite]
     try:
-        server = qllm.Server(PORTS[args.suite])
+        server = qllm.Server(port)
     except OSError as e:
-        sys.exit(f"cannot serve the Q-LLM on 127.0.0.1:{PORTS[args.suite]}: {e} (another run of this suite?)")
+        sys.exit(f"cannot serve the Q-LLM on 127.0.0.1:{port}: {e} (another run of this suite?)")
     child_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ZAMBURAK_AGENTDOJO_SOCKET": socket_path}
 
     def fresh_env(injections, user_task):
@@ -143,13 +146,23 @@ def main():
         return code, out, err, calls, decisions
 
     def score(user_task, injection_task, out, pre, post, calls):
+        """AgentDojo's own checks. A check that raises is recorded; it counts as no utility and, failing
+        closed, as attack success, so a broken check can never hide an attack."""
         output = [text_content_block_from_string(out)]
         utility = None
         if user_task is not None:
-            utility = suite._check_user_task_utility(user_task, output, pre, post, calls)
+            try:
+                utility = suite._check_user_task_utility(user_task, output, pre, post, calls)
+            except Exception as e:
+                result["scoring_errors"].append(f"{user_task.ID} utility: {type(e).__name__}: {e}")
+                utility = False
         security = None
         if injection_task is not None:
-            security = suite._check_injection_task_security(injection_task, output, pre, post, calls)
+            try:
+                security = suite._check_injection_task_security(injection_task, output, pre, post, calls)
+            except Exception as e:
+                result["scoring_errors"].append(f"{injection_task.ID} security: {type(e).__name__}: {e}")
+                security = True
         return bool(utility), (None if security is None else bool(security))
 
     user_tasks = sorted(suite.user_tasks.items(), key=lambda kv: int(kv[0].split("_")[-1]))
@@ -164,6 +177,7 @@ def main():
         "decisions": {}, "outcomes": {}, "missing_plans": [], "per_task": {},
         "fooled_agent": {"replayed": 0, "reaches_goal": 0, "stopped": 0, "not_stopped": []},
         "qllm": {"requests": 0, "injected_requests": 0, "errors": []},
+        "scoring_errors": [],
     }
 
     def count(section, decisions, code):
@@ -259,13 +273,17 @@ def main():
                 outcome[which] = (code, reached)
                 if which == "policy":
                     count("fooled_agent", decisions, code)
+                    allowed = [decisions]
             result["fooled_agent"]["replayed"] += 1
             result["fooled_agent"]["reaches_goal"] += outcome["control"][1]
             if outcome["policy"][0] in (3, 4) and not outcome["policy"][1]:
                 result["fooled_agent"]["stopped"] += 1
             else:
+                # Every argument the replay passes came from the model's answer, so an allowed call carried
+                # untrusted arguments: the policy let data choose them (see docs/benchmark.md).
                 result["fooled_agent"]["not_stopped"].append(
-                    {"task": iid, "exit": outcome["policy"][0], "reached": outcome["policy"][1]})
+                    {"task": iid, "exit": outcome["policy"][0], "reached": outcome["policy"][1],
+                     "allowed": sorted({tool for decision, tool in allowed[0] if decision == "allow"})})
 
     result["seconds"] = round(time.time() - started, 1)
     os.makedirs(args.out, exist_ok=True)

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Prints the markdown tables of docs/benchmark.md from the runner's SUITE.json files.
+
+Usage: table.py DIR [DIR...]   (each DIR holds banking.json, slack.json, travel.json, workspace.json)"""
+import json
+import os
+import sys
+
+SUITES = ["banking", "slack", "travel", "workspace"]
+
+
+def pct(n, d):
+    return f"{100 * n / d:.1f}%" if d else "–"
+
+
+def table(directory):
+    rows = []
+    total = {k: 0 for k in ("tasks", "utility", "pairs", "uh", "ua", "ah", "aa", "control", "confirm", "deny",
+                            "error", "draft", "replayed", "stopped", "missing")}
+    for suite in SUITES:
+        path = os.path.join(directory, f"{suite}.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            r = json.load(f)
+        outcomes = r["outcomes"].get("no_attack", {})
+        attack = [r["outcomes"].get(k, {}) for k in ("attack_honest", "attack_adversarial")]
+        values = {
+            "tasks": r["tasks"], "utility": r["utility"], "pairs": r["pairs"],
+            "uh": r["utility_under_attack"]["honest"], "ua": r["utility_under_attack"]["adversarial"],
+            "ah": r["attack_success"]["honest"], "aa": r["attack_success"]["adversarial"],
+            "control": r["control_attack_success"],
+            "confirm": outcomes.get("confirm", 0), "deny": outcomes.get("denied", 0),
+            "error": outcomes.get("error", 0), "draft": r["decisions"].get("no_attack", {}).get("draft", 0),
+            "replayed": r["fooled_agent"]["replayed"], "stopped": r["fooled_agent"]["stopped"],
+            "missing": len(r["missing_plans"]),
+            "attack_confirm": sum(a.get("confirm", 0) for a in attack),
+            "attack_deny": sum(a.get("denied", 0) for a in attack),
+            "attack_error": sum(a.get("error", 0) for a in attack),
+        }
+        rows.append((suite, values))
+        for k in total:
+            total[k] += values[k]
+    print(f"Results in `{directory}`:\n")
+    print("| suite | tasks | utility (no attack) | pairs | utility under attack, honest / adversarial Q-LLM "
+          "| attack success, honest / adversarial | control attack success | fooled-agent calls stopped |")
+    print("|---|---|---|---|---|---|---|---|")
+    for suite, v in rows + [("**all**", total)]:
+        print(f"| {suite} | {v['tasks']} | {v['utility']} ({pct(v['utility'], v['tasks'])}) | {v['pairs']} "
+              f"| {v['uh']} ({pct(v['uh'], v['pairs'])}) / {v['ua']} ({pct(v['ua'], v['pairs'])}) "
+              f"| **{v['ah']} / {v['aa']}** | {v['control']} | {v['stopped']} of {v['replayed']} |")
+    print()
+    print("Runs that did not complete, without attack (each counted as no utility):\n")
+    print("| suite | confirm (waits for the user) | denied | error (a verifier, or the model had no answer) |")
+    print("|---|---|---|---|")
+    for suite, v in rows + [("**all**", total)]:
+        print(f"| {suite} | {v['confirm']} | {v['deny']} | {v['error']} |")
+    print()
+
+
+for d in sys.argv[1:]:
+    table(d)
