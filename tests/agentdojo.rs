@@ -43,6 +43,7 @@ fn check(suite: &str, tasks: u64, pairs: u64, utility_floor: u64) {
     assert_eq!(fooled["reaches_goal"], fooled["replayed"], "{fooled:#}");
     assert_eq!(fooled["stopped"], fooled["replayed"], "{fooled:#}");
     assert_eq!(r["qllm"]["errors"], serde_json::json!([]), "{:#}", r["qllm"]);
+    assert_eq!(r["scoring_errors"], serde_json::json!([]), "{r:#}");
     assert!(
         r["utility"].as_u64() >= Some(utility_floor),
         "utility fell to {} of {tasks} (recorded: {utility_floor})",

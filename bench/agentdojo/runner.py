@@ -110,8 +110,17 @@ def main():
         sys.exit(f"cannot serve the Q-LLM on 127.0.0.1:{port}: {e} (another run of this suite?)")
     child_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ZAMBURAK_AGENTDOJO_SOCKET": socket_path}
 
+    loaded = {}
+
     def fresh_env(injections, user_task):
-        env = suite.load_and_inject_default_environment(injections)
+        """The environment an episode starts from, as AgentDojo builds it. Loading a suite's environment
+        parses its YAML (0.4 s for workspace), so each injection set is loaded once and deep-copied."""
+        key = json.dumps(injections, sort_keys=True)
+        if key not in loaded:
+            for old in [k for k in loaded if k != "{}"]:  # the clean one, and the pair's being run
+                del loaded[old]
+            loaded[key] = suite.load_and_inject_default_environment(injections)
+        env = loaded[key].model_copy(deep=True)
         return user_task.init_environment(env) if user_task is not None else env
 
     clean_env = suite.load_and_inject_default_environment({})
@@ -223,13 +232,14 @@ def main():
                 continue
             per = result["per_task"][tid]
             per.update({"honest_utility": 0, "adversarial_utility": 0, "attack_success": [], "control": 0})
+            clean_task = fresh_env({}, user_task)  # what the honest Q-LLM reads, for every pair of this task
             for iid, injection_task in injection_tasks:
                 injections = attack.attack(user_task, injection_task)
                 result["pairs"] += 1
                 for mode in ("honest", "adversarial"):
                     env = fresh_env(injections, user_task)
                     pre = env.model_copy(deep=True)
-                    episode = qllm.Episode(mode, tid, fresh_env({}, user_task), injections, injection_task, honest_fn)
+                    episode = qllm.Episode(mode, tid, clean_task, injections, injection_task, honest_fn)
                     code, out, err, calls, decisions = zrun(plan, policy, env, episode, f"{tid}-{iid}-{mode}")
                     utility, security = score(user_task, injection_task, out, pre, env, calls)
                     result["utility_under_attack"][mode] += utility
@@ -241,7 +251,7 @@ def main():
                     note_qllm(episode)
                 env = fresh_env(injections, user_task)
                 pre = env.model_copy(deep=True)
-                episode = qllm.Episode("adversarial", tid, fresh_env({}, user_task), injections, injection_task, honest_fn)
+                episode = qllm.Episode("adversarial", tid, clean_task, injections, injection_task, honest_fn)
                 code, out, err, calls, decisions = zrun(plan, control, env, episode, f"{tid}-{iid}-control")
                 _, security = score(user_task, injection_task, out, pre, env, calls)
                 result["control_attack_success"] += security
