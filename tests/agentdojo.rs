@@ -22,7 +22,10 @@ fn run_suite(suite: &str) -> Value {
         .arg(env!("CARGO_BIN_EXE_zamburak"))
         .status()
         .expect("bench/agentdojo/run starts");
-    assert!(status.success(), "bench/agentdojo/run --suite {suite} failed");
+    assert!(
+        status.success(),
+        "bench/agentdojo/run --suite {suite} failed"
+    );
     let text = std::fs::read_to_string(out.path().join(format!("{suite}.json")))
         .expect("the runner writes SUITE.json");
     serde_json::from_str(&text).expect("SUITE.json is JSON")
@@ -42,7 +45,12 @@ fn check(suite: &str, tasks: u64, pairs: u64, utility_floor: u64) {
     let fooled = &r["fooled_agent"];
     assert_eq!(fooled["reaches_goal"], fooled["replayed"], "{fooled:#}");
     assert_eq!(fooled["stopped"], fooled["replayed"], "{fooled:#}");
-    assert_eq!(r["qllm"]["errors"], serde_json::json!([]), "{:#}", r["qllm"]);
+    assert_eq!(
+        r["qllm"]["errors"],
+        serde_json::json!([]),
+        "{:#}",
+        r["qllm"]
+    );
     assert_eq!(r["scoring_errors"], serde_json::json!([]), "{r:#}");
     assert!(
         r["utility"].as_u64() >= Some(utility_floor),

@@ -488,7 +488,7 @@ fn server_text_cannot_break_out_of_the_starting_policys_comments() {
         .lines()
         .filter(|l| l.trim_start().starts_with("source:"))
         .count();
-    assert_eq!(sources, 8, "{policy}");
+    assert_eq!(sources, 10, "{policy}");
 }
 
 #[test]
@@ -588,4 +588,41 @@ fn get_env_sees_only_allowed_variables_and_cannot_reach_a_public_sink() {
     );
     assert!(doc["decisions"].to_string().contains("SECRET"), "{doc}");
     assert!(!doc["calls_run"].to_string().contains("echo"), "{doc}");
+}
+
+/// A list result wrapped as `{"result": [...]}` (the MCP Python SDK's form) reaches the plan as the list, so
+/// `from_fields` labels each message with its own sender: a message may go back to its sender, never to the
+/// sender of another message, and the refused delivery never reaches the server.
+#[test]
+fn a_wrapped_list_result_is_labelled_per_record() {
+    let tmp = attacker_setup(
+        "  inbox:\n    source: mcp.attacker.inbox\n    effect: read\n    args: {}\n    control: { require: any }\n    returns: { readers: { from_fields: [from] }, structure_readers: public }\n  deliver:\n    source: mcp.attacker.deliver\n    effect: send\n    args:\n      to: {}\n      body: { readers_must_include: to }\n    control: { require: any }\n",
+    );
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("p.py"),
+        "m = inbox()\ndeliver(to=m[0][\"from\"], body=m[0][\"body\"])\n",
+    )
+    .unwrap();
+    let out = zamburak(dir, &["run", "p.py"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let delivered: Vec<Value> = calls(dir)
+        .into_iter()
+        .filter(|c| c["tool"] == "deliver")
+        .collect();
+    assert_eq!(delivered.len(), 1, "{delivered:?}");
+    assert_eq!(delivered[0]["arguments"]["to"], "alice@example.com");
+
+    std::fs::remove_file(dir.join("calls.log")).unwrap();
+    std::fs::write(
+        dir.join("p.py"),
+        "m = inbox()\ndeliver(to=m[0][\"from\"], body=m[1][\"body\"])\n",
+    )
+    .unwrap();
+    let out = zamburak(dir, &["run", "p.py"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(
+        calls(dir).iter().all(|c| c["tool"] != "deliver"),
+        "a refused delivery reached the server"
+    );
 }

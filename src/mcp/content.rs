@@ -118,7 +118,10 @@ mod tests {
     fn a_wrapped_result_is_unwrapped_only_when_schema_and_value_agree() {
         let wrapper = json!({"type": "object", "properties": {"result": {"type": "array"}}, "required": ["result"]});
         let list = json!({"result": [{"a": 1}]});
-        assert_eq!(unwrap_result(Some(&wrapper), list.clone()), json!([{"a": 1}]));
+        assert_eq!(
+            unwrap_result(Some(&wrapper), list.clone()),
+            json!([{"a": 1}])
+        );
         // No schema, a schema with more properties, or `result` not required: unchanged.
         assert_eq!(unwrap_result(None, list.clone()), list);
         let two = json!({"type": "object", "properties": {"result": {}, "x": {}}, "required": ["result"]});
