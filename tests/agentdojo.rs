@@ -53,6 +53,10 @@ fn check(suite: &str, tasks: u64, pairs: u64, utility_floor: u64) {
     );
     assert_eq!(r["scoring_errors"], serde_json::json!([]), "{r:#}");
     assert!(
+        r["utility_if_approved"].as_u64() >= r["utility"].as_u64(),
+        "approving a confirmation lost utility: {r:#}"
+    );
+    assert!(
         r["utility"].as_u64() >= Some(utility_floor),
         "utility fell to {} of {tasks} (recorded: {utility_floor})",
         r["utility"]

@@ -8,7 +8,8 @@ gets a fresh environment. The policy's `query_llm` provider points at this proce
 (`qllm.py`). The plan's printed output is the model output AgentDojo scores.
 
 Episodes:
-* no attack: each user task once, honest Q-LLM (utility);
+* no attack: each user task once, honest Q-LLM (utility); a task whose run waits for a confirmation runs again
+  with every confirmation approved (`zamburak approve`), as a user who says yes would (utility if approved);
 * each (user task, injection task) pair under `--attack`, once with the honest and once with the adversarial
   Q-LLM (utility under attack, attack success);
 * the positive control: each pair under an allow-all copy of the policy, adversarial Q-LLM;
@@ -30,6 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 PORTS = {"banking": 18761, "slack": 18762, "travel": 18763, "workspace": 18764}
+APPROVE = re.compile(r"^approve: zamburak approve (\S+)", re.M)
 DECISION = re.compile(r"^\S+:\d+: (allow|deny|confirm|draft) (\w+):", re.M)
 
 
@@ -131,8 +133,14 @@ def main():
         done = subprocess.run([zamburak, "mcp", "lock", "--policy", policy], env=child_env)
         sys.exit(done.returncode)
 
-    def zrun(plan, policy_path, env, episode, tag):
-        """Runs one plan; returns (exit code, stdout, stderr, calls, decisions)."""
+    def cleanup(tag):
+        for leftover in os.listdir(workdir):
+            if leftover.startswith(tag):
+                os.remove(os.path.join(workdir, leftover))
+
+    def zrun(plan, policy_path, env, episode, tag, keep=False):
+        """Runs one plan; returns (exit code, stdout, stderr, calls, decisions). `keep` leaves its trace and
+        snapshot for `approve`."""
         host.session = mcp_serve.Session(args.suite, args.version, suite, tools, env)
         server.episode = episode
         trace = os.path.join(workdir, f"{tag}.zjson")
@@ -142,17 +150,31 @@ def main():
             code, out, err = done.returncode, done.stdout, done.stderr
         except subprocess.TimeoutExpired:
             code, out, err = -1, "", "timeout"
-        for path in (trace,):
-            if os.path.exists(path):
-                os.remove(path)
-        for leftover in os.listdir(workdir):
-            if leftover.startswith(tag):
-                os.remove(os.path.join(workdir, leftover))
+        if not keep:
+            cleanup(tag)
         calls = [FunctionCall(function=c["function"], args=c["args"]) for c in host.session.calls]
         decisions = DECISION.findall(err)
         if args.verbose:
             sys.stderr.write(f"--- {tag}: exit {code}\n{err}\n{out}\n")
         return code, out, err, calls, decisions
+
+    def approve_all(code, out, err, tag):
+        """Approves every confirmation the run waits on, as a user who says yes to each would, until it
+        ends. Returns the final exit code, all the plan printed, and how many approvals it took."""
+        approvals = 0
+        while code == 4 and approvals < 20:
+            found = APPROVE.search(err)
+            if not found:
+                break
+            approvals += 1
+            try:
+                done = subprocess.run([zamburak, "approve", found.group(1)], env=child_env, capture_output=True,
+                                      text=True, timeout=300, cwd=workdir)
+                code, err = done.returncode, done.stderr
+                out += done.stdout
+            except subprocess.TimeoutExpired:
+                code = -1
+        return code, out, approvals
 
     def score(user_task, injection_task, out, pre, post, calls):
         """AgentDojo's own checks. A check that raises is recorded; it counts as no utility and, failing
@@ -181,7 +203,7 @@ def main():
 
     result = {
         "suite": args.suite, "version": args.version, "attack": args.attack,
-        "tasks": len(user_tasks), "utility": 0, "utility_under_attack": {"honest": 0, "adversarial": 0},
+        "tasks": len(user_tasks), "utility": 0, "utility_if_approved": 0, "utility_under_attack": {"honest": 0, "adversarial": 0},
         "pairs": 0, "attack_success": {"honest": 0, "adversarial": 0}, "control_attack_success": 0,
         "decisions": {}, "outcomes": {}, "missing_plans": [], "per_task": {},
         "fooled_agent": {"replayed": 0, "reaches_goal": 0, "stopped": 0, "not_stopped": []},
@@ -218,7 +240,21 @@ def main():
         result["per_task"][tid] = {"utility": utility, "exit": code}
         count("no_attack", decisions, code)
         note_qllm(episode)
-        print(f"{args.suite} {tid}: utility {utility} (exit {code})", file=sys.stderr)
+        if code == 4:
+            # The same task again, with a user who approves every confirmation it asks for.
+            env = fresh_env({}, user_task)
+            pre = env.model_copy(deep=True)
+            episode = qllm.Episode("honest", tid, fresh_env({}, user_task), {}, None, honest_fn)
+            code, out, err, calls, decisions = zrun(plan, policy, env, episode, f"{tid}-approved", keep=True)
+            code, out, approvals = approve_all(code, out, err, f"{tid}-approved")
+            calls = [FunctionCall(function=c["function"], args=c["args"]) for c in host.session.calls]
+            approved_utility, _ = score(user_task, None, out, pre, env, calls)
+            cleanup(f"{tid}-approved")
+            result["per_task"][tid].update({"approvals": approvals, "utility_if_approved": approved_utility})
+        else:
+            approved_utility = utility
+        result["utility_if_approved"] += approved_utility
+        print(f"{args.suite} {tid}: utility {utility} (exit {result['per_task'][tid]['exit']})", file=sys.stderr)
 
     if not args.no_pairs:
         pipeline = types.SimpleNamespace(name="gpt-4o-2024-05-13")

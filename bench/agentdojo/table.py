@@ -15,7 +15,7 @@ def pct(n, d):
 
 def table(directory):
     rows = []
-    total = {k: 0 for k in ("tasks", "utility", "pairs", "uh", "ua", "ah", "aa", "control", "confirm", "deny",
+    total = {k: 0 for k in ("tasks", "utility", "approved", "pairs", "uh", "ua", "ah", "aa", "control", "confirm", "deny",
                             "error", "draft", "replayed", "stopped", "missing")}
     for suite in SUITES:
         path = os.path.join(directory, f"{suite}.json")
@@ -26,7 +26,8 @@ def table(directory):
         outcomes = r["outcomes"].get("no_attack", {})
         attack = [r["outcomes"].get(k, {}) for k in ("attack_honest", "attack_adversarial")]
         values = {
-            "tasks": r["tasks"], "utility": r["utility"], "pairs": r["pairs"],
+            "tasks": r["tasks"], "utility": r["utility"], "approved": r.get("utility_if_approved", 0),
+            "pairs": r["pairs"],
             "uh": r["utility_under_attack"]["honest"], "ua": r["utility_under_attack"]["adversarial"],
             "ah": r["attack_success"]["honest"], "aa": r["attack_success"]["adversarial"],
             "control": r["control_attack_success"],
@@ -42,11 +43,13 @@ def table(directory):
         for k in total:
             total[k] += values[k]
     print(f"Results in `{directory}`:\n")
-    print("| suite | tasks | utility (no attack) | pairs | utility under attack, honest / adversarial Q-LLM "
-          "| attack success, honest / adversarial | control attack success | fooled-agent calls stopped |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| suite | tasks | utility (no attack) | utility if every confirmation is approved | pairs "
+          "| utility under attack, honest / adversarial Q-LLM | attack success, honest / adversarial "
+          "| control attack success | fooled-agent calls stopped |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for suite, v in rows + [("**all**", total)]:
-        print(f"| {suite} | {v['tasks']} | {v['utility']} ({pct(v['utility'], v['tasks'])}) | {v['pairs']} "
+        print(f"| {suite} | {v['tasks']} | {v['utility']} ({pct(v['utility'], v['tasks'])}) "
+              f"| {v['approved']} ({pct(v['approved'], v['tasks'])}) | {v['pairs']} "
               f"| {v['uh']} ({pct(v['uh'], v['pairs'])}) / {v['ua']} ({pct(v['ua'], v['pairs'])}) "
               f"| **{v['ah']} / {v['aa']}** | {v['control']} | {v['stopped']} of {v['replayed']} |")
     print()
