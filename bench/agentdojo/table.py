@@ -15,7 +15,7 @@ def pct(n, d):
 
 def table(directory):
     rows = []
-    total = {k: 0 for k in ("tasks", "utility", "approved", "pairs", "uh", "ua", "ah", "aa", "control", "confirm", "deny",
+    total = {k: 0 for k in ("tasks", "utility", "approved", "completed", "pairs", "uh", "ua", "ah", "aa", "control", "confirm", "deny",
                             "error", "draft", "replayed", "stopped", "missing")}
     for suite in SUITES:
         path = os.path.join(directory, f"{suite}.json")
@@ -31,7 +31,7 @@ def table(directory):
             "uh": r["utility_under_attack"]["honest"], "ua": r["utility_under_attack"]["adversarial"],
             "ah": r["attack_success"]["honest"], "aa": r["attack_success"]["adversarial"],
             "control": r["control_attack_success"],
-            "confirm": outcomes.get("confirm", 0), "deny": outcomes.get("denied", 0),
+            "completed": outcomes.get("completed", 0), "confirm": outcomes.get("confirm", 0), "deny": outcomes.get("denied", 0),
             "error": outcomes.get("error", 0), "draft": r["decisions"].get("no_attack", {}).get("draft", 0),
             "replayed": r["fooled_agent"]["replayed"], "stopped": r["fooled_agent"]["stopped"],
             "missing": len(r["missing_plans"]),
@@ -53,11 +53,12 @@ def table(directory):
               f"| {v['uh']} ({pct(v['uh'], v['pairs'])}) / {v['ua']} ({pct(v['ua'], v['pairs'])}) "
               f"| **{v['ah']} / {v['aa']}** | {v['control']} | {v['stopped']} of {v['replayed']} |")
     print()
-    print("Runs that did not complete, without attack (each counted as no utility):\n")
-    print("| suite | confirm (waits for the user) | denied | error (a verifier, or the model had no answer) |")
-    print("|---|---|---|---|")
+    print("How the runs without attack ended (a completed run may still miss the task's goal):\n")
+    print("| suite | completed | waits for the user's confirmation | denied "
+          "| error (a verifier refused, or the model had no answer) |")
+    print("|---|---|---|---|---|")
     for suite, v in rows + [("**all**", total)]:
-        print(f"| {suite} | {v['confirm']} | {v['deny']} | {v['error']} |")
+        print(f"| {suite} | {v['completed']} | {v['confirm']} | {v['deny']} | {v['error']} |")
     print()
 
 
