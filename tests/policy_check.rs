@@ -119,6 +119,7 @@ const BROKEN: &[(&str, u64, u64, &str)] = &[
     ("bad_requirement", 7, 32, "\"verified Recipient\""),
     ("bad_forbid_tags", 7, 14, "\"all\""),
     ("empty_from_fields", 10, 31, "`from_fields` is empty"),
+    ("empty_also_reader", 10, 63, "empty reader name"),
     ("too_many_tags", 2, 79, "too many tags: 17"),
     ("too_many_kinds", 12, 44, "too many verified kinds"),
     ("tool_named_like_verifier", 5, 3, "same name as a verifier"),

@@ -1531,7 +1531,15 @@ impl<'a> Interp<'a> {
                     .collect();
                 (Readers::Only(set.clone()), Readers::Only(set))
             }
-            Some(ReadersSpec::FromFields(_)) => (Readers::Only(BTreeSet::new()), Readers::Public),
+            // Fewest readers: a record without the fields has only the `also` principals (and the user).
+            Some(ReadersSpec::FromFields { also, .. }) => (
+                Readers::Only(
+                    also.iter()
+                        .filter_map(|n| self.space.principal(n))
+                        .collect(),
+                ),
+                Readers::Public,
+            ),
             Some(ReadersSpec::User) | None => (
                 Readers::Only(BTreeSet::new()),
                 Readers::Only(BTreeSet::new()),
@@ -1549,7 +1557,7 @@ impl<'a> Interp<'a> {
                             .filter_map(|n| self.space.principal(n))
                             .collect(),
                     ),
-                    ReadersSpec::User | ReadersSpec::FromFields(_) => {
+                    ReadersSpec::User | ReadersSpec::FromFields { .. } => {
                         Readers::Only(BTreeSet::new())
                     }
                 };

@@ -77,7 +77,9 @@ fn readers_list(spec: &ReadersSpec) -> Option<Vec<String>> {
     match spec {
         ReadersSpec::Public => None,
         ReadersSpec::List(names) => Some(names.clone()),
-        ReadersSpec::User | ReadersSpec::FromFields(_) => Some(Vec::new()),
+        ReadersSpec::User => Some(Vec::new()),
+        // No record to read fields from: only the principals named for every part of the result.
+        ReadersSpec::FromFields { also, .. } => Some(also.clone()),
     }
 }
 
@@ -115,7 +117,7 @@ impl Labeller<'_> {
                 let list_readers = match self.returns.readers {
                     // Per-record readers: the list itself has none of its own, so it is bounded only by its
                     // elements; with no element, nobody but the user.
-                    Some(ReadersSpec::FromFields(_)) if !items.is_empty() => None,
+                    Some(ReadersSpec::FromFields { .. }) if !items.is_empty() => None,
                     _ => self.scalar_readers(),
                 };
                 let mut structure = self.label_exact(None, list_readers);
@@ -148,8 +150,8 @@ impl Labeller<'_> {
             return unknown(value, 0);
         };
         let readers = match &self.returns.readers {
-            Some(ReadersSpec::FromFields(fields)) => {
-                let mut names = Vec::new();
+            Some(ReadersSpec::FromFields { fields, also }) => {
+                let mut names = also.clone();
                 for f in fields {
                     match map.get(f) {
                         Some(Value::String(s)) => names.push(s.clone()),
@@ -279,6 +281,10 @@ tools:
     effect: read
     args: { limit: {} }
     returns: { tags: [PRIVATE], readers: { from_fields: [from, to] }, structure_readers: public }
+  model_inbox:
+    effect: read
+    args: { limit: {} }
+    returns: { tags: [PRIVATE], readers: { from_fields: [from, to], also: ["llm:local"] } }
   lookup:
     effect: read
     args: { q: {} }
@@ -406,6 +412,44 @@ tools:
             Some(vec!["a@x.test".to_string(), "b@x.test".to_string()])
         );
         assert!(s.decode(&v.label).is_untrusted());
+    }
+
+    #[test]
+    fn also_readers_join_every_records_own_and_stand_alone_where_fields_are_missing() {
+        let (p, mut s) = setup();
+        let list = json!([
+            mail("a@x.test", &["me@example.com"]),
+            mail("c@x.test", &["b@x.test"])
+        ]);
+        let v = label_result(&p, "model_inbox", &list, &mut s, 7, Packed::LITERAL);
+        let Raw::List(items) = &v.raw else { panic!() };
+        // Each message: its own addresses and the model, never another message's addresses.
+        assert_eq!(
+            readers(&s, &field(&items[0], "body").label),
+            Some(vec!["llm:local".to_string(), "a@x.test".to_string()])
+        );
+        assert_eq!(
+            readers(&s, &field(&items[1], "body").label),
+            Some(vec![
+                "llm:local".to_string(),
+                "c@x.test".to_string(),
+                "b@x.test".to_string()
+            ])
+        );
+        // The list's structure: what every message allows, the model included.
+        assert_eq!(readers(&s, &v.label), Some(vec!["llm:local".to_string()]));
+        // No record to read fields from: the model and the user only.
+        let v = label_result(
+            &p,
+            "model_inbox",
+            &json!("text"),
+            &mut s,
+            8,
+            Packed::LITERAL,
+        );
+        assert_eq!(readers(&s, &v.label), Some(vec!["llm:local".to_string()]));
+        let v = label_result(&p, "model_inbox", &json!([]), &mut s, 9, Packed::LITERAL);
+        assert_eq!(readers(&s, &v.label), Some(vec!["llm:local".to_string()]));
     }
 
     #[test]

@@ -488,14 +488,20 @@ pub enum ReadersSpec {
     User,
     /// These principals (and the user).
     List(Vec<String>),
-    /// Per record: the addresses found in these fields (a string or a list of strings each), and the user.
-    FromFields(Vec<String>),
+    /// Per record: the addresses found in `fields` (a string or a list of strings each), the principals in
+    /// `also` (readers of every part of the result, such as the quarantined model), and the user.
+    FromFields {
+        fields: Vec<String>,
+        also: Vec<String>,
+    },
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FromFields {
     from_fields: Vec<String>,
+    #[serde(default)]
+    also: Vec<String>,
 }
 
 impl Serialize for ReadersSpec {
@@ -504,9 +510,12 @@ impl Serialize for ReadersSpec {
             ReadersSpec::Public => serializer.serialize_str("public"),
             ReadersSpec::User => serializer.serialize_str("user"),
             ReadersSpec::List(names) => names.serialize(serializer),
-            ReadersSpec::FromFields(fields) => {
-                let mut map = serializer.serialize_map(Some(1))?;
+            ReadersSpec::FromFields { fields, also } => {
+                let mut map = serializer.serialize_map(None)?;
                 map.serialize_entry("from_fields", fields)?;
+                if !also.is_empty() {
+                    map.serialize_entry("also", also)?;
+                }
                 map.end()
             }
         }
@@ -520,7 +529,7 @@ impl<'de> Deserialize<'de> for ReadersSpec {
             type Value = ReadersSpec;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str(
-                    "`public`, `user`, a list of principals, or `{from_fields: [FIELD, ...]}`",
+                    "`public`, `user`, a list of principals, or `{from_fields: [FIELD, ...], also: [..]}`",
                 )
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<ReadersSpec, E> {
@@ -541,7 +550,10 @@ impl<'de> Deserialize<'de> for ReadersSpec {
                 // Going through the map access keeps the YAML deserializer underneath, so a mistake inside
                 // still reports its own line and column.
                 let inner = FromFields::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(ReadersSpec::FromFields(inner.from_fields))
+                Ok(ReadersSpec::FromFields {
+                    fields: inner.from_fields,
+                    also: inner.also,
+                })
             }
         }
         deserializer.deserialize_any(V)
@@ -555,13 +567,17 @@ impl JsonSchema for ReadersSpec {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "description": "`public`, `user` (the user only), a list of principals, or {from_fields: [...]} \
-                            (per record, the addresses in those fields).",
+                            (per record, the addresses in those fields), with `also: [...]` principals \
+                            who may read every part of the result.",
             "oneOf": [
                 { "enum": ["public", "user"] },
                 { "type": "array", "items": { "type": "string" } },
                 {
                     "type": "object",
-                    "properties": { "from_fields": { "type": "array", "items": { "type": "string" }, "minItems": 1 } },
+                    "properties": {
+                        "from_fields": { "type": "array", "items": { "type": "string" }, "minItems": 1 },
+                        "also": { "type": "array", "items": { "type": "string" } },
+                    },
                     "required": ["from_fields"],
                     "additionalProperties": false,
                 },

@@ -701,7 +701,7 @@ fn check_returns<'a>(
         check_declared(cx, file, &sub(&[Seg::Key("tags"), Seg::Index(i)]), tag)?;
     }
     match &returns.structure_readers {
-        Some(ReadersSpec::FromFields(_)) => {
+        Some(ReadersSpec::FromFields { .. }) => {
             return Err(cx
                 .at_value(
                     &sub(&[Seg::Key("structure_readers")]),
@@ -717,7 +717,17 @@ fn check_returns<'a>(
         _ => {}
     }
     match &returns.readers {
-        Some(ReadersSpec::FromFields(fields)) if fields.is_empty() => {
+        Some(ReadersSpec::FromFields { also, .. })
+            if let Some(i) = also.iter().position(|n| n.trim().is_empty()) =>
+        {
+            return Err(cx
+                .at_value(
+                    &sub(&[Seg::Key("readers"), Seg::Key("also"), Seg::Index(i)]),
+                    "empty reader name",
+                )
+                .expected("an address or a principal such as `llm:local`"));
+        }
+        Some(ReadersSpec::FromFields { fields, .. }) if fields.is_empty() => {
             return Err(cx
                 .at_value(
                     &sub(&[Seg::Key("readers"), Seg::Key("from_fields")]),
