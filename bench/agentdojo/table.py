@@ -4,7 +4,11 @@
 Usage: table.py DIR [DIR...]   (each DIR holds banking.json, slack.json, travel.json, workspace.json)"""
 import json
 import os
+import signal
 import sys
+
+# Piped into `head`, stop quietly when the reader goes away.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 SUITES = ["banking", "slack", "travel", "workspace"]
 
