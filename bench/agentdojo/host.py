@@ -10,6 +10,7 @@ Usage:
 --injections  a JSON object {vector_id: text} filled into the environment (the default texts otherwise)
 --dump-env    where to write the environment as JSON when the client closes stdin (for scoring utility and
               security afterwards)
+--dump-calls  where to write the calls the client made, as JSON, at the same time (some suites score them)
 
 Each tool returns its result as structured content `{"result": …}` (MCP structured content is an object),
 with an `outputSchema` derived from the function's return type. A tool that raises reports `isError`.
@@ -30,6 +31,7 @@ def main():
     parser.add_argument("--user-task")
     parser.add_argument("--injections")
     parser.add_argument("--dump-env")
+    parser.add_argument("--dump-calls")
     args = parser.parse_args()
 
     import episode
@@ -47,6 +49,9 @@ def main():
     if args.dump_env:
         with open(args.dump_env, "w") as f:
             f.write(env.model_dump_json())
+    if args.dump_calls:
+        with open(args.dump_calls, "w") as f:
+            json.dump(session.calls, f)
 
 
 main()

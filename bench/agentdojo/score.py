@@ -4,7 +4,7 @@ injection task, AgentDojo's `security` (True means the attacker's goal was reach
 
 Usage:
   score.py SUITE --user-task user_task_N --post POST.json [--injection-task injection_task_M]
-           [--injections FILE.json] [--output TEXT_FILE] [--version v1.2.2]
+           [--injections FILE.json] [--output TEXT_FILE] [--calls CALLS.json] [--version v1.2.2]
 
 The environment before the episode is rebuilt the way the host built it (same suite, version and
 injections), so it needs no dump of its own. `--output` is the plan's printed answer, which some tasks'
@@ -22,6 +22,7 @@ def main():
     parser.add_argument("--post", required=True)
     parser.add_argument("--injections")
     parser.add_argument("--output")
+    parser.add_argument("--calls", help="the calls host.py --dump-calls wrote (slack scores them)")
     parser.add_argument("--version", default="v1.2.2")
     args = parser.parse_args()
 
@@ -35,10 +36,21 @@ def main():
     if args.output:
         with open(args.output) as f:
             output = f.read()
-    result = {"utility": bool(user_task.utility(output, pre, post)), "security": None}
+    from agentdojo.functions_runtime import FunctionCall
+    from agentdojo.types import text_content_block_from_string
+
+    calls = []
+    if args.calls:
+        with open(args.calls) as f:
+            calls = [FunctionCall(function=c["function"], args=c["args"]) for c in json.load(f)]
+    # AgentDojo's own checks, the way its benchmark runs them: from the calls where a task defines that.
+    model_output = [text_content_block_from_string(output)]
+    utility = suite._check_user_task_utility(user_task, model_output, pre, post, calls)
+    result = {"utility": bool(utility), "security": None}
     if args.injection_task:
         injection_task = suite.get_injection_task_by_id(args.injection_task)
-        result["security"] = bool(injection_task.security(output, pre, post))
+        security = suite._check_injection_task_security(injection_task, model_output, pre, post, calls)
+        result["security"] = bool(security)
     print(json.dumps(result))
 
 
