@@ -183,6 +183,7 @@ fn run_lowered_with(code: &str, host: &mut dyn Host) {
         timeout: Duration::from_secs(60),
         max_recursion: 200,
         max_host_calls: 1000,
+        max_memory_mb: 512,
     };
     let out = execute(&lowered, &sigs(), host, &limits, &mut |_| {});
     assert_eq!(out, zamburak::runtime::exec::ExecOutcome::Completed);

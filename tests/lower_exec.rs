@@ -68,6 +68,7 @@ fn run(plan: &str, mode: Mode, result: LValue) -> (ExecOutcome, Vec<(LValue, Pac
         timeout: std::time::Duration::from_secs(10),
         max_recursion: 200,
         max_host_calls: 1000,
+        max_memory_mb: 512,
     };
     let mut printed = String::new();
     let out = execute(&lowered, &sigs(), &mut host, &limits, &mut |t| {

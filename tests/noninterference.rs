@@ -69,6 +69,7 @@ fn observe(plan: &str, result: LValue) -> Vec<Option<Raw>> {
         timeout: std::time::Duration::from_secs(5),
         max_recursion: 100,
         max_host_calls: 500,
+        max_memory_mb: 512,
     };
     let mut host = Observer {
         result,
@@ -133,6 +134,7 @@ fn kinds_reaching_sinks(plan: &str, mode: Mode) -> (Vec<Raw>, Vec<Raw>) {
         timeout: std::time::Duration::from_secs(5),
         max_recursion: 100,
         max_host_calls: 500,
+        max_memory_mb: 512,
     };
     let mut host = KindObserver {
         result: mail("x", "mallory@evil.test", &["p"]),
@@ -179,7 +181,7 @@ proptest! {
         sigs.verifiers.insert("verify".into());
         let module = ruff_python_parser::parse_module(&plan).unwrap().into_syntax();
         let lowered = compile(&module, &plan, &sigs, mode).unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
-        let limits = ExecLimits { timeout: std::time::Duration::from_secs(5), max_recursion: 100, max_host_calls: 500 };
+        let limits = ExecLimits { timeout: std::time::Duration::from_secs(5), max_recursion: 100, max_host_calls: 500, max_memory_mb: 512 };
         let mut host = KindObserver { result: mail("x", "mallory@evil.test", &["p"]), verified: Vec::new(), claimed: Vec::new() };
         let _ = execute(&lowered, &sigs, &mut host, &limits, &mut |_| {});
         for c in &host.claimed {

@@ -20,7 +20,15 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
         .unwrap_or_else(|| "unknown".into());
     // A resumed run may start MCP servers again.
     super::mcp::on_interrupt_kill_servers();
-    let decided = match snapshot::decide(path, approve, &by, &mut |text| out!("{text}")) {
+    let engine = match super::worker_engine() {
+        Ok(engine) => engine,
+        Err(e) => {
+            errln!("error: {e}");
+            errln!("nothing was run.");
+            return exit::USAGE;
+        }
+    };
+    let decided = match snapshot::decide(path, approve, &by, &engine, &mut |text| out!("{text}")) {
         Ok(d) => d,
         Err(e) => {
             errln!("error: {e}");

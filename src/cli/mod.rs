@@ -112,6 +112,9 @@ enum Command {
         #[command(subcommand)]
         command: PolicyCommand,
     },
+    /// The plan's interpreter in a worker process (started by `run` and `approve`; not for people).
+    #[command(name = "__worker", hide = true)]
+    Worker { max_memory_mb: u32, cpu_secs: u64 },
     /// MCP servers: list a server's tools, pin the policy's tools in a lock file, show what changed.
     Mcp {
         #[command(subcommand)]
@@ -204,6 +207,13 @@ enum Confirm {
 use crate::mode::Mode;
 
 /// Runs the command line and returns the process exit code.
+/// Where `run` and `approve` run a plan's interpreter: a worker process started from this binary.
+fn worker_engine() -> Result<crate::runtime::run::Engine, String> {
+    std::env::current_exe()
+        .map(crate::runtime::run::Engine::Worker)
+        .map_err(|e| format!("cannot find this zamburak binary to start the plan's worker: {e}"))
+}
+
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -258,6 +268,10 @@ pub fn main() -> ExitCode {
             approve::decide_command(&snapshot, false, by.as_deref())
         }
         Command::Verify { trace } => verify::verify_command(&trace),
+        Command::Worker {
+            max_memory_mb,
+            cpu_secs,
+        } => crate::runtime::worker::serve::serve(max_memory_mb, cpu_secs),
         Command::View {
             trace,
             addr,

@@ -105,6 +105,10 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         .clone()
         .unwrap_or_else(|| opts.plan.with_extension("zjson"));
     let mode_name = mode.name();
+    let engine = match super::worker_engine() {
+        Ok(engine) => engine,
+        Err(e) => return usage(&e),
+    };
     // MCP servers: the lock must cover the policy, and every server the plan names must still match it,
     // before anything is written or run.
     let mut backend = match ToolBackend::for_policy(policy, chosen.origin.path()) {
@@ -162,14 +166,12 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         }
     };
     let ask = opts.confirm_ask && std::io::IsTerminal::is_terminal(&std::io::stdin());
+    let run = Run::new(&input).on(engine);
     let report = if ask {
-        Run::new(&input).asking(&mut ask_on_terminal).execute(
-            &mut backend,
-            Some(&mut writer),
-            &mut print,
-        )
+        run.asking(&mut ask_on_terminal)
+            .execute(&mut backend, Some(&mut writer), &mut print)
     } else {
-        Run::new(&input).execute(&mut backend, Some(&mut writer), &mut print)
+        run.execute(&mut backend, Some(&mut writer), &mut print)
     };
     let mut exit_override = None;
     let mut snapshot_path = None;

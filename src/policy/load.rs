@@ -297,6 +297,7 @@ fn normalise(mut file: PolicyFile, base_dir: &Path) -> PolicyFile {
         timeout_ms: Some(limits.timeout_ms),
         max_tool_calls: Some(limits.max_tool_calls),
         max_recursion: Some(limits.max_recursion),
+        max_memory_mb: Some(limits.max_memory_mb),
     });
     for (_, provider) in file.providers.iter_mut() {
         if let Some(f) = &provider.fixtures {

@@ -599,6 +599,10 @@ pub struct Limits {
     /// Deepest plan recursion. Default 200.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_recursion: Option<u32>,
+    /// Most memory the plan's interpreter may hold, in MiB (values, the program, its call stack). Default
+    /// 512, at most 65536.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_memory_mb: Option<u32>,
 }
 
 /// Limits with every default applied.
@@ -607,23 +611,29 @@ pub struct ResolvedLimits {
     pub timeout_ms: u64,
     pub max_tool_calls: u32,
     pub max_recursion: u32,
+    pub max_memory_mb: u32,
 }
 
 impl Limits {
     pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
     pub const DEFAULT_MAX_TOOL_CALLS: u32 = 200;
     pub const DEFAULT_MAX_RECURSION: u32 = 200;
+    pub const DEFAULT_MAX_MEMORY_MB: u32 = 512;
+    /// The largest `max_memory_mb` accepted (64 GiB).
+    pub const MAX_MAX_MEMORY_MB: u32 = 65536;
 
     /// ```
     /// use zamburak::policy::model::Limits;
     /// let l = Limits { max_tool_calls: Some(3), ..Limits::default() }.resolved();
     /// assert_eq!((l.timeout_ms, l.max_tool_calls, l.max_recursion), (5000, 3, 200));
+    /// assert_eq!(l.max_memory_mb, 512);
     /// ```
     pub fn resolved(&self) -> ResolvedLimits {
         ResolvedLimits {
             timeout_ms: self.timeout_ms.unwrap_or(Self::DEFAULT_TIMEOUT_MS),
             max_tool_calls: self.max_tool_calls.unwrap_or(Self::DEFAULT_MAX_TOOL_CALLS),
             max_recursion: self.max_recursion.unwrap_or(Self::DEFAULT_MAX_RECURSION),
+            max_memory_mb: self.max_memory_mb.unwrap_or(Self::DEFAULT_MAX_MEMORY_MB),
         }
     }
 }

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use super::error::PolicyError;
 use super::model::{
-    Effect, ForbidTags, McpTool, NamedMap, PolicyFile, ReadersSpec, Requirement, ReturnsSpec,
-    Source, ToolSource, ToolSpec, VerifierSpec, is_identifier,
+    Effect, ForbidTags, Limits, McpTool, NamedMap, PolicyFile, ReadersSpec, Requirement,
+    ReturnsSpec, Source, ToolSource, ToolSpec, VerifierSpec, is_identifier,
 };
 use super::tree::{Node, Seg};
 use crate::label::{MAX_KINDS, MAX_TAGS};
@@ -841,6 +841,19 @@ fn check_limits(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
                 "`max_recursion` is 0",
             )
             .expected("a positive depth"));
+    }
+    if let Some(mb) = limits.max_memory_mb
+        && !(1..=Limits::MAX_MAX_MEMORY_MB).contains(&mb)
+    {
+        return Err(cx
+            .at_value(
+                &[Seg::Key("limits"), Seg::Key("max_memory_mb")],
+                format!("`max_memory_mb` is {mb}"),
+            )
+            .expected(format!(
+                "a positive number of MiB, at most {}",
+                Limits::MAX_MAX_MEMORY_MB
+            )));
     }
     // Lineage is exact for this many calls (docs/semantics.md, packed labels); a run past it would name
     // fewer sources than its values derive from.

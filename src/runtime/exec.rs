@@ -3,13 +3,14 @@
 
 use std::time::Duration;
 
-use monty::{Dump, ReplFunctionCall, ReplProgress, ReplStartError, Session};
-use monty_types::{MontyException, MontyObject, PrintWriter, ResourceLimits, ResourceTracker};
+use monty_types::MontyObject;
+use serde_json::Value;
 
 use crate::label::Packed;
 use crate::lower::Lowered;
 use crate::plan::Signatures;
 use crate::runtime::boxing::{rebox, unbox};
+use crate::runtime::machine::{Death, Event, InProcess, Machine, MachineLimits, RawCall, Step};
 use crate::value::LValue;
 
 /// What the host answers to a tool or verifier call.
@@ -37,6 +38,33 @@ pub struct ExecLimits {
     pub timeout: Duration,
     pub max_recursion: usize,
     pub max_host_calls: usize,
+    /// `limits.max_memory_mb`: enforced in full in a worker process; in process, only Monty's checks
+    /// before a large allocation (`"a" * 10**10`) apply.
+    pub max_memory_mb: u32,
+}
+
+impl ExecLimits {
+    /// What the interpreter itself enforces.
+    pub fn machine(&self) -> MachineLimits {
+        MachineLimits {
+            timeout_ms: u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX),
+            max_recursion_depth: self
+                .max_recursion
+                .saturating_mul(FRAMES_PER_CALL)
+                .saturating_add(64),
+            max_suspensions: self.max_host_calls,
+            max_memory: Some((self.max_memory_mb as usize).saturating_mul(1 << 20)),
+        }
+    }
+
+    /// What exceeding the memory limit is called in messages.
+    fn memory(&self) -> String {
+        format!("limits.max_memory_mb = {}", self.max_memory_mb)
+    }
+
+    fn time(&self) -> String {
+        format!("limits.timeout_ms = {}", self.timeout.as_millis())
+    }
 }
 
 /// How the Monty side of a run ended.
@@ -55,38 +83,20 @@ pub enum ExecOutcome {
         message: String,
         line: Option<u32>,
     },
+    /// Stopped by the runtime: a limit was exceeded or the interpreter failed. `message` is the runtime's
+    /// own text and quotes no data ("the plan exceeded limits.max_memory_mb = 512").
+    Halted {
+        exc_type: String,
+        message: String,
+        line: Option<u32>,
+    },
 }
 
 /// Frames the lowering adds per plan-level call (a plan call goes through `_call` and helpers).
 const FRAMES_PER_CALL: usize = 3;
-/// Largest print output kept per run.
-const MAX_PRINT: usize = 1 << 20;
 
-/// A run paused at a call: Monty's session with the prelude and the plan, waiting for the call's result.
-pub type PausedRun = ReplFunctionCall;
-
-/// The snippet name Monty gives the plan's code: the prelude session was fed one snippet (`build.rs`), so
-/// the plan is the second. Traceback frames elsewhere are the prelude's.
-const PLAN_SNIPPET: &str = "<python-input-1>";
-
-fn plan_line(lowered: &Lowered, exc: &MontyException) -> Option<u32> {
-    exc.traceback()
-        .iter()
-        .rev()
-        .filter(|f| f.filename == PLAN_SNIPPET)
-        .find_map(|f| lowered.snippet_plan_line(f.start.line))
-}
-
-/// What running or resuming Monty gives back.
-type Progress = Result<ReplProgress, Box<ReplStartError>>;
-
-fn failed(lowered: &Lowered, exc: &MontyException) -> ExecOutcome {
-    ExecOutcome::Failed {
-        exc_type: format!("{:?}", exc.exc_type()),
-        message: exc.message().unwrap_or_default().to_string(),
-        line: plan_line(lowered, exc),
-    }
-}
+/// A run paused at a call, serialised by its machine ([`Machine::park`]).
+pub type PausedRun = Value;
 
 fn int_kwarg(kwargs: &[(MontyObject, MontyObject)], name: &str) -> Option<i64> {
     kwargs.iter().find_map(|(k, v)| match (k, v) {
@@ -95,7 +105,7 @@ fn int_kwarg(kwargs: &[(MontyObject, MontyObject)], name: &str) -> Option<i64> {
     })
 }
 
-/// Runs a lowered plan to its end, a denial or an error.
+/// Runs a lowered plan in this process to its end, a denial or an error.
 pub fn execute(
     lowered: &Lowered,
     sigs: &Signatures,
@@ -103,12 +113,21 @@ pub fn execute(
     limits: &ExecLimits,
     print: &mut dyn FnMut(&str),
 ) -> ExecOutcome {
-    execute_parking(lowered, sigs, host, limits, print, &mut None)
+    execute_on(
+        &mut InProcess::new(),
+        lowered,
+        sigs,
+        host,
+        limits,
+        print,
+        &mut None,
+    )
 }
 
-/// [`execute`], and when the host suspends a call, the paused call is left in `parked` (the run's outcome
-/// is then `Denied` with the host's message).
-pub fn execute_parking(
+/// [`execute`] on `machine`; when the host suspends a call, the paused call is saved in `parked` (the run's
+/// outcome is then `Denied` with the host's message).
+pub fn execute_on(
+    machine: &mut dyn Machine,
     lowered: &Lowered,
     sigs: &Signatures,
     host: &mut dyn Host,
@@ -116,37 +135,8 @@ pub fn execute_parking(
     print: &mut dyn FnMut(&str),
     parked: &mut Option<PausedRun>,
 ) -> ExecOutcome {
-    // The prelude session built at build time; the plan's snippet is compiled and run on it.
-    let mut session = match Dump::load(crate::lower::prelude_session()).map(|d| d.state) {
-        Ok(Session::Idle(repl)) => repl,
-        _ => {
-            return ExecOutcome::Failed {
-                exc_type: "InternalError".into(),
-                message: "the prelude session of this build cannot be loaded".into(),
-                line: None,
-            };
-        }
-    };
-    let tracker = ResourceTracker::new(ResourceLimits {
-        max_duration: Some(limits.timeout),
-        max_recursion_depth: limits
-            .max_recursion
-            .saturating_mul(FRAMES_PER_CALL)
-            .saturating_add(64),
-        max_suspensions: limits.max_host_calls,
-        ..ResourceLimits::default()
-    });
-    *session.tracker_mut() = tracker;
-    let mut out = String::new();
-    let progress = session.feed_start(
-        &lowered.snippet,
-        Vec::new(),
-        PrintWriter::CollectString(&mut out, Some(MAX_PRINT)),
-    );
-    if !out.is_empty() {
-        print(&out);
-    }
-    drive(progress, lowered, sigs, host, limits, print, parked)
+    let step = machine.start(&lowered.snippet, &limits.machine());
+    drive(step, 0, machine, lowered, sigs, host, limits, print, parked)
 }
 
 /// A paused call as the host sees it: name, arguments, control label and plan line.
@@ -157,11 +147,15 @@ pub struct PausedCall {
     pub line: u32,
 }
 
-/// Reads a paused call's name and arguments, exactly as [`execute`] hands them to the host.
-pub fn paused_call(call: &PausedRun) -> Result<PausedCall, String> {
-    let line = int_kwarg(&call.kwargs, "_zline")
+fn call_line(call: &RawCall) -> u32 {
+    int_kwarg(&call.kwargs, "_zline")
         .and_then(|l| u32::try_from(l).ok())
-        .unwrap_or(0);
+        .unwrap_or(0)
+}
+
+/// Reads a paused call's name and arguments, exactly as [`execute`] hands them to the host.
+pub fn paused_call(call: &RawCall) -> Result<PausedCall, String> {
+    let line = call_line(call);
     let name = call.function_name.clone();
     let Some(pc) = call.kwargs.iter().find_map(|(k, v)| match k {
         MontyObject::String(k) if k == "_zpc" => crate::runtime::boxing::packed_of(v),
@@ -203,10 +197,12 @@ pub fn paused_call(call: &PausedRun) -> Result<PausedCall, String> {
     })
 }
 
-/// Continues a paused call with the host's reply (a resumed approval), then runs on like [`execute`].
-#[allow(clippy::too_many_arguments)] // the paused call and its reply, then exactly `execute_parking`'s own
+/// Continues a call `machine` has paused (restored from a snapshot) with the host's reply, then runs on
+/// like [`execute`].
+#[allow(clippy::too_many_arguments)] // the paused call and its reply, then exactly `execute_on`'s own
 pub fn resume(
-    call: PausedRun,
+    machine: &mut dyn Machine,
+    line: u32,
     reply: HostReply,
     lowered: &Lowered,
     sigs: &Signatures,
@@ -215,34 +211,29 @@ pub fn resume(
     print: &mut dyn FnMut(&str),
     parked: &mut Option<PausedRun>,
 ) -> ExecOutcome {
-    let line = paused_call(&call).map_or(0, |c| c.line);
-    let mut out = String::new();
-    let progress = match answer(call, reply, line, &mut out, parked) {
-        Ok(progress) => progress,
+    let step = match answer(machine, reply, line, parked) {
+        Ok(step) => step,
         Err(outcome) => return outcome,
     };
-    if !out.is_empty() {
-        print(&out);
-    }
-    drive(progress, lowered, sigs, host, limits, print, parked)
+    drive(
+        step, line, machine, lowered, sigs, host, limits, print, parked,
+    )
 }
 
-/// Gives a paused call the host's reply: the run goes on (`Ok`) or stops here (`Err`), leaving a
+/// Gives a paused call the host's reply: the run goes on (`Ok`) or stops here (`Err`), saving a
 /// suspended call in `parked`.
 fn answer(
-    call: PausedRun,
+    machine: &mut dyn Machine,
     reply: HostReply,
     line: u32,
-    out: &mut String,
     parked: &mut Option<PausedRun>,
-) -> Result<Progress, ExecOutcome> {
+) -> Result<Step, ExecOutcome> {
     match reply {
-        HostReply::Return(v) => {
-            Ok(call.resume(rebox(&v), PrintWriter::CollectString(out, Some(MAX_PRINT))))
-        }
+        HostReply::Return(v) => Ok(machine.resume(rebox(&v))),
         HostReply::Deny { message } => Err(ExecOutcome::Denied { line, message }),
         HostReply::Suspend { message } => {
-            *parked = Some(call);
+            // Without the paused call nothing could resume; the host then fails closed (a denial).
+            *parked = machine.park().ok();
             Err(ExecOutcome::Denied { line, message })
         }
         HostReply::Fail { exc_type, message } => Err(ExecOutcome::Failed {
@@ -253,8 +244,76 @@ fn answer(
     }
 }
 
+/// How a step that did not pause at a call ends the run. `last_line`: the line of the last call, the best
+/// place known when a worker dies between calls.
+fn ending(event: Event, last_line: u32, lowered: &Lowered, limits: &ExecLimits) -> ExecOutcome {
+    let known = |line: u32| (line != 0).then_some(line);
+    let halted = |exc_type: &str, message: String, line: Option<u32>| ExecOutcome::Halted {
+        exc_type: exc_type.into(),
+        message,
+        line,
+    };
+    match event {
+        Event::Call(_) | Event::Complete => ExecOutcome::Completed,
+        Event::Refused { message } => ExecOutcome::Denied {
+            line: last_line,
+            message,
+        },
+        Event::Failed {
+            exc_type,
+            message,
+            snippet_lines,
+        } => {
+            let line = snippet_lines
+                .iter()
+                .rev()
+                .find_map(|l| lowered.snippet_plan_line(*l));
+            match exc_type.as_str() {
+                "MemoryError" => halted(
+                    "MemoryError",
+                    format!("the plan exceeded {}", limits.memory()),
+                    line,
+                ),
+                "TimeoutError" => halted(
+                    "TimeoutError",
+                    format!("the plan exceeded {}", limits.time()),
+                    line,
+                ),
+                _ => ExecOutcome::Failed {
+                    exc_type,
+                    message,
+                    line,
+                },
+            }
+        }
+        Event::Crashed(Death::Memory) => halted(
+            "MemoryError",
+            format!("the plan exceeded {}", limits.memory()),
+            known(last_line),
+        ),
+        Event::Crashed(Death::Cpu) => halted(
+            "TimeoutError",
+            format!("the plan exceeded {}", limits.time()),
+            known(last_line),
+        ),
+        Event::Crashed(Death::Stack) => halted(
+            "InternalError",
+            "the plan overflowed the interpreter's stack; the run was stopped".into(),
+            known(last_line),
+        ),
+        Event::Crashed(Death::Other(why)) => halted(
+            "InternalError",
+            format!("the interpreter failed ({why}); the run was stopped"),
+            known(last_line),
+        ),
+    }
+}
+
+#[allow(clippy::too_many_arguments)] // the step and where it came from, then `execute_on`'s own
 fn drive(
-    mut progress: Progress,
+    mut step: Step,
+    mut last_line: u32,
+    machine: &mut dyn Machine,
     lowered: &Lowered,
     sigs: &Signatures,
     host: &mut dyn Host,
@@ -262,44 +321,17 @@ fn drive(
     print: &mut dyn FnMut(&str),
     parked: &mut Option<PausedRun>,
 ) -> ExecOutcome {
-    let mut out = String::new();
     let mut calls = 0usize;
     loop {
-        if !out.is_empty() {
-            print(&out);
-            out.clear();
+        if !step.printed.is_empty() {
+            print(&step.printed);
         }
-        let call = match progress {
-            Err(e) => return failed(lowered, &e.error),
-            Ok(ReplProgress::Complete { .. }) => return ExecOutcome::Completed,
-            Ok(ReplProgress::FunctionCall(call)) => call,
-            Ok(ReplProgress::OsCall(_)) => {
-                return ExecOutcome::Denied {
-                    line: 0,
-                    message: "operating-system access is not available to plans".into(),
-                };
-            }
-            // The lowered program defines every name it reads; an undefined one means the prelude the
-            // binary loaded is not the one the compiler emitted code for.
-            Ok(ReplProgress::NameLookup(lookup)) => {
-                return ExecOutcome::Denied {
-                    line: 0,
-                    message: format!(
-                        "unsupported interpreter request: name `{}` is not defined",
-                        lookup.name
-                    ),
-                };
-            }
-            Ok(ReplProgress::ResolveFutures(_)) => {
-                return ExecOutcome::Denied {
-                    line: 0,
-                    message: "unsupported interpreter request".into(),
-                };
-            }
+        let call = match step.event {
+            Event::Call(call) => call,
+            other => return ending(other, last_line, lowered, limits),
         };
-        let line = int_kwarg(&call.kwargs, "_zline")
-            .and_then(|l| u32::try_from(l).ok())
-            .unwrap_or(0);
+        let line = call_line(&call);
+        last_line = line;
         let name = call.function_name.clone();
         if name == "_zb_violation" {
             return ExecOutcome::Denied {
@@ -326,8 +358,8 @@ fn drive(
             Err(message) => return ExecOutcome::Denied { line, message },
         };
         let reply = host.call(&name, args, pc, line);
-        progress = match answer(call, reply, line, &mut out, parked) {
-            Ok(progress) => progress,
+        step = match answer(machine, reply, line, parked) {
+            Ok(step) => step,
             Err(outcome) => return outcome,
         };
     }

@@ -122,7 +122,7 @@ impl RunHost<'_, '_> {
             tainted_sources: self.tainted_sources.clone(),
         };
         let space = self.space.clone();
-        let paused = parked.and_then(|p| serde_json::to_value(&p).ok());
+        let paused = parked;
         let pending = self.pending.take();
         if matches!(self.stop, Some(Stop::Suspended)) && (paused.is_none() || pending.is_none()) {
             // Without the paused call nothing could ever be resumed: fail closed as a denial.
@@ -549,6 +549,23 @@ impl RunHost<'_, '_> {
                     )
                 }
             }
+            // The runtime's own text (a limit, a dead interpreter) quotes no data: never redacted.
+            (
+                ExecOutcome::Halted {
+                    exc_type,
+                    message,
+                    line,
+                },
+                _,
+            ) => (
+                Status::Error,
+                "error".into(),
+                Some(PlanError {
+                    line,
+                    exc_type,
+                    message,
+                }),
+            ),
         };
         let (status, outcome_name) = if status == Status::Completed && worst == Outcome::Deny {
             // Cannot happen (a deny stops the run), but never report a denial as success.

@@ -3,6 +3,8 @@ pub mod backend;
 pub mod boxing;
 pub mod exec;
 mod host;
+pub mod machine;
 mod report;
 pub mod run;
 pub mod snapshot;
+pub mod worker;

@@ -20,8 +20,29 @@ use crate::lower::{self, Mode};
 use crate::plan::{self, Diagnostic, ParsedPlan, Signatures};
 use crate::policy::Policy;
 use crate::runtime::exec::{self, ExecLimits, ExecOutcome, HostReply};
+use crate::runtime::machine::{InProcess, Machine, MachineLimits, RawCall};
+use crate::runtime::worker::client::WorkerMachine;
 use crate::trace::TraceWriter;
 use crate::trace::record::Call;
+
+/// Where a run's interpreter runs.
+#[derive(Clone, Debug)]
+pub enum Engine {
+    /// In this process ([`InProcess`]).
+    InProcess,
+    /// In a worker process started from this zamburak binary ([`WorkerMachine`]).
+    Worker(std::path::PathBuf),
+}
+
+impl Engine {
+    /// A fresh machine on this engine.
+    pub fn machine(&self) -> Box<dyn Machine> {
+        match self {
+            Engine::InProcess => Box::new(InProcess::new()),
+            Engine::Worker(exe) => Box::new(WorkerMachine::new(exe.clone())),
+        }
+    }
+}
 
 /// What a run needs besides the backend.
 pub struct RunInput<'a> {
@@ -47,6 +68,7 @@ pub struct Run<'i, 'a> {
     input: &'i RunInput<'a>,
     preflight: bool,
     approver: Option<&'a mut Approver>,
+    engine: Engine,
 }
 
 impl<'i, 'a> Run<'i, 'a> {
@@ -56,7 +78,14 @@ impl<'i, 'a> Run<'i, 'a> {
             input,
             preflight: true,
             approver: None,
+            engine: Engine::InProcess,
         }
+    }
+
+    /// Runs the plan's interpreter on `engine` (default: in this process). `zamburak run` uses a worker
+    /// process, so a plan that exhausts memory or the stack ends the worker, not the run's process.
+    pub fn on(self, engine: Engine) -> Run<'i, 'a> {
+        Run { engine, ..self }
     }
 
     /// Without the pre-flight analysis: a call that lint proves denied is still attempted and denied when
@@ -86,14 +115,7 @@ impl<'i, 'a> Run<'i, 'a> {
         trace: Option<&mut TraceWriter>,
         print: &mut dyn FnMut(&str),
     ) -> RunReport {
-        run_plan(
-            self.input,
-            backend,
-            trace,
-            print,
-            self.preflight,
-            self.approver,
-        )
+        run_plan(self, backend, trace, print)
     }
 }
 
@@ -105,7 +127,13 @@ fn exec_limits(policy: &Policy) -> ExecLimits {
         max_host_calls: (limits.max_tool_calls as usize)
             .saturating_mul(4)
             .saturating_add(64),
+        max_memory_mb: limits.max_memory_mb,
     }
+}
+
+/// What the interpreter enforces for a run under `policy` (a restored snapshot's worker needs them).
+pub fn machine_limits(policy: &Policy) -> MachineLimits {
+    exec_limits(policy).machine()
 }
 
 /// The front end every run and resumption shares: the subset checks, then the lowering.
@@ -123,7 +151,7 @@ fn front_end(
 /// call happens.
 fn guarded(run: impl FnOnce() -> ExecOutcome) -> ExecOutcome {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|_| {
-        ExecOutcome::Failed {
+        ExecOutcome::Halted {
             exc_type: "InternalError".into(),
             message: "the interpreter failed; the run was stopped".into(),
             line: None,
@@ -132,13 +160,17 @@ fn guarded(run: impl FnOnce() -> ExecOutcome) -> ExecOutcome {
 }
 
 fn run_plan<'a>(
-    input: &RunInput<'a>,
+    run: Run<'_, 'a>,
     backend: &'a mut dyn Backend,
     trace: Option<&mut TraceWriter>,
     print: &mut dyn FnMut(&str),
-    preflight: bool,
-    approver: Option<&'a mut Approver>,
 ) -> RunReport {
+    let Run {
+        input,
+        preflight,
+        approver,
+        engine,
+    } = run;
     let sigs = input.policy.signatures();
     let mut recorder = Recorder {
         trace,
@@ -195,8 +227,17 @@ fn run_plan<'a>(
         approver,
     );
     let mut parked = None;
+    let mut machine = engine.machine();
     let outcome = guarded(|| {
-        exec::execute_parking(&lowered, &sigs, &mut host, &exec_limits, print, &mut parked)
+        exec::execute_on(
+            machine.as_mut(),
+            &lowered,
+            &sigs,
+            &mut host,
+            &exec_limits,
+            print,
+            &mut parked,
+        )
     });
     host.finish_run(outcome, parked)
 }
@@ -204,7 +245,10 @@ fn run_plan<'a>(
 /// A suspended run, ready to continue in a new process: the decision a human took on its claim.
 pub struct Resumption<'a> {
     pub input: RunInput<'a>,
-    pub paused: crate::runtime::exec::PausedRun,
+    /// The machine holding the paused run ([`Machine::restore`]d from the snapshot), and the call it waits
+    /// on.
+    pub machine: Box<dyn Machine>,
+    pub call: RawCall,
     pub space: LabelSpace,
     pub state: HostState,
     /// The claim as it was recorded when the run was suspended.
@@ -238,7 +282,7 @@ pub fn resume_plan(
             message: format!("`{}` was rejected by the user", claim.tool),
         }
     } else {
-        match exec::paused_call(&r.paused) {
+        match exec::paused_call(&r.call) {
             Ok(paused) if paused.name == claim.tool && paused.line == claim.line => host.perform(
                 &paused.name,
                 claim.call_id,
@@ -256,10 +300,12 @@ pub fn resume_plan(
     };
     let exec_limits = exec_limits(r.input.policy);
     let mut parked = None;
-    let paused = r.paused;
+    let mut machine = r.machine;
+    let line = exec::paused_call(&r.call).map_or(0, |c| c.line);
     let outcome = guarded(|| {
         exec::resume(
-            paused,
+            machine.as_mut(),
+            line,
             reply,
             &lowered,
             &sigs,

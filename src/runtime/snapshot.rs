@@ -31,8 +31,10 @@ use crate::label::LabelSpace;
 use crate::lower::Mode;
 use crate::policy::Policy;
 use crate::runtime::exec::paused_call;
+use crate::runtime::machine::{Machine, RawCall};
 use crate::runtime::run::{
-    HostState, Resumption, RunInput, RunReport, Status, ToolBackend, resume_plan,
+    Engine, HostState, Resumption, RunInput, RunReport, Status, ToolBackend, machine_limits,
+    resume_plan,
 };
 use crate::trace::record::{Approval, Call, Record, Suspend};
 use crate::trace::redact::{digest, sha256_bytes};
@@ -167,7 +169,9 @@ pub struct Opened {
     /// The bytes `policy` was parsed from, checked against the snapshot's digest.
     pub policy_bytes: Vec<u8>,
     pub plan_source: String,
-    pub paused: crate::runtime::exec::PausedRun,
+    /// The machine holding the restored paused run, and the call it waits on.
+    pub machine: Box<dyn Machine>,
+    pub call: RawCall,
     pub writer: TraceWriter,
     /// Holds the trace's lock until the decision is done.
     pub lock: std::fs::File,
@@ -175,7 +179,7 @@ pub struct Opened {
 
 /// Reads and checks a snapshot: integrity against the trace, single use, expiry, unchanged plan and policy,
 /// and that the paused call is exactly the claimed one.
-pub fn open(path: &Path) -> Result<Opened, String> {
+pub fn open(path: &Path, engine: &Engine) -> Result<Opened, String> {
     let shown = path.display();
     let file = std::fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
     let mut bytes = Vec::new();
@@ -292,10 +296,12 @@ pub fn open(path: &Path) -> Result<Opened, String> {
     {
         return Err(format!("{shown}: the claim does not match its digest"));
     }
-    let paused: crate::runtime::exec::PausedRun =
-        serde_json::from_value(snapshot.paused.clone())
-            .map_err(|e| format!("{shown}: the paused run cannot be read: {e}"))?;
-    let call = paused_call(&paused)?;
+    // The paused run is Monty's state: it is loaded where the run continues (a worker for `approve`).
+    let mut machine = engine.machine();
+    let raw = machine
+        .restore(&snapshot.paused, &machine_limits(&policy))
+        .map_err(|e| format!("{shown}: {e}"))?;
+    let call = paused_call(&raw)?;
     let same_args = call.args.len() == snapshot.claim.args.len()
         && call
             .args
@@ -319,7 +325,8 @@ pub fn open(path: &Path) -> Result<Opened, String> {
         policy,
         policy_bytes,
         plan_source,
-        paused,
+        machine,
+        call: raw,
         writer,
         lock,
     })
@@ -357,6 +364,7 @@ pub fn decide(
     path: &Path,
     approve: bool,
     by: &str,
+    engine: &Engine,
     print: &mut dyn FnMut(&str),
 ) -> Result<Decided, String> {
     let Opened {
@@ -364,10 +372,11 @@ pub fn decide(
         policy,
         policy_bytes,
         plan_source,
-        paused,
+        machine,
+        call,
         mut writer,
         lock: _lock,
-    } = open(path)?;
+    } = open(path, engine)?;
     // A resumed run starts its servers again and re-checks the lock before the decision is recorded, so a
     // refusal leaves the claim pending.
     let mut backend =
@@ -393,7 +402,8 @@ pub fn decide(
                 policy: &policy,
                 mode,
             },
-            paused,
+            machine,
+            call,
             space: snapshot.space.clone(),
             state: snapshot.state.clone(),
             claim: snapshot.claim.clone(),

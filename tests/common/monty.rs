@@ -48,12 +48,15 @@ pub fn lowered(plan: &str, mode: Mode) -> String {
         timeout: std::time::Duration::from_secs(10),
         max_recursion: 200,
         max_host_calls: 100,
+        max_memory_mb: 512,
     };
     let mut out = String::new();
     let r = execute(&low, &sigs, &mut NoTools, &limits, &mut |t| out.push_str(t));
     match r {
         ExecOutcome::Completed => {}
-        ExecOutcome::Failed { exc_type, .. } => out.push_str(&format!("ERROR {exc_type}")),
+        ExecOutcome::Failed { exc_type, .. } | ExecOutcome::Halted { exc_type, .. } => {
+            out.push_str(&format!("ERROR {exc_type}"))
+        }
         ExecOutcome::Denied { message, .. } => out.push_str(&format!("DENIED {message}")),
     }
     out

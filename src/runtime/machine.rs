@@ -1,0 +1,223 @@
+//! Where the plan's interpreter runs. A [`Machine`] holds one Monty session (the prelude and the plan's
+//! compiled snippet), runs it to its next external call and hands that call over as plain data
+//! ([`RawCall`]). It decides nothing: what a call means, whether it may happen and what it returns are the
+//! host's (`runtime::exec` and `runtime::host`), which never see Monty's own types beyond the values.
+//!
+//! [`InProcess`] runs Monty in this process (library users, tests, benchmarks); `runtime::worker` runs the
+//! same code in a child process under memory and CPU limits, which is what `zamburak run` uses, so a plan
+//! that exhausts memory or the stack ends its worker, not the process holding the policy and the trace.
+
+use monty::{Dump, ReplFunctionCall, ReplProgress, ReplStartError, Session};
+use monty_types::{MontyException, MontyObject, PrintWriter, ResourceLimits, ResourceTracker};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// An external call the plan's program made, as Monty hands it over.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RawCall {
+    pub function_name: String,
+    pub args: Vec<MontyObject>,
+    pub kwargs: Vec<(MontyObject, MontyObject)>,
+}
+
+/// Why a worker process ended without answering (see `runtime::worker`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Death {
+    /// It went over its memory ceiling (or the system refused it memory).
+    Memory,
+    /// It used up its CPU time.
+    Cpu,
+    /// It overflowed its stack.
+    Stack,
+    /// Anything else: a signal, an unexpected exit, a malformed message. The text says which.
+    Other(String),
+}
+
+/// Where a run stands after a step.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Event {
+    /// Paused at an external call, waiting for its value.
+    Call(RawCall),
+    /// The program ran to its end.
+    Complete,
+    /// The program raised. `snippet_lines`: the traceback's lines in the plan's snippet, outermost first.
+    Failed {
+        exc_type: String,
+        message: String,
+        snippet_lines: Vec<u32>,
+    },
+    /// The program asked for something plans never get (operating-system access, an undefined name,
+    /// futures).
+    Refused { message: String },
+    /// The interpreter itself failed (a panic in Monty, a dead worker).
+    Crashed(Death),
+}
+
+/// One step of a run: what the program printed on the way, and where it stopped.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Step {
+    pub printed: String,
+    pub event: Event,
+}
+
+impl Step {
+    fn crashed(death: Death) -> Step {
+        Step {
+            printed: String::new(),
+            event: Event::Crashed(death),
+        }
+    }
+}
+
+/// What the interpreter enforces itself, from the policy's `limits:`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MachineLimits {
+    pub timeout_ms: u64,
+    pub max_recursion_depth: usize,
+    pub max_suspensions: usize,
+    /// Bytes the program may allocate; enforced only where the allocator counts them (a worker).
+    pub max_memory: Option<usize>,
+}
+
+/// Runs the plan's program and hands over each external call. A machine that cannot do what is asked says
+/// so with [`Event::Crashed`] (or `Err`), never by panicking.
+pub trait Machine {
+    /// Loads the prelude session and runs `snippet` to its first external call or its end.
+    fn start(&mut self, snippet: &str, limits: &MachineLimits) -> Step;
+    /// Loads a paused call saved by [`Machine::park`] and returns the call it waits on.
+    fn restore(&mut self, paused: &Value, limits: &MachineLimits) -> Result<RawCall, String>;
+    /// Gives the paused call its value and runs on to the next call or the end.
+    fn resume(&mut self, value: MontyObject) -> Step;
+    /// The paused call, serialised for a snapshot. The machine has no paused call afterwards.
+    fn park(&mut self) -> Result<Value, String>;
+}
+
+/// Largest print output kept per step.
+const MAX_PRINT: usize = 1 << 20;
+
+/// The snippet name Monty gives the plan's code: the prelude session was fed one snippet (`build.rs`), so
+/// the plan is the second. Traceback frames elsewhere are the prelude's.
+const PLAN_SNIPPET: &str = "<python-input-1>";
+
+/// Monty in this process.
+#[derive(Default)]
+pub struct InProcess {
+    paused: Option<ReplFunctionCall>,
+}
+
+impl InProcess {
+    pub fn new() -> InProcess {
+        InProcess::default()
+    }
+
+    fn step(
+        &mut self,
+        progress: Result<ReplProgress, Box<ReplStartError>>,
+        printed: String,
+    ) -> Step {
+        let event = match progress {
+            Err(e) => failed(&e.error),
+            Ok(ReplProgress::Complete { .. }) => Event::Complete,
+            Ok(ReplProgress::FunctionCall(call)) => {
+                let raw = RawCall {
+                    function_name: call.function_name.clone(),
+                    args: call.args.clone(),
+                    kwargs: call.kwargs.clone(),
+                };
+                self.paused = Some(call);
+                Event::Call(raw)
+            }
+            Ok(ReplProgress::OsCall(_)) => Event::Refused {
+                message: "operating-system access is not available to plans".into(),
+            },
+            // The lowered program defines every name it reads; an undefined one means the prelude the
+            // binary loaded is not the one the compiler emitted code for.
+            Ok(ReplProgress::NameLookup(lookup)) => Event::Refused {
+                message: format!(
+                    "unsupported interpreter request: name `{}` is not defined",
+                    lookup.name
+                ),
+            },
+            Ok(ReplProgress::ResolveFutures(_)) => Event::Refused {
+                message: "unsupported interpreter request".into(),
+            },
+        };
+        Step { printed, event }
+    }
+}
+
+fn failed(exc: &MontyException) -> Event {
+    Event::Failed {
+        exc_type: format!("{:?}", exc.exc_type()),
+        message: exc.message().unwrap_or_default().to_string(),
+        snippet_lines: exc
+            .traceback()
+            .iter()
+            .filter(|f| f.filename == PLAN_SNIPPET)
+            .map(|f| f.start.line)
+            .collect(),
+    }
+}
+
+fn tracker(limits: &MachineLimits) -> ResourceTracker {
+    ResourceTracker::new(ResourceLimits {
+        max_duration: Some(std::time::Duration::from_millis(limits.timeout_ms)),
+        max_memory: limits.max_memory,
+        max_recursion_depth: limits.max_recursion_depth,
+        max_suspensions: limits.max_suspensions,
+        ..ResourceLimits::default()
+    })
+}
+
+impl Machine for InProcess {
+    fn start(&mut self, snippet: &str, limits: &MachineLimits) -> Step {
+        self.paused = None;
+        // The prelude session built at build time; the plan's snippet is compiled and run on it.
+        let mut session = match Dump::load(crate::lower::prelude_session()).map(|d| d.state) {
+            Ok(Session::Idle(repl)) => repl,
+            _ => {
+                return Step::crashed(Death::Other(
+                    "the prelude session of this build cannot be loaded".into(),
+                ));
+            }
+        };
+        *session.tracker_mut() = tracker(limits);
+        let mut out = String::new();
+        let progress = session.feed_start(
+            snippet,
+            Vec::new(),
+            PrintWriter::CollectString(&mut out, Some(MAX_PRINT)),
+        );
+        self.step(progress, out)
+    }
+
+    fn restore(&mut self, paused: &Value, _limits: &MachineLimits) -> Result<RawCall, String> {
+        // The paused session carries the tracker (and so the limits) it was suspended with.
+        let call: ReplFunctionCall = serde_json::from_value(paused.clone())
+            .map_err(|e| format!("the paused run cannot be read: {e}"))?;
+        let raw = RawCall {
+            function_name: call.function_name.clone(),
+            args: call.args.clone(),
+            kwargs: call.kwargs.clone(),
+        };
+        self.paused = Some(call);
+        Ok(raw)
+    }
+
+    fn resume(&mut self, value: MontyObject) -> Step {
+        let Some(call) = self.paused.take() else {
+            return Step::crashed(Death::Other("no call is waiting for a value".into()));
+        };
+        let mut out = String::new();
+        let progress = call.resume(value, PrintWriter::CollectString(&mut out, Some(MAX_PRINT)));
+        self.step(progress, out)
+    }
+
+    fn park(&mut self) -> Result<Value, String> {
+        let call = self
+            .paused
+            .take()
+            .ok_or_else(|| "no call is waiting to be saved".to_string())?;
+        serde_json::to_value(&call).map_err(|e| format!("cannot save the paused run: {e}"))
+    }
+}

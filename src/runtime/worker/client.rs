@@ -1,0 +1,216 @@
+//! The parent side: a [`Machine`] whose Monty runs in a worker process.
+
+use std::io::{BufReader, BufWriter, Read};
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::thread::JoinHandle;
+
+use monty_types::{MontyObject, OOM_EXIT_CODE};
+use serde_json::Value;
+
+use super::{MAX_FRAME, Reply, Request, SUBCOMMAND, read_frame, write_frame};
+use crate::runtime::machine::{Death, Event, Machine, MachineLimits, RawCall, Step};
+
+/// How much of a worker's stderr is kept to tell why it died.
+const MAX_STDERR: u64 = 64 << 10;
+
+/// A [`Machine`] in a worker process started from `exe` (this binary) on the first
+/// [`Machine::start`] or [`Machine::restore`].
+pub struct WorkerMachine {
+    exe: PathBuf,
+    worker: Option<Worker>,
+}
+
+struct Worker {
+    child: Child,
+    input: BufWriter<ChildStdin>,
+    output: BufReader<ChildStdout>,
+    stderr: Option<JoinHandle<Vec<u8>>>,
+}
+
+impl WorkerMachine {
+    /// A machine whose worker is `exe __worker`; `exe` must be a zamburak binary.
+    pub fn new(exe: PathBuf) -> WorkerMachine {
+        WorkerMachine { exe, worker: None }
+    }
+
+    fn spawn(&mut self, limits: &MachineLimits) -> Result<(), Death> {
+        self.stop();
+        let mb = limits.max_memory.unwrap_or(usize::MAX) >> 20;
+        let mb = u32::try_from(mb.max(1)).unwrap_or(u32::MAX);
+        // Monty's clock counts execution only; the CPU limit is the backstop for a loop that never reaches
+        // a clock check, with room for the worker's own work on messages.
+        let cpu_secs = (limits.timeout_ms / 1000)
+            .saturating_mul(2)
+            .saturating_add(5);
+        let mut child = Command::new(&self.exe)
+            .arg(SUBCOMMAND)
+            .arg(mb.to_string())
+            .arg(cpu_secs.to_string())
+            // The plan's process gets nothing of the user's environment (API keys live there).
+            .env_clear()
+            .current_dir("/")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| {
+                Death::Other(format!(
+                    "cannot start the worker {}: {e}",
+                    self.exe.display()
+                ))
+            })?;
+        let (Some(input), Some(output), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(Death::Other("the worker's pipes are missing".into()));
+        };
+        let stderr = std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut stderr = stderr;
+            let _ = (&mut stderr).take(MAX_STDERR).read_to_end(&mut kept);
+            // Drain the rest so the worker never blocks on a full pipe.
+            let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+            kept
+        });
+        self.worker = Some(Worker {
+            child,
+            input: BufWriter::new(input),
+            output: BufReader::new(output),
+            stderr: Some(stderr),
+        });
+        Ok(())
+    }
+
+    /// One request, one reply; a worker that cannot answer is reaped and the reason returned.
+    fn exchange(&mut self, request: &Request) -> Result<Reply, Death> {
+        let Some(worker) = self.worker.as_mut() else {
+            return Err(Death::Other("no worker is running".into()));
+        };
+        let bytes = serde_json::to_vec(request)
+            .map_err(|e| Death::Other(format!("cannot encode a request: {e}")))?;
+        let answered = write_frame(&mut worker.input, &bytes)
+            .and_then(|()| read_frame(&mut worker.output, MAX_FRAME));
+        let problem = match answered {
+            Ok(Some(frame)) => match super::parse::<Reply>(&frame) {
+                Ok(reply) => return Ok(reply),
+                Err(e) => Some(format!("the worker's reply is malformed: {e}")),
+            },
+            Ok(None) => None,
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Some(e.to_string()),
+            Err(_) => None,
+        };
+        Err(self.reap(problem))
+    }
+
+    /// Ends the worker and says why it died: its own exit (the allocator's status, a signal) unless the
+    /// parent stopped it for `problem`.
+    fn reap(&mut self, problem: Option<String>) -> Death {
+        let Some(mut worker) = self.worker.take() else {
+            return Death::Other("no worker is running".into());
+        };
+        drop(worker.input);
+        if problem.is_some() {
+            let _ = worker.child.kill();
+        }
+        let status = worker.child.wait();
+        let stderr = worker
+            .stderr
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default();
+        if let Some(problem) = problem {
+            return Death::Other(problem);
+        }
+        let stderr = String::from_utf8_lossy(&stderr);
+        match status {
+            Err(e) => Death::Other(format!("cannot wait for the worker: {e}")),
+            Ok(s) if s.code() == Some(OOM_EXIT_CODE) => Death::Memory,
+            Ok(_) if stderr.contains("overflowed its stack") => Death::Stack,
+            Ok(s) if s.signal() == Some(nix::sys::signal::Signal::SIGXCPU as i32) => Death::Cpu,
+            Ok(s) => Death::Other(match (s.code(), s.signal()) {
+                (_, Some(sig)) => format!("the worker was ended by signal {sig}"),
+                (Some(code), _) => format!("the worker exited with status {code}"),
+                _ => "the worker ended".into(),
+            }),
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut worker) = self.worker.take() {
+            drop(worker.input);
+            let _ = worker.child.kill();
+            let _ = worker.child.wait();
+            if let Some(h) = worker.stderr.take() {
+                let _ = h.join();
+            }
+        }
+    }
+
+    fn step(&mut self, request: &Request) -> Step {
+        match self.exchange(request) {
+            Ok(Reply::Step(step)) => step,
+            Ok(_) => {
+                let death = self.reap(Some("the worker answered out of turn".into()));
+                crashed(death)
+            }
+            Err(death) => crashed(death),
+        }
+    }
+}
+
+fn crashed(death: Death) -> Step {
+    Step {
+        printed: String::new(),
+        event: Event::Crashed(death),
+    }
+}
+
+impl Drop for WorkerMachine {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl Machine for WorkerMachine {
+    fn start(&mut self, snippet: &str, limits: &MachineLimits) -> Step {
+        if let Err(death) = self.spawn(limits) {
+            return crashed(death);
+        }
+        self.step(&Request::Start {
+            snippet: snippet.to_string(),
+            limits: limits.clone(),
+        })
+    }
+
+    fn restore(&mut self, paused: &Value, limits: &MachineLimits) -> Result<RawCall, String> {
+        self.spawn(limits).map_err(|d| format!("{d:?}"))?;
+        match self.exchange(&Request::Restore {
+            paused: paused.clone(),
+            limits: limits.clone(),
+        }) {
+            Ok(Reply::Restored(result)) => result,
+            Ok(_) => Err("the worker answered out of turn".into()),
+            Err(death) => Err(format!(
+                "the worker could not load the paused run: {death:?}"
+            )),
+        }
+    }
+
+    fn resume(&mut self, value: MontyObject) -> Step {
+        self.step(&Request::Resume { value })
+    }
+
+    fn park(&mut self) -> Result<Value, String> {
+        match self.exchange(&Request::Park) {
+            Ok(Reply::Parked(result)) => result,
+            Ok(_) => Err("the worker answered out of turn".into()),
+            Err(death) => Err(format!(
+                "the worker could not save the paused run: {death:?}"
+            )),
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! The worker side: limits first, then one reply per request until the parent closes the pipe.
+
+use std::io::{self, BufReader, BufWriter};
+
+use super::{Reply, Request, read_frame, write_frame};
+use crate::runtime::machine::{Death, Event, InProcess, Machine, Step};
+
+/// Exit status when the worker cannot arm its limits or its pipe fails (`EX_SOFTWARE`).
+pub const BROKEN_EXIT_CODE: i32 = 70;
+
+/// Largest request read: a snapshot's paused run is at most 256 MiB of JSON; anything larger would be
+/// refused by the allocator anyway.
+const MAX_REQUEST: usize = 512 << 20;
+
+/// Address space beyond the memory budget: the binary, its mappings and the allocator's slack.
+const ADDRESS_SPACE_HEADROOM: u64 = 1 << 30;
+
+/// Runs a worker on stdin/stdout until the parent closes stdin. Returns the process's exit status.
+pub fn serve(max_memory_mb: u32, cpu_secs: u64) -> i32 {
+    close_inherited_descriptors();
+    // A panic inside Monty is answered as a crashed step; its message would only be noise on stderr.
+    std::panic::set_hook(Box::new(|_| {}));
+    let budget = u64::from(max_memory_mb).saturating_mul(1 << 20);
+    set_os_limits(budget, cpu_secs);
+    // Armed before the first message is read, so every byte a request or the plan brings counts.
+    if monty_alloc::set_limit(usize::try_from(budget).ok(), false).is_err() {
+        eprintln!("zamburak worker: the memory limit cannot be enforced in this build");
+        return BROKEN_EXIT_CODE;
+    }
+    let mut input = BufReader::new(io::stdin().lock());
+    let mut output = BufWriter::new(io::stdout().lock());
+    let mut machine = InProcess::new();
+    loop {
+        let request = match read_frame(&mut input, MAX_REQUEST) {
+            Ok(Some(frame)) => super::parse::<Request>(&frame),
+            Ok(None) => return 0,
+            Err(_) => return BROKEN_EXIT_CODE,
+        };
+        let Ok(request) = request else {
+            return BROKEN_EXIT_CODE;
+        };
+        let reply = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            handle(&mut machine, request)
+        }))
+        .unwrap_or_else(|_| {
+            Reply::Step(Step {
+                printed: String::new(),
+                event: Event::Crashed(Death::Other("the interpreter panicked".into())),
+            })
+        });
+        let sent = serde_json::to_vec(&reply)
+            .map_err(io::Error::other)
+            .and_then(|bytes| write_frame(&mut output, &bytes));
+        if sent.is_err() {
+            return BROKEN_EXIT_CODE;
+        }
+    }
+}
+
+fn handle(machine: &mut InProcess, request: Request) -> Reply {
+    match request {
+        Request::Start { snippet, limits } => Reply::Step(machine.start(&snippet, &limits)),
+        Request::Restore { paused, limits } => Reply::Restored(machine.restore(&paused, &limits)),
+        Request::Resume { value } => Reply::Step(machine.resume(value)),
+        Request::Park => Reply::Parked(machine.park()),
+    }
+}
+
+/// Closes every descriptor but stdin, stdout and stderr: whatever the parent's own parent left open
+/// (a terminal, a socket) is not the plan's.
+fn close_inherited_descriptors() {
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return;
+    };
+    let fds: Vec<i32> = entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|fd| *fd > 2)
+        .collect();
+    for fd in fds {
+        // The directory's own descriptor is already closed by now: EBADF, ignored.
+        let _ = nix::unistd::close(fd);
+    }
+}
+
+/// Backstops under the allocator's count: address space (a direct mapping the count misses), CPU time (a
+/// loop that never reaches a time check) and no core file (it would hold the user's data).
+fn set_os_limits(budget: u64, cpu_secs: u64) {
+    use nix::sys::resource::{Resource, setrlimit};
+    let address_space = budget
+        .saturating_mul(2)
+        .saturating_add(ADDRESS_SPACE_HEADROOM);
+    // Each is best effort: a limit the system refuses leaves the allocator's count in force.
+    let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
+    let _ = setrlimit(Resource::RLIMIT_AS, address_space, address_space);
+    let _ = setrlimit(Resource::RLIMIT_CPU, cpu_secs, cpu_secs.saturating_add(2));
+}
