@@ -12,7 +12,8 @@ use zamburak::label::Packed;
 use zamburak::lower::{Mode, compile};
 use zamburak::plan::Signatures;
 use zamburak::policy::{Claim, Policy, decide, label_result};
-use zamburak::runtime::exec::{ExecLimits, Host, HostReply, execute};
+use zamburak::runtime::exec::{ExecLimits, Host, HostReply, execute, execute_on};
+use zamburak::runtime::run::Engine;
 use zamburak::value::LValue;
 
 fn main() {
@@ -187,6 +188,65 @@ fn run_lowered_with(code: &str, host: &mut dyn Host) {
     };
     let out = execute(&lowered, &sigs(), host, &limits, &mut |_| {});
     assert_eq!(out, zamburak::runtime::exec::ExecOutcome::Completed);
+}
+
+/// A plan of 1,000 tool calls, run on `engine`: in process, or in a worker process (what `zamburak run`
+/// does); the difference per call is the worker boundary's cost.
+const CALLS_1000_PLAN: &str = "n = 0\nfor i in range(1000):\n    n = n + len(get_text(name=\"n\"))\n";
+
+fn run_on(engine: &Engine, code: &str, host: &mut dyn Host) {
+    let module = ruff_python_parser::parse_module(code)
+        .unwrap()
+        .into_syntax();
+    let lowered = compile(&module, code, &sigs(), Mode::Strict).unwrap();
+    let limits = ExecLimits {
+        timeout: Duration::from_secs(60),
+        max_recursion: 200,
+        max_host_calls: 5000,
+        max_memory_mb: 512,
+    };
+    let mut machine = engine.machine();
+    let out = execute_on(
+        machine.as_mut(),
+        &lowered,
+        &sigs(),
+        host,
+        &limits,
+        &mut |_| {},
+        &mut None,
+    );
+    assert_eq!(out, zamburak::runtime::exec::ExecOutcome::Completed);
+}
+
+fn worker() -> Engine {
+    Engine::Worker(env!("CARGO_BIN_EXE_zamburak").into())
+}
+
+#[divan::bench(sample_count = 10)]
+fn calls_1000_in_process(b: Bencher) {
+    let r = labelled(&json!("a line of text "));
+    b.bench(|| run_on(&Engine::InProcess, CALLS_1000_PLAN, &mut FixedHost(r.clone())));
+}
+
+#[divan::bench(sample_count = 10)]
+fn calls_1000_worker(b: Bencher) {
+    let r = labelled(&json!("a line of text "));
+    let engine = worker();
+    b.bench(|| run_on(&engine, CALLS_1000_PLAN, &mut FixedHost(r.clone())));
+}
+
+/// The fixed cost of a worker: start the process, load the prelude, run `x = 1`, end.
+#[divan::bench(sample_count = 30)]
+fn one_line_in_process(b: Bencher) {
+    let r = labelled(&Value::Null);
+    b.bench(|| run_on(&Engine::InProcess, "x = 1\n", &mut FixedHost(r.clone())));
+}
+
+#[divan::bench(sample_count = 30)]
+fn one_line_worker(b: Bencher) {
+    let engine = worker();
+    let r = labelled(&Value::Null);
+    b.bench(|| run_on(&engine, "x = 1\n", &mut FixedHost(r.clone())));
 }
 
 fn labelled(v: &Value) -> LValue {
