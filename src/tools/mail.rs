@@ -105,17 +105,23 @@ fn load(e: &Entry) -> Option<Value> {
         return None;
     }
     let bytes = std::fs::read(&e.path).ok()?;
-    let msg = MessageParser::default().parse(&bytes)?;
+    record(&bytes, &e.id, e.delivered)
+}
+
+/// The e-mail record of one RFC 5322 message (`None`: not a message): what the plan sees. Public for the
+/// fuzzer (`fuzz/fuzz_targets/mail_message.rs`), which feeds it arbitrary bytes.
+pub fn record(bytes: &[u8], id: &str, delivered: i64) -> Option<Value> {
+    let msg = MessageParser::default().parse(bytes)?;
     let body = msg.body_text(0).map(|b| b.to_string()).unwrap_or_default();
     Some(json!({
-        "id": e.id,
+        "id": id,
         "from": addresses(msg.from()).into_iter().next().unwrap_or_default(),
         "to": addresses(msg.to()),
         "cc": addresses(msg.cc()),
         "subject": msg.subject().unwrap_or_default(),
         // What the sender wrote: shown, never used to order.
         "date": header_date(msg.date()),
-        "received": rfc3339(e.delivered),
+        "received": rfc3339(delivered),
         "body": body,
     }))
 }

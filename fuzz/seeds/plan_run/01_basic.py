@@ -1,0 +1,3 @@
+x = get()
+sink(x)
+sink("literal")
