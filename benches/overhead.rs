@@ -192,7 +192,8 @@ fn run_lowered_with(code: &str, host: &mut dyn Host) {
 
 /// A plan of 1,000 tool calls, run on `engine`: in process, or in a worker process (what `zamburak run`
 /// does); the difference per call is the worker boundary's cost.
-const CALLS_1000_PLAN: &str = "n = 0\nfor i in range(1000):\n    n = n + len(get_text(name=\"n\"))\n";
+const CALLS_1000_PLAN: &str =
+    "n = 0\nfor i in range(1000):\n    n = n + len(get_text(name=\"n\"))\n";
 
 fn run_on(engine: &Engine, code: &str, host: &mut dyn Host) {
     let module = ruff_python_parser::parse_module(code)
@@ -225,7 +226,13 @@ fn worker() -> Engine {
 #[divan::bench(sample_count = 10)]
 fn calls_1000_in_process(b: Bencher) {
     let r = labelled(&json!("a line of text "));
-    b.bench(|| run_on(&Engine::InProcess, CALLS_1000_PLAN, &mut FixedHost(r.clone())));
+    b.bench(|| {
+        run_on(
+            &Engine::InProcess,
+            CALLS_1000_PLAN,
+            &mut FixedHost(r.clone()),
+        )
+    });
 }
 
 #[divan::bench(sample_count = 10)]

@@ -63,14 +63,19 @@ fn limits() -> ExecLimits {
     }
 }
 
-fn lowered_run(lowered: &zamburak::lower::Lowered, answer: &str) -> (ExecOutcome, String, Observer) {
+fn lowered_run(
+    lowered: &zamburak::lower::Lowered,
+    answer: &str,
+) -> (ExecOutcome, String, Observer) {
     let mut host = Observer {
         answer: untrusted(answer),
         calls: 0,
         low: Vec::new(),
     };
     let mut out = String::new();
-    let outcome = execute(lowered, &sigs(), &mut host, &limits(), &mut |t| out.push_str(t));
+    let outcome = execute(lowered, &sigs(), &mut host, &limits(), &mut |t| {
+        out.push_str(t)
+    });
     (outcome, out, host)
 }
 

@@ -8,9 +8,11 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Ok(policy) =
-        zamburak::policy::Policy::from_yaml_str(text, "fuzz.yaml", std::path::Path::new("/nonexistent"))
-    {
+    if let Ok(policy) = zamburak::policy::Policy::from_yaml_str(
+        text,
+        "fuzz.yaml",
+        std::path::Path::new("/nonexistent"),
+    ) {
         let _ = policy.signatures();
         let _ = policy.label_space();
         let _ = policy.limits();
