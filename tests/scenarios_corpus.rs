@@ -2,6 +2,7 @@
 //! point (real checker, lowering, Monty and decision procedure; fixtures stand in for adapters).
 
 use std::path::Path;
+use zamburak::runtime::run::Engine;
 
 #[test]
 fn every_corpus_scenario_meets_its_expectation() {
@@ -29,7 +30,7 @@ fn every_corpus_scenario_meets_its_expectation() {
     let (mut passed, mut failed) = (0, 0);
     let mut report = String::new();
     for f in &files {
-        let totals = zamburak::scenario::run_file(f, None, &mut |line| {
+        let totals = zamburak::scenario::run_file(f, None, &Engine::InProcess, &mut |line| {
             if !line.starts_with("ok ") {
                 report.push_str(line);
                 report.push('\n');
@@ -58,8 +59,10 @@ fn a_wrong_expectation_is_reported_as_a_failure() {
     )
     .unwrap();
     let mut lines = Vec::new();
-    let totals =
-        zamburak::scenario::run_file(&file, None, &mut |l| lines.push(l.to_string())).unwrap();
+    let totals = zamburak::scenario::run_file(&file, None, &Engine::InProcess, &mut |l| {
+        lines.push(l.to_string())
+    })
+    .unwrap();
     assert_eq!(totals.passed, 0);
     assert_eq!(
         totals.failed, 2,

@@ -158,10 +158,15 @@ fn a_deeply_nested_argument_stops_the_run_without_reaching_the_tool() {
         "nest.py",
         "x = []\nfor i in range(100000):\n    x = [x]\nsend_email(to=\"me@example.com\", subject=\"s\", body=x)\n",
     );
-    let out = world.run_expect(&plan, &[], 1);
-    assert_no_crash_output(&stderr(&out));
+    // The prelude stops boxing far below 100,000 levels; what crosses the pipe is parsed on a deep stack
+    // and the host refuses it as it always did.
+    let out = world.run_expect(&plan, &[], 3);
+    let err = stderr(&out);
+    assert!(err.contains("value nested too deeply"), "{err}");
+    assert_no_crash_output(&err);
     assert!(world.messages("out/outbox").is_empty());
-    assert_ended_in_error(&world.path("nest.zjson"));
+    let last = records(&world.path("nest.zjson")).pop().unwrap();
+    assert_eq!(last["status"], "denied", "{last}");
 }
 
 /// The worker's pid while `parent` runs it (its only child).
@@ -270,4 +275,26 @@ fn a_killed_worker_ends_the_run_as_an_error_with_an_end_record() {
     );
     assert_no_crash_output(&err);
     assert_ended_in_error(&world.path("spin.zjson"));
+}
+
+#[test]
+fn a_value_nested_as_deep_as_the_host_accepts_crosses_the_pipe_both_ways() {
+    let world = World::new(None);
+    // 120 levels out to the host (allowed, then refused by the tool for its type), and a result nested
+    // 100 levels deep back into the plan (a JSON file the files tool reads and the plan parses).
+    let nested = format!("{}1{}", "[".repeat(100), "]".repeat(100));
+    std::fs::write(world.path("files/deep.json"), &nested).unwrap();
+    let plan = world.write_plan(
+        "deep.py",
+        "import json\nv = json.loads(read_file(path=\"deep.json\"))\nfor i in range(100):\n    v = v[0]\nprint(v + 99)\nx = []\nfor i in range(120):\n    x = [x]\nr = read_file(path=x)\n",
+    );
+    let out = world.run_expect(&plan, &[], 1);
+    let err = stderr(&out);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("100"),
+        "{err}"
+    );
+    assert!(err.contains("deep.py:9: allow read_file"), "{err}");
+    assert!(err.contains("deep.py:9: ToolError"), "{err}");
+    assert_no_crash_output(&err);
 }

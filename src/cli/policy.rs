@@ -35,7 +35,14 @@ pub fn check_command(file: &Path) -> i32 {
 /// `zamburak policy test FILE [--policy P]`. Returns the exit code: 0 all passed, 1 any failed, 2 when
 /// the file or the policy cannot be used.
 pub fn test_command(file: &Path, policy_override: Option<&Path>) -> i32 {
-    match run_file(file, policy_override, &mut |line| outln!("{line}")) {
+    let engine = match super::worker_engine() {
+        Ok(engine) => engine,
+        Err(e) => {
+            errln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    match run_file(file, policy_override, &engine, &mut |line| outln!("{line}")) {
         Ok(totals) => {
             outln!("{} passed, {} failed", totals.passed, totals.failed);
             if totals.failed == 0 {

@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::lower::Mode;
 use crate::policy::Policy;
-use crate::runtime::run::{Backend, Run, RunInput, RunReport};
+use crate::runtime::run::{Backend, Engine, Run, RunInput, RunReport};
 
 /// Largest scenarios file read, so a hostile file cannot exhaust memory.
 const MAX_FILE_BYTES: u64 = 8 << 20;
@@ -133,9 +133,11 @@ pub struct Totals {
 
 /// Runs every scenario of `file` in each mode it states an expectation for; `out` receives one line per
 /// result and the details of each failure.
+/// Each plan's interpreter runs on `engine` (`policy test` uses a worker process, like `run`).
 pub fn run_file(
     file: &Path,
     policy_override: Option<&Path>,
+    engine: &Engine,
     out: &mut dyn FnMut(&str),
 ) -> Result<Totals, String> {
     let shown = file.display();
@@ -159,7 +161,7 @@ pub fn run_file(
             (Mode::Normal, scenario.expect.normal),
         ] {
             let Some(expected) = expected else { continue };
-            let report = run_scenario(scenario, &policy, mode);
+            let report = run_scenario(scenario, &policy, mode, engine);
             let mode_name = mode.name();
             let expected_calls = scenario
                 .expect_calls
@@ -280,14 +282,16 @@ fn named(what: &str, bytes: &[u8]) -> String {
     format!("policy: {what} (sha256 {})", hex.get(..12).unwrap_or(hex))
 }
 
-fn run_scenario(scenario: &Scenario, policy: &Policy, mode: Mode) -> RunReport {
+fn run_scenario(scenario: &Scenario, policy: &Policy, mode: Mode, engine: &Engine) -> RunReport {
     let mut backend = fixtures(scenario);
     let input = RunInput {
         source: &scenario.plan,
         policy,
         mode,
     };
-    Run::new(&input).execute(&mut backend, None, &mut |_| {})
+    Run::new(&input)
+        .on(engine.clone())
+        .execute(&mut backend, None, &mut |_| {})
 }
 
 fn failure(

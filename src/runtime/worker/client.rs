@@ -4,6 +4,7 @@ use std::io::{BufReader, BufWriter, Read};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{Receiver, Sender};
 use std::thread::JoinHandle;
 
 use monty_types::{MontyObject, OOM_EXIT_CODE};
@@ -25,8 +26,30 @@ pub struct WorkerMachine {
 struct Worker {
     child: Child,
     input: BufWriter<ChildStdin>,
-    output: BufReader<ChildStdout>,
+    /// Replies, read and parsed by [`read_replies`] on a thread with a deep stack. `Ok(None)`: the worker
+    /// closed its output; `Err`: a frame that is too large, too deep or malformed.
+    replies: Receiver<Result<Option<Reply>, String>>,
     stderr: Option<JoinHandle<Vec<u8>>>,
+}
+
+/// Reads the worker's replies until it closes its output or sends something unreadable. Parsing recurses
+/// once per nesting level of a value (up to [`super::MAX_JSON_DEPTH`]), hence its own thread and stack.
+fn read_replies(output: ChildStdout, replies: Sender<Result<Option<Reply>, String>>) {
+    let mut output = BufReader::new(output);
+    loop {
+        let reply = match read_frame(&mut output, MAX_FRAME) {
+            Ok(Some(frame)) => super::parse::<Reply>(&frame)
+                .map(Some)
+                .map_err(|e| format!("the worker's reply is malformed: {e}")),
+            Ok(None) => Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err(e.to_string()),
+            Err(_) => Ok(None),
+        };
+        let last = !matches!(reply, Ok(Some(_)));
+        if replies.send(reply).is_err() || last {
+            return;
+        }
+    }
 }
 
 impl WorkerMachine {
@@ -76,10 +99,22 @@ impl WorkerMachine {
             let _ = std::io::copy(&mut stderr, &mut std::io::sink());
             kept
         });
+        let (send, replies) = std::sync::mpsc::channel();
+        let reader = std::thread::Builder::new()
+            .name("zamburak-worker-replies".into())
+            .stack_size(super::PARSE_STACK)
+            .spawn(move || read_replies(output, send));
+        if let Err(e) = reader {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(Death::Other(format!(
+                "cannot read the worker's replies: {e}"
+            )));
+        }
         self.worker = Some(Worker {
             child,
             input: BufWriter::new(input),
-            output: BufReader::new(output),
+            replies,
             stderr: Some(stderr),
         });
         Ok(())
@@ -92,16 +127,13 @@ impl WorkerMachine {
         };
         let bytes = serde_json::to_vec(request)
             .map_err(|e| Death::Other(format!("cannot encode a request: {e}")))?;
-        let answered = write_frame(&mut worker.input, &bytes)
-            .and_then(|()| read_frame(&mut worker.output, MAX_FRAME));
-        let problem = match answered {
-            Ok(Some(frame)) => match super::parse::<Reply>(&frame) {
-                Ok(reply) => return Ok(reply),
-                Err(e) => Some(format!("the worker's reply is malformed: {e}")),
-            },
-            Ok(None) => None,
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Some(e.to_string()),
-            Err(_) => None,
+        // A worker that died before reading the request shows as a closed pipe; its reply channel then
+        // says why.
+        let _ = write_frame(&mut worker.input, &bytes);
+        let problem = match worker.replies.recv() {
+            Ok(Ok(Some(reply))) => return Ok(reply),
+            Ok(Ok(None)) | Err(_) => None,
+            Ok(Err(problem)) => Some(problem),
         };
         Err(self.reap(problem))
     }

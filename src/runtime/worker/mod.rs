@@ -56,9 +56,14 @@ pub enum Reply {
 }
 
 /// Deepest JSON nesting a message may have. A plan value may nest [`crate::runtime::boxing::MAX_DEPTH`]
-/// levels, and each boxed level is a few JSON levels; deeper input is refused before it is parsed, so a
-/// message can never exhaust the reader's stack.
-pub const MAX_JSON_DEPTH: usize = 1200;
+/// levels, and each boxed level is about nine JSON levels; deeper input is refused before it is parsed, so
+/// a message can never exhaust the reader's stack.
+pub const MAX_JSON_DEPTH: usize = 2000;
+
+/// Stack of the threads that parse messages (and, in the worker, run the plan): parsing recurses once per
+/// nesting level, and an unoptimised build needs several KiB per level. Reserved, not committed: only what
+/// is used is memory.
+pub const PARSE_STACK: usize = 256 << 20;
 
 /// Parses a message: its nesting is measured first (without recursion), then it is parsed with
 /// serde_json's own recursion limit (128) lifted.
@@ -156,6 +161,16 @@ mod tests {
 
     #[test]
     fn nesting_is_measured_outside_strings_and_bounded() {
+        // Parsed on a thread with the stack the real readers get.
+        std::thread::Builder::new()
+            .stack_size(PARSE_STACK)
+            .spawn(nesting_checks)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    fn nesting_checks() {
         assert_eq!(json_depth(br#"{"a":[1,{"b":"[[[\"]]"}]}"#), 3);
         let deep = format!(
             "{}{}",

@@ -27,6 +27,17 @@ pub fn serve(max_memory_mb: u32, cpu_secs: u64) -> i32 {
         eprintln!("zamburak worker: the memory limit cannot be enforced in this build");
         return BROKEN_EXIT_CODE;
     }
+    // Parsing a request and running the plan both recurse with the data's nesting: a deep stack of
+    // their own (an overflow would still only end this worker).
+    std::thread::Builder::new()
+        .name("zamburak-worker".into())
+        .stack_size(super::PARSE_STACK)
+        .spawn(answer_requests)
+        .map_or(BROKEN_EXIT_CODE, |t| t.join().unwrap_or(BROKEN_EXIT_CODE))
+}
+
+/// One reply per request until the parent closes the pipe; the worker's exit status.
+fn answer_requests() -> i32 {
     let mut input = BufReader::new(io::stdin().lock());
     let mut output = BufWriter::new(io::stdout().lock());
     let mut machine = InProcess::new();
