@@ -93,6 +93,13 @@ const PLANS: &[&str] = &[
     "print([1] in {1})",
     "print({'a': 1}.get([1]))",
     "print({'a': 1}.get([1], 0))",
+    // Found by fuzzing (fuzz/fuzz_targets/plan_run.rs): equal elements of different types keep the first
+    // one, as in Python; the lowering kept the last.
+    "s = set([1, True, 3])\nprint(sorted(s), set([True, 1]), {1, True}, {True, 1.0})",
+    "d = {1: 'a', True: 'b'}\nprint(d, dict([(1, 'a'), (True, 'b'), (1.0, 'c')]))",
+    "d = {1: 'a'}\nd[True] = 'b'\nd.update({1.0: 'c'})\nprint(d, d.setdefault(True, 'z'))",
+    "s = {1}\ns.add(True)\nprint(s, {1}.union({True, 2}), {True}.union([1]))",
+    "d = {1: 'a'}\nd.update([(True, 'b')])\nprint(d, dict(d))",
 ];
 
 #[test]

@@ -236,7 +236,11 @@ def _mks(items, pc):
         s = (s | pc)
     d = {}
     for e in items:
-        d[_key(e)] = e
+        # Python keeps the first of equal elements ({1, True} is {1}); the later one's label still joins
+        # the structure, since whether it was kept depends on it.
+        rk = _key(e)
+        if rk not in d:
+            d[rk] = e
         s = (s | _deep(e))
     return ([_KS, d, s], _LIT)
 
@@ -967,7 +971,9 @@ def _bi_set(x=None, _zp=_NEUTRAL):
     s = _struct(x)
     d = {}
     for e in _elems(x):
-        d[_key(e)] = e
+        rk = _key(e)
+        if rk not in d:
+            d[rk] = e
         s = (s | _deep(e))
     return _new(_KS, d, s)
 
