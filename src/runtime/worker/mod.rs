@@ -120,11 +120,18 @@ pub fn write_frame(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
 /// Reads one frame of at most `max` bytes; `None` at a clean end of input.
 pub fn read_frame(input: &mut impl Read, max: usize) -> io::Result<Option<Vec<u8>>> {
     let mut len = [0u8; 4];
-    match input.read_exact(&mut len) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-        Err(e) => return Err(e),
+    // A clean end is one before any byte of a frame; a cut inside the length is an error like any other.
+    let first = loop {
+        match input.read(&mut len[..1]) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    };
+    if first == 0 {
+        return Ok(None);
     }
+    input.read_exact(&mut len[1..])?;
     let len = u32::from_le_bytes(len) as usize;
     if len > max {
         return Err(io::Error::new(
@@ -157,6 +164,8 @@ mod tests {
         assert!(read_frame(&mut big, 3).is_err(), "larger than the bound");
         let mut cut = &buf[..6];
         assert!(read_frame(&mut cut, 100).is_err(), "cut inside a frame");
+        let mut cut_length = &b"hi\n"[..];
+        assert!(read_frame(&mut cut_length, 100).is_err(), "cut inside the length");
     }
 
     #[test]
