@@ -165,7 +165,10 @@ mod tests {
         let mut cut = &buf[..6];
         assert!(read_frame(&mut cut, 100).is_err(), "cut inside a frame");
         let mut cut_length = &b"hi\n"[..];
-        assert!(read_frame(&mut cut_length, 100).is_err(), "cut inside the length");
+        assert!(
+            read_frame(&mut cut_length, 100).is_err(),
+            "cut inside the length"
+        );
     }
 
     #[test]
