@@ -12,7 +12,7 @@ use zamburak::label::Packed;
 use zamburak::lower::{Mode, compile};
 use zamburak::plan::Signatures;
 use zamburak::policy::{Claim, Policy, decide, label_result};
-use zamburak::runtime::exec::{ExecLimits, Host, HostReply, execute, execute_on};
+use zamburak::runtime::exec::{ExecLimits, Host, HostReply, execute_on};
 use zamburak::runtime::run::Engine;
 use zamburak::value::LValue;
 
@@ -176,18 +176,7 @@ fn run_lowered(code: &str, result: &LValue) {
 }
 
 fn run_lowered_with(code: &str, host: &mut dyn Host) {
-    let module = ruff_python_parser::parse_module(code)
-        .unwrap()
-        .into_syntax();
-    let lowered = compile(&module, code, &sigs(), Mode::Strict).unwrap();
-    let limits = ExecLimits {
-        timeout: Duration::from_secs(60),
-        max_recursion: 200,
-        max_host_calls: 1000,
-        max_memory_mb: 512,
-    };
-    let out = execute(&lowered, &sigs(), host, &limits, &mut |_| {});
-    assert_eq!(out, zamburak::runtime::exec::ExecOutcome::Completed);
+    run_on(&Engine::InProcess, code, host);
 }
 
 /// A plan of 1,000 tool calls, run on `engine`: in process, or in a worker process (what `zamburak run`
