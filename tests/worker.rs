@@ -298,3 +298,32 @@ fn a_value_nested_as_deep_as_the_host_accepts_crosses_the_pipe_both_ways() {
     assert!(err.contains("deep.py:9: ToolError"), "{err}");
     assert_no_crash_output(&err);
 }
+
+/// Found by fuzzing (`plan_run` timed out): one big-integer power runs for many seconds between two of
+/// Monty's clock checks. In the worker, the CPU limit (2 × timeout + 5 s) stops it and the run says which
+/// limit it exceeded.
+#[test]
+fn one_long_arithmetic_operation_is_stopped_by_the_workers_cpu_limit() {
+    let world = World::new(None);
+    let policy = std::fs::read_to_string(world.path("policy.yaml")).unwrap();
+    std::fs::write(
+        world.path("policy.yaml"),
+        policy.replace("timeout_ms: 5000", "timeout_ms: 1000"),
+    )
+    .unwrap();
+    let plan = world.write_plan("pow.py", "x = 22 ** 22222672\nprint(1)\n");
+    let started = Instant::now();
+    let out = world.run_expect(&plan, &[], 1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("TimeoutError: the plan exceeded limits.timeout_ms = 1000"),
+        "{err}"
+    );
+    assert_no_crash_output(&err);
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_ended_in_error(&world.path("pow.zjson"));
+}
