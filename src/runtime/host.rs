@@ -537,16 +537,7 @@ impl RunHost<'_, '_> {
                 } else if matches!(stop, Some(Stop::Denied | Stop::Rejected)) {
                     (Status::Denied, "deny".into(), None)
                 } else {
-                    let message = self.redacted(message);
-                    (
-                        Status::Error,
-                        "error".into(),
-                        Some(PlanError {
-                            line,
-                            exc_type,
-                            message,
-                        }),
-                    )
+                    plan_error(line, exc_type, self.redacted(message))
                 }
             }
             // The runtime's own text (a limit, a dead interpreter) quotes no data: never redacted.
@@ -557,15 +548,7 @@ impl RunHost<'_, '_> {
                     line,
                 },
                 _,
-            ) => (
-                Status::Error,
-                "error".into(),
-                Some(PlanError {
-                    line,
-                    exc_type,
-                    message,
-                }),
-            ),
+            ) => plan_error(line, exc_type, message),
         };
         let (status, outcome_name) = if status == Status::Completed && worst == Outcome::Deny {
             // Cannot happen (a deny stops the run), but never report a denial as success.
@@ -586,6 +569,23 @@ impl RunHost<'_, '_> {
         report.tool_said = tool_said;
         report
     }
+}
+
+/// A run that ended in an error, with its message as it will be shown.
+fn plan_error(
+    line: Option<u32>,
+    exc_type: String,
+    message: String,
+) -> (Status, String, Option<PlanError>) {
+    (
+        Status::Error,
+        "error".into(),
+        Some(PlanError {
+            line,
+            exc_type,
+            message,
+        }),
+    )
 }
 
 impl Host for RunHost<'_, '_> {
