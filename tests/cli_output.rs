@@ -1,5 +1,7 @@
-//! A command whose stdout cannot be written (`> /dev/full`) finishes its work, says so on stderr and exits 2
-//! (or its own non-zero code), instead of panicking halfway with exit 101 (#18).
+//! What the command line prints around the work: a command whose stdout cannot be written (`> /dev/full`)
+//! finishes its work, says so on stderr and exits 2 (or its own non-zero code), instead of panicking halfway
+//! with exit 101 (#18); a reader that stops reading (`| head -1`) is not an error at all; errors have one
+//! `error:` prefix and point at the line; mistyped commands get a suggestion (#20).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -46,4 +48,225 @@ fn a_run_with_a_full_stdout_still_completes_its_trace() {
         "{}",
         String::from_utf8_lossy(&verify.stdout)
     );
+}
+
+fn zamburak() -> std::process::Command {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
+}
+
+/// Runs `args` with stdout a pipe whose reader takes the first line and closes it, like `| head -1`.
+fn into_head_1(args: &[&str], dir: &Path) -> (Option<i32>, String, String) {
+    use std::io::{BufRead, Read};
+    let mut child = zamburak()
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    {
+        let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+        reader.read_line(&mut first).unwrap();
+        // Dropping the reader closes the pipe: every later write gets EPIPE.
+    }
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    (status.code(), first, err)
+}
+
+#[test]
+fn a_reader_that_stops_reading_is_not_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("p.py"),
+        "for i in range(100000):\n    print(i)\n",
+    )
+    .unwrap();
+    let (code, first, err) = into_head_1(&["run", "p.py"], dir.path());
+    assert_eq!(first, "0\n");
+    assert_eq!(code, Some(0), "the run's own exit code: {err}");
+    assert!(!err.contains("panicked") && !err.contains("error"), "{err}");
+    assert!(err.contains("completed (allow)"), "{err}");
+    let verify = zamburak()
+        .args(["verify", dir.path().join("p.zjson").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(verify.status.code(), Some(0), "the trace is complete");
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (code, first, err) = into_head_1(&["policy", "check", "policies/default.yaml"], root);
+    assert_eq!(first, "version: 1\n");
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+}
+
+#[test]
+fn a_mistyped_command_gets_a_suggestion() {
+    for (args, suggested) in [
+        (&["rn", "p.py"][..], "'run'"),
+        (&["lnt", "p.py"][..], "'lint'"),
+        (&["policy", "chek", "x.yaml"][..], "'check'"),
+    ] {
+        let out = zamburak().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("tip: a similar subcommand exists: {suggested}")),
+            "{args:?}: {err}"
+        );
+    }
+    // Nothing close: no tip rather than a wild guess.
+    let out = zamburak().args(["frobnicate"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("tip:"));
+}
+
+#[test]
+fn an_empty_plan_gets_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("e.py"), "\n# nothing yet\n").unwrap();
+    let lint = zamburak()
+        .current_dir(dir.path())
+        .args(["lint", "e.py"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&lint.stdout);
+    assert_eq!(lint.status.code(), Some(0), "a warning, not an error");
+    assert!(
+        out.contains("warning[Z003]: the plan is empty") && out.contains("0 errors, 1 warning"),
+        "{out}"
+    );
+    let run = zamburak()
+        .current_dir(dir.path())
+        .args(["run", "e.py"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{err}");
+    assert!(err.contains("warning: e.py is empty"), "{err}");
+}
+
+#[test]
+fn a_plan_that_is_not_utf8_points_at_the_bad_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("b.py"), b"x = 1\ny = \"\xff\"\n").unwrap();
+    for command in ["lint", "run"] {
+        let out = zamburak()
+            .current_dir(dir.path())
+            .args([command, "b.py"])
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(1), "{command}: {text}");
+        assert!(
+            text.contains("error[Z001]: the plan is not UTF-8 text: byte 0xff here")
+                && text.contains("--> b.py:2:6"),
+            "{command}: {text}"
+        );
+    }
+    assert!(!dir.path().join("b.zjson").exists(), "nothing ran");
+}
+
+#[test]
+fn file_errors_have_one_prefix_and_point_at_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.yaml"), "version: 1\nmode: [\n").unwrap();
+    std::fs::write(dir.path().join("ok.py"), "print(1)\n").unwrap();
+    std::fs::write(
+        dir.path().join("scen.yaml"),
+        "scenarios:\n  - name: x\n    plan: 'print(1)'\n    colour: red\n",
+    )
+    .unwrap();
+    let cases: [&[&str]; 5] = [
+        &["policy", "check", "bad.yaml"],
+        &["lint", "ok.py", "--policy", "bad.yaml"],
+        &["run", "ok.py", "--policy", "bad.yaml"],
+        &["mcp", "lock", "--policy", "bad.yaml"],
+        &["policy", "test", "scen.yaml"],
+    ];
+    for args in cases {
+        let out = zamburak()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        let errors: Vec<&str> = err.lines().filter(|l| l.contains("error")).collect();
+        assert_eq!(errors.len(), 1, "{args:?}: one error line:\n{err}");
+        assert!(errors[0].starts_with("error: "), "{args:?}: {err}");
+        assert!(
+            !err.contains("<input>"),
+            "{args:?}: the file is named: {err}"
+        );
+        if args[1] == "test" {
+            assert!(
+                err.contains("--> scen.yaml:4:") && err.contains("4 |     colour: red"),
+                "{err}"
+            );
+        } else {
+            assert!(
+                err.contains("--> bad.yaml:2:7\n  |\n2 | mode: [\n  |       ^"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+    for (args, missing) in [
+        (&["verify", "nope.zjson"][..], "nope.zjson"),
+        (&["policy", "check", "nope.yaml"][..], "nope.yaml"),
+        (&["policy", "test", "nope.yaml"][..], "nope.yaml"),
+        (&["lint", "ok.py", "--policy", "nope.yaml"][..], "nope.yaml"),
+    ] {
+        let out = zamburak()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with(&format!("error: cannot read {missing}: "))),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.matches("error:").count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn json_output_gets_json_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ok.py"), "print(1)\n").unwrap();
+    for command in ["lint", "run"] {
+        let out = zamburak()
+            .current_dir(dir.path())
+            .args([
+                command,
+                "ok.py",
+                "--policy",
+                "nope.yaml",
+                "--format",
+                "json",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{command}: stdout is JSON ({e}): {:?}", out.stdout));
+        assert!(
+            doc["error"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("cannot read nope.yaml")),
+            "{doc}"
+        );
+    }
 }

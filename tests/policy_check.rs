@@ -1,5 +1,6 @@
 //! `zamburak policy check`: the bundled policies load, and every broken policy in tests/policies/ is
-//! refused with exit code 2 and a `FILE:LINE:COL: error: ...` message at the line of the mistake.
+//! refused with exit code 2 and an `error: ...` message pointing (` --> FILE:LINE:COL`, the line, a caret) at
+//! the mistake.
 
 use std::path::Path;
 
@@ -211,11 +212,28 @@ fn broken_policies_are_refused_at_the_line_of_the_mistake() {
         let (code, stdout, stderr) = check(&file);
         assert_eq!(code, 2, "{file}: {stderr}");
         assert!(stdout.is_empty(), "{file} printed {stdout}");
-        let prefix = format!("{file}:{line}:{column}: error: ");
+        let at = format!("--> {file}:{line}:{column}\n");
         assert!(
-            stderr.starts_with(&prefix),
-            "{file}: expected `{prefix}...`, got:\n{stderr}"
+            stderr.starts_with("error: ") && stderr.contains(&at),
+            "{file}: expected `error: ...{at}...`, got:\n{stderr}"
         );
+        assert_eq!(
+            stderr.matches("error:").count(),
+            1,
+            "one `error:` prefix: {stderr}"
+        );
+        // The snippet shows the line pointed at, with a caret under the column.
+        let text = std::fs::read_to_string(&file).unwrap();
+        if let Some(source_line) = text.lines().nth(*line as usize - 1)
+            && !source_line.chars().any(char::is_control)
+            && source_line.chars().count() < 200
+        {
+            let caret = format!("| {}^", " ".repeat(*column as usize - 1));
+            assert!(
+                stderr.contains(&format!("{line} | {source_line}\n")) && stderr.contains(&caret),
+                "{file}: snippet of line {line} with a caret at {column}:\n{stderr}"
+            );
+        }
         assert!(
             stderr.contains(words),
             "{file}: expected `{words}` in:\n{stderr}"
@@ -229,7 +247,7 @@ fn an_unreadable_file_is_a_usage_error() {
     let (code, _, stderr) = check("tests/policies/does_not_exist.yaml");
     assert_eq!(code, 2);
     assert!(
-        stderr.starts_with("tests/policies/does_not_exist.yaml: error: cannot read"),
+        stderr.starts_with("error: cannot read tests/policies/does_not_exist.yaml: "),
         "{stderr}"
     );
 }

@@ -144,7 +144,19 @@ pub fn lint(source: &str, policy: &Policy, mode: Mode) -> LintReport {
         report.diagnostics = diags;
         return report;
     }
-    analyze(&parsed, policy, mode)
+    let mut report = analyze(&parsed, policy, mode);
+    if plan::is_empty(source) {
+        report.diagnostics.push(Diagnostic {
+            code: "Z003",
+            severity: Severity::Warning,
+            start: 0,
+            end: 0,
+            message: "the plan is empty: it calls no tool and prints nothing".into(),
+            hint: Some("write the plan's statements in this file, or check the path".into()),
+        });
+        report.details.push(DiagnosticDetail::default());
+    }
+    report
 }
 
 /// The analysis proper, on a plan that passed [`plan::check`] and the lowering's checks (what `run` calls

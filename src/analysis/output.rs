@@ -27,6 +27,7 @@ use crate::plan::{Severity, render};
 pub const CODES: &[(&str, &str)] = &[
     ("Z001", "syntax error"),
     ("Z002", "plan too large or too deeply nested"),
+    ("Z003", "empty plan"),
     ("Z010", "statement outside the subset"),
     ("Z011", "expression outside the subset"),
     ("Z012", "builtin that reaches into the interpreter"),

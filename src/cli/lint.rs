@@ -2,15 +2,14 @@
 //!
 //! Exit codes: 0 clean or warnings only, 1 errors, 2 usage (unreadable plan or policy).
 
-use super::output::{errln, outln};
-use std::io::{Read, Write};
+use super::output::{errln, out, outln};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::analysis::{DiagnosticDetail, LintReport, lint, output};
 use crate::exit;
 use crate::lower::Mode;
 use crate::plan::parse::MAX_SOURCE_BYTES;
-use crate::plan::{Diagnostic, Severity};
 use crate::policy::discover;
 
 /// How `lint` prints its report.
@@ -69,21 +68,14 @@ pub fn lint_command(opts: &LintOptions) -> i32 {
     };
     let filename = opts.plan.display().to_string();
     let mode = opts.mode.unwrap_or_else(|| policy.mode());
-    let report = match String::from_utf8(bytes) {
+    let report = match crate::plan::decode(bytes) {
         Ok(source) => lint(&source, &policy, mode),
-        Err(_) => LintReport {
-            source: String::new(),
-            diagnostics: vec![Diagnostic {
-                code: "Z001",
-                severity: Severity::Error,
-                start: 0,
-                end: 0,
-                message: "the plan is not UTF-8 text".into(),
-                hint: Some("a plan is Python source in UTF-8".into()),
-            }],
+        Err((source, diagnostic)) => LintReport {
+            lines: crate::plan::render::LineIndex::new(&source),
+            source,
+            diagnostics: vec![diagnostic],
             calls: Vec::new(),
             details: vec![DiagnosticDetail::default()],
-            lines: Default::default(),
         },
     };
     let rendered = match opts.format {
@@ -91,11 +83,7 @@ pub fn lint_command(opts: &LintOptions) -> i32 {
         Format::Json => format!("{}\n", output::json_text(&report, &filename)),
         Format::Sarif => format!("{}\n", output::sarif(&report, &filename)),
     };
-    // A closed pipe (`lint … | head`) is the reader's choice, not a failure worth a panic.
-    let mut out = std::io::stdout().lock();
-    let _ = out
-        .write_all(rendered.as_bytes())
-        .and_then(|()| out.flush());
+    out!("{rendered}");
     let code = if report.has_errors() {
         exit::REJECTED
     } else {

@@ -206,7 +206,43 @@ enum Confirm {
 
 use crate::mode::Mode;
 
-/// Runs the command line and returns the process exit code.
+/// Adds "a similar subcommand exists" to an unknown subcommand when clap found none: clap only suggests
+/// names that are alike by Jaro similarity, which misses short slips (`rn` for `run`, `lnt` for `lint`).
+fn suggest_subcommand(error: &mut clap::Error) {
+    use clap::CommandFactory;
+    use clap::error::{ContextKind, ContextValue};
+    if error.get(ContextKind::SuggestedSubcommand).is_some() {
+        return;
+    }
+    let Some(ContextValue::String(typed)) = error.get(ContextKind::InvalidSubcommand) else {
+        return;
+    };
+    let typed = typed.clone();
+    // The command whose subcommand was mistyped: follow the known names given before it.
+    let mut command = Cli::command();
+    for arg in std::env::args().skip(1) {
+        if arg == typed {
+            break;
+        }
+        if let Some(sub) = command.find_subcommand(&arg) {
+            command = sub.clone();
+        }
+    }
+    let best = command
+        .get_subcommands()
+        .filter(|sub| !sub.is_hide_set())
+        .map(|sub| sub.get_name().to_string())
+        .map(|name| (crate::plan::structure::edit_distance(&typed, &name), name))
+        .filter(|(distance, name)| *distance <= 2 && *distance < name.len())
+        .min();
+    if let Some((_, name)) = best {
+        error.insert(
+            ContextKind::SuggestedSubcommand,
+            ContextValue::Strings(vec![name]),
+        );
+    }
+}
+
 /// Where `run` and `approve` run a plan's interpreter: a worker process started from this binary.
 fn worker_engine() -> Result<crate::runtime::run::Engine, String> {
     std::env::current_exe()
@@ -214,10 +250,12 @@ fn worker_engine() -> Result<crate::runtime::run::Engine, String> {
         .map_err(|e| format!("cannot find this zamburak binary to start the plan's worker: {e}"))
 }
 
+/// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
+        Err(mut e) => {
+            suggest_subcommand(&mut e);
             let _ = e.print();
             // clap uses 0 for --help/--version and 2 for usage errors, which matches our contract.
             return ExitCode::from(e.exit_code().clamp(0, 255) as u8);

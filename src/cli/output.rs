@@ -2,19 +2,29 @@
 //! pipe), which would abort a command halfway, with its trace unfinished. Every command prints through
 //! [`outln!`]/[`out!`] and [`errln!`]/[`err!`] instead: a failed write is remembered, the command finishes
 //! what it was doing, and [`failure`] turns the first failure into a clear error and exit code 2.
+//!
+//! A closed pipe is not a failure: `zamburak run plan.py | head -1` means the reader has seen enough. Like
+//! ripgrep and ruff, the command then stops writing to stdout, finishes its work (the trace is still
+//! completed) and exits with its own code, saying nothing.
 
 use std::fmt;
 use std::io::Write;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The first failed write to stdout, if any.
 static STDOUT_FAILED: Mutex<Option<String>> = Mutex::new(None);
+
+/// Set once a write found stdout's reader gone; later writes to stdout are skipped.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
 /// Writes to stdout (or stderr), remembering the first stdout failure. A stderr failure has nowhere to be
 /// reported and is dropped.
 pub fn write(to_stderr: bool, args: fmt::Arguments<'_>) {
     let result = if to_stderr {
         std::io::stderr().lock().write_fmt(args)
+    } else if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
     } else {
         let mut out = std::io::stdout().lock();
         out.write_fmt(args).and_then(|()| out.flush())
@@ -22,12 +32,16 @@ pub fn write(to_stderr: bool, args: fmt::Arguments<'_>) {
     if let Err(e) = result
         && !to_stderr
     {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            return;
+        }
         let mut failed = STDOUT_FAILED.lock().unwrap_or_else(|p| p.into_inner());
         failed.get_or_insert_with(|| e.to_string());
     }
 }
 
-/// Why stdout could not be written, once a write failed.
+/// Why stdout could not be written, once a write failed (a closed pipe is not a failure).
 pub fn failure() -> Option<String> {
     STDOUT_FAILED
         .lock()

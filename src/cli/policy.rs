@@ -13,7 +13,7 @@ pub fn check_command(file: &Path) -> i32 {
     let policy = match Policy::load(file) {
         Ok(p) => p,
         Err(e) => {
-            errln!("{e}");
+            errln!("error: {e}");
             return crate::exit::USAGE;
         }
     };
@@ -24,7 +24,7 @@ pub fn check_command(file: &Path) -> i32 {
         }
         Err(e) => {
             errln!(
-                "{}: error: cannot print the policy: {e}",
+                "error: cannot print the policy {}: {e}",
                 policy.display_name()
             );
             crate::exit::USAGE
@@ -52,7 +52,7 @@ pub fn test_command(file: &Path, policy_override: Option<&Path>) -> i32 {
             }
         }
         Err(message) => {
-            errln!("zamburak policy test: {message}");
+            errln!("error: {message}");
             exit::USAGE
         }
     }

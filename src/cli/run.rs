@@ -80,7 +80,7 @@ struct JsonDiagnostic {
 pub fn run_command(opts: &RunOptions) -> i32 {
     let chosen = match discover::choose(opts.policy.as_deref(), &opts.plan) {
         Ok(c) => c,
-        Err(e) => return usage(&e),
+        Err(e) => return usage(opts.json, &e),
     };
     errln!("{}", chosen.announce());
     for w in &chosen.warnings {
@@ -90,15 +90,32 @@ pub fn run_command(opts: &RunOptions) -> i32 {
     let policy_text = &chosen.text;
     let plan_bytes = match read_plan(&opts.plan) {
         Ok(b) => b,
-        Err(message) => return usage(&message),
+        Err(message) => return usage(opts.json, &message),
     };
-    let Ok(source) = String::from_utf8(plan_bytes.clone()) else {
+    let source = match plan::decode(plan_bytes) {
+        Ok(source) => source,
+        Err((text, diagnostic)) => {
+            let filename = opts.plan.display().to_string();
+            err!(
+                "{}",
+                plan::render(std::slice::from_ref(&diagnostic), &text, &filename)
+            );
+            if opts.json {
+                let (line, column) = plan::line_col(&text, diagnostic.start);
+                outln!(
+                    "{}",
+                    serde_json::json!({ "error": diagnostic.message, "line": line, "column": column })
+                );
+            }
+            return exit::REJECTED;
+        }
+    };
+    if plan::is_empty(&source) {
         errln!(
-            "error: {} is not UTF-8 text, so it is not a plan",
+            "warning: {} is empty: it calls no tool and prints nothing",
             opts.plan.display()
         );
-        return exit::REJECTED;
-    };
+    }
     let mode = opts.mode.unwrap_or(policy.mode());
     let trace_path = opts
         .trace
@@ -107,20 +124,20 @@ pub fn run_command(opts: &RunOptions) -> i32 {
     let mode_name = mode.name();
     let engine = match super::worker_engine() {
         Ok(engine) => engine,
-        Err(e) => return usage(&e),
+        Err(e) => return usage(opts.json, &e),
     };
     // MCP servers: the lock must cover the policy, and every server the plan names must still match it,
     // before anything is written or run.
     let mut backend = match ToolBackend::for_policy(policy, chosen.origin.path()) {
         Ok(b) => b,
-        Err(e) => return usage(&e.to_string()),
+        Err(e) => return usage(opts.json, &e.to_string()),
     };
     let mut lock_sha256 = None;
     if let Some(hub) = backend.hub() {
         super::mcp::on_interrupt_kill_servers();
         if let Err(e) = hub.start_named(policy, &source) {
             hub.shutdown();
-            return usage(&e.to_string());
+            return usage(opts.json, &e.to_string());
         }
         lock_sha256 = Some(hub.lock_sha256().to_string());
     }
@@ -133,10 +150,10 @@ pub fn run_command(opts: &RunOptions) -> i32 {
     let mut writer = match TraceWriter::create(&trace_path, header) {
         Ok(w) => w,
         Err(e) => {
-            return usage(&format!(
-                "cannot write the trace {}: {e}",
-                trace_path.display()
-            ));
+            return usage(
+                opts.json,
+                &format!("cannot write the trace {}: {e}", trace_path.display()),
+            );
         }
     };
 
@@ -300,8 +317,13 @@ fn read_plan(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-fn usage(message: &str) -> i32 {
+/// A configuration problem (exit 2): on stderr, and on stdout as `{"error": …}` when the caller asked
+/// for JSON, so a program reading stdout never gets an empty document.
+fn usage(json: bool, message: &str) -> i32 {
     errln!("error: {message}");
+    if json {
+        outln!("{}", serde_json::json!({ "error": message }));
+    }
     exit::USAGE
 }
 

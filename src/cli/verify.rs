@@ -18,7 +18,7 @@ pub fn verify_command(file: &Path) -> i32 {
     let report = match verify(file) {
         Ok(report) => report,
         Err(e) => {
-            errln!("zamburak verify: cannot read {e}");
+            errln!("error: cannot read {e}");
             return exit::USAGE;
         }
     };

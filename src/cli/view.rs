@@ -1,8 +1,7 @@
 //! `zamburak view TRACE.zjson [--addr 127.0.0.1:PORT] [--export FILE.html] [--reveal]`: serves or exports
 //! the lineage graph `crate::view` builds.
 
-use super::output::errln;
-use std::io::Write;
+use super::output::{errln, outln};
 use std::path::Path;
 
 use crate::exit;
@@ -90,9 +89,7 @@ pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>, rev
         return if broken { exit::REJECTED } else { exit::OK };
     }
     let result = server::serve(pages, addr, &mut |url| {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{url}");
-        let _ = out.flush();
+        outln!("{url}");
         errln!("serving the trace on loopback; press Ctrl-C to stop");
     });
     match result {

@@ -44,3 +44,49 @@ pub fn check(source: &str, sigs: &Signatures) -> Result<ParsedPlan, Vec<Diagnost
         Ok(parsed)
     }
 }
+
+/// The plan's bytes as text. A plan that is not UTF-8 gives Z001 at its first bad byte, with the text
+/// decoded lossily so the diagnostic can show the line (the bad byte drawn as U+FFFD, which starts at the
+/// same offset).
+///
+/// ```
+/// let (text, d) = zamburak::plan::decode(b"x = 1\ny = '\xff'\n".to_vec()).unwrap_err();
+/// assert_eq!((d.code, d.start), ("Z001", 11));
+/// assert_eq!(zamburak::plan::line_col(&text, d.start), (2, 6));
+/// assert!(d.message.contains("0xff"));
+/// ```
+pub fn decode(bytes: Vec<u8>) -> Result<String, (String, Diagnostic)> {
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let byte = bytes.get(at).copied().unwrap_or(0);
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let diagnostic = Diagnostic {
+                code: "Z001",
+                severity: Severity::Error,
+                start: at,
+                end: at + '\u{fffd}'.len_utf8(),
+                message: format!("the plan is not UTF-8 text: byte 0x{byte:02x} here"),
+                hint: Some("a plan is Python source in UTF-8; save the file as UTF-8".into()),
+            };
+            Err((text, diagnostic))
+        }
+    }
+}
+
+/// True when the plan has no statement: every line is blank or a comment. Such a plan calls no tool and
+/// prints nothing, which is almost never what its writer meant (an empty file from a failed planner, the
+/// wrong path), so `lint` warns (Z003) and `run` says so.
+///
+/// ```
+/// assert!(zamburak::plan::is_empty("\n  # only a comment\n"));
+/// assert!(!zamburak::plan::is_empty("# read\nprint(1)\n"));
+/// ```
+pub fn is_empty(source: &str) -> bool {
+    source.lines().all(|line| {
+        let line = line.trim_start_matches(['\u{feff}', ' ', '\t', '\x0c', '\r']);
+        line.is_empty() || line.starts_with('#')
+    })
+}

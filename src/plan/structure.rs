@@ -335,7 +335,7 @@ impl<'a> Visitor<'a> for Checker<'_> {
 }
 
 /// Levenshtein distance over characters, for "did you mean" hints.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

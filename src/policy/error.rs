@@ -1,4 +1,6 @@
-//! A mistake in a policy file, located by file, line and column.
+//! A mistake in a policy file, located by file, line and column, shown in the layout `lint` uses for plans
+//! (rustc's): the message, ` --> FILE:LINE:COL`, the line itself and a caret. The command line prefixes
+//! `error: `; this type never does, so no message says it twice.
 
 use std::fmt;
 
@@ -6,15 +8,18 @@ use super::tree::Pos;
 
 /// Why a policy could not be loaded.
 ///
-/// Displays as `FILE:LINE:COL: error: MESSAGE`, then `  expected ...` on a second line when there is a
-/// useful hint. Only a file that cannot be read at all has no position (`FILE: error: ...`).
+/// Displays as `MESSAGE`, then ` --> FILE:LINE:COL`, the line with a caret under the column, and
+/// `  = expected ...` when there is a useful hint. A file that cannot be read at all has no position
+/// (`cannot read FILE: REASON`).
 ///
 /// ```
 /// use std::path::Path;
 /// use zamburak::policy::Policy;
 /// let err = Policy::from_yaml_str("version: 2\n", "p.yaml", Path::new(".")).unwrap_err();
 /// assert_eq!((err.line, err.column), (1, 10));
-/// assert!(err.to_string().starts_with("p.yaml:1:10: error: "));
+/// let shown = err.to_string();
+/// assert!(shown.contains("\n --> p.yaml:1:10\n  |\n1 | version: 2\n  |          ^"), "{shown}");
+/// assert!(!shown.contains("error:"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyError {
@@ -27,7 +32,12 @@ pub struct PolicyError {
     pub message: String,
     /// What would have been accepted, when that helps.
     pub expected: Option<String>,
+    /// The text of line `line`, for the snippet (control characters escaped, long lines cut).
+    pub source_line: Option<String>,
 }
+
+/// Longest line shown in a snippet, in characters: enough to see the key, bounded for a hostile file.
+const MAX_SNIPPET_CHARS: usize = 200;
 
 impl PolicyError {
     pub(crate) fn at(file: &str, pos: Pos, message: impl Into<String>) -> PolicyError {
@@ -37,7 +47,34 @@ impl PolicyError {
             column: pos.column,
             message: message.into(),
             expected: None,
+            source_line: None,
         }
+    }
+
+    /// Adds the line the error points at, from the text that was parsed.
+    pub(crate) fn with_source(mut self, text: &str) -> PolicyError {
+        if self.line == 0 || self.source_line.is_some() {
+            return self;
+        }
+        let index = usize::try_from(self.line - 1).unwrap_or(usize::MAX);
+        if let Some(line) = text.lines().nth(index) {
+            let shown: String = line
+                .chars()
+                .take(MAX_SNIPPET_CHARS)
+                .flat_map(|c| {
+                    // A tab would move the caret; a control character could rewrite the terminal.
+                    if c == '\t' {
+                        vec![' ']
+                    } else if c.is_control() {
+                        c.escape_default().collect()
+                    } else {
+                        vec![c]
+                    }
+                })
+                .collect();
+            self.source_line = Some(shown);
+        }
+        self
     }
 
     pub(crate) fn expected(mut self, hint: impl Into<String>) -> PolicyError {
@@ -52,6 +89,7 @@ impl PolicyError {
             column: 0,
             message: message.into(),
             expected: None,
+            source_line: None,
         }
     }
 }
@@ -59,16 +97,29 @@ impl PolicyError {
 impl fmt::Display for PolicyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.line == 0 {
-            write!(f, "{}: error: {}", self.file, self.message)?;
-        } else {
+            return write!(f, "cannot read {}: {}", self.file, self.message);
+        }
+        // The gutter is as wide as the line number, as in `lint`'s diagnostics (plan/render.rs).
+        let gutter = " ".repeat(self.line.to_string().len());
+        write!(f, "{}", self.message)?;
+        write!(
+            f,
+            "\n{gutter}--> {}:{}:{}",
+            self.file, self.line, self.column
+        )?;
+        if let Some(text) = &self.source_line {
+            let caret_at = usize::try_from(self.column.saturating_sub(1))
+                .unwrap_or(0)
+                .min(text.chars().count());
             write!(
                 f,
-                "{}:{}:{}: error: {}",
-                self.file, self.line, self.column, self.message
+                "\n{gutter} |\n{} | {text}\n{gutter} | {}^",
+                self.line,
+                " ".repeat(caret_at)
             )?;
         }
         if let Some(hint) = &self.expected {
-            write!(f, "\n  expected {hint}")?;
+            write!(f, "\n{gutter} = expected {hint}")?;
         }
         Ok(())
     }

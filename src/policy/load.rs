@@ -41,7 +41,7 @@ impl Policy {
     /// ```
     /// use zamburak::policy::Policy;
     /// let err = Policy::load(std::path::Path::new("no/such/policy.yaml")).unwrap_err();
-    /// assert!(err.to_string().starts_with("no/such/policy.yaml: error: cannot read"));
+    /// assert!(err.to_string().starts_with("cannot read no/such/policy.yaml: "));
     /// ```
     pub fn load(path: &Path) -> Result<Policy, PolicyError> {
         Policy::load_bytes(path).map(|(policy, _)| policy)
@@ -51,16 +51,17 @@ impl Policy {
     /// snapshot hashes is what decided (a file changed between two reads cannot split them).
     pub fn load_bytes(path: &Path) -> Result<(Policy, Vec<u8>), PolicyError> {
         let name = path.display().to_string();
-        let meta = std::fs::metadata(path)
-            .map_err(|e| PolicyError::unreadable(&name, format!("cannot read: {e}")))?;
+        let meta =
+            std::fs::metadata(path).map_err(|e| PolicyError::unreadable(&name, e.to_string()))?;
         if meta.len() > MAX_POLICY_BYTES as u64 {
             return Err(too_large(&name));
         }
-        let bytes = std::fs::read(path)
-            .map_err(|e| PolicyError::unreadable(&name, format!("cannot read: {e}")))?;
+        let bytes =
+            std::fs::read(path).map_err(|e| PolicyError::unreadable(&name, e.to_string()))?;
         let text = std::str::from_utf8(&bytes).map_err(|e| {
             let pos = position_of_byte(&bytes, e.valid_up_to());
             PolicyError::at(&name, pos, "the file is not valid UTF-8")
+                .with_source(&String::from_utf8_lossy(&bytes))
         })?;
         let parent = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -85,6 +86,14 @@ impl Policy {
     /// assert_eq!(p.signatures().tools["get_email"], ["id"]);
     /// ```
     pub fn from_yaml_str(
+        text: &str,
+        display_name: &str,
+        base_dir: &Path,
+    ) -> Result<Policy, PolicyError> {
+        Policy::from_yaml_unlocated(text, display_name, base_dir).map_err(|e| e.with_source(text))
+    }
+
+    fn from_yaml_unlocated(
         text: &str,
         display_name: &str,
         base_dir: &Path,
@@ -155,7 +164,7 @@ fn sanitize(text: &str) -> String {
 }
 
 /// Turns a YAML or type error into a located [`PolicyError`], moving serde's ", expected ..." into the hint.
-fn yaml_error(file: &str, err: &serde_saphyr::Error) -> PolicyError {
+pub(crate) fn yaml_error(file: &str, err: &serde_saphyr::Error) -> PolicyError {
     let inner = original(err);
     let pos = err
         .location()

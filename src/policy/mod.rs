@@ -34,6 +34,7 @@ pub use validate::is_free_name;
 pub use decide::{ArgClaim, Claim, Decision, Outcome, Texts, decide, non_readers};
 pub use error::PolicyError;
 pub use labelling::label_result;
+pub(crate) use load::yaml_error;
 pub use load::{MAX_POLICY_BYTES, MAX_POLICY_DEPTH, rule_line};
 pub use model::{Effect, Mode, OnViolation, PolicyFile, ResolvedLimits, Source, ToolSpec};
 pub use rule::{Check, Rule};

@@ -149,7 +149,7 @@ pub fn run_file(
     }
     let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {shown}: {e}"))?;
     let parsed: ScenarioFile =
-        serde_saphyr::from_str(&text).map_err(|e| format!("{shown}: not a scenarios file: {e}"))?;
+        serde_saphyr::from_str(&text).map_err(|e| not_scenarios(&shown, &text, &e))?;
     let base = file.parent().unwrap_or(Path::new("."));
     let (policy, policy_line) = load_policy(parsed.policy.as_ref(), policy_override, base)?;
     out(&policy_line);
@@ -187,6 +187,12 @@ pub fn run_file(
     Ok(totals)
 }
 
+/// A scenarios file that does not parse, located like a policy error (the same YAML reader).
+fn not_scenarios(shown: &dyn std::fmt::Display, text: &str, e: &serde_saphyr::Error) -> String {
+    let located = crate::policy::yaml_error(&shown.to_string(), e).with_source(text);
+    format!("not a scenarios file: {located}")
+}
+
 /// One scenario run in one mode, for tests that check other parts (the lint) against the runtime.
 pub struct ScenarioRun<'a> {
     pub name: &'a str,
@@ -205,7 +211,7 @@ pub fn each_run_without_preflight(
     let shown = file.display();
     let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {shown}: {e}"))?;
     let parsed: ScenarioFile =
-        serde_saphyr::from_str(&text).map_err(|e| format!("{shown}: not a scenarios file: {e}"))?;
+        serde_saphyr::from_str(&text).map_err(|e| not_scenarios(&shown, &text, &e))?;
     let base = file.parent().unwrap_or(Path::new("."));
     let (policy, _) = load_policy(parsed.policy.as_ref(), None, base)?;
     for scenario in &parsed.scenarios {

@@ -1,0 +1,2 @@
+# expect: Z003
+# The planner has not written this plan yet.
