@@ -759,3 +759,77 @@ fn a_forged_flood_of_predicted_sources_is_bounded() {
     // Every edge still goes from a lower id to a higher one, into its own call.
     assert!(shown_edges(&html).iter().all(|(from, to, _)| from < to));
 }
+
+/// Decodes a PNG screenshot into (width, height, RGBA bytes).
+fn pixels(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    let rgba: Vec<u8> = match info.color_type {
+        png::ColorType::Rgba => buf,
+        png::ColorType::Rgb => buf
+            .chunks(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        other => panic!("unexpected screenshot colour type {other:?}"),
+    };
+    (info.width, info.height, rgba)
+}
+
+#[test]
+fn the_export_looks_like_the_served_pages() {
+    let (_world, trace) = traced("triage.py", 0);
+    let (code, html) = export(&trace);
+    assert_eq!(code, 0);
+    // The inline stylesheet is the served one, byte for byte: no HTML entities inside <style> (where a
+    // browser does not decode them).
+    let style = html
+        .split_once("<style>")
+        .and_then(|(_, rest)| rest.split_once("</style>"))
+        .map(|(css, _)| css)
+        .expect("the export has an inline stylesheet");
+    assert!(!style.contains('&'), "entities in the stylesheet: {style}");
+    assert_eq!(style, zamburak::view::render::CSS);
+
+    // Side by side in Chromium: between the navigation bar (the export's also links its sections) and the
+    // end of the summary (the export goes on with the plan), the export is drawn as the served page.
+    let server = serve(&trace);
+    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let served_png = artifacts.join("view-summary-served.png");
+    let export_png = artifacts.join("view-summary-export.png");
+    for (url, shot) in [
+        (server.url.clone(), &served_png),
+        (
+            format!("file://{}", trace.with_extension("html").display()),
+            &export_png,
+        ),
+    ] {
+        let _ = std::fs::remove_file(shot);
+        chromium(&[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1000,700",
+            "--hide-scrollbars",
+            &url,
+        ]);
+    }
+    let (w1, h1, served) = pixels(&served_png);
+    let (w2, h2, exported) = pixels(&export_png);
+    assert_eq!((w1, h1), (w2, h2));
+    let row = w1 as usize * 4;
+    let (top, bottom) = (60 * row, 590 * row); // below the navigation bar, above the export's plan
+    let differing = served[top..bottom]
+        .chunks(4)
+        .zip(exported[top..bottom].chunks(4))
+        .filter(|(a, b)| a != b)
+        .count();
+    let total = (bottom - top) / 4;
+    assert!(
+        differing * 100 < total,
+        "{differing} of {total} pixels differ between {} and {}",
+        served_png.display(),
+        export_png.display()
+    );
+}

@@ -91,7 +91,9 @@ impl Pages {
                 graph => Serde(&self.graph),
                 root => "#",
                 call_href => "#call-",
-                css => CSS,
+                // Our own constant, not trace data: inlined as is. Autoescaping it turned `/` into `&#x2f;`
+                // inside <style>, where entities are not decoded, and the export lost its fonts.
+                css => minijinja::Value::from_safe_string(CSS.to_string()),
             },
         )
     }
@@ -101,5 +103,14 @@ impl Pages {
             .get_template(name)
             .and_then(|t| t.render(ctx))
             .map_err(|e| format!("cannot render {name}: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The export inlines the stylesheet unescaped; a `<` in it could end the `<style>` element early.
+    #[test]
+    fn the_stylesheet_cannot_leave_its_style_element() {
+        assert!(!super::CSS.contains('<'));
     }
 }
