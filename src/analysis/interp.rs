@@ -1035,7 +1035,14 @@ impl<'a> Interp<'a> {
                     }
                     let may = self.deep_may(&c).join(&bounds);
                     let kids = self.reach(&c.sites);
-                    return self.opaque_container(at, 0, may, kids);
+                    let mut v = self.opaque_container(at, 0, may, kids);
+                    if c.shape == Shape::Mixed {
+                        // A string or a list (`_gs`): a string's slice carries the string's label, every
+                        // element of a list's slice the influence of the list's label. Both are at least
+                        // `c`'s own, so a body cut from a mail is as certainly untrusted as the body.
+                        v.must = c.must.clone();
+                    }
+                    return v;
                 }
                 let i = self.expr(&s.slice);
                 self.element(&c, Some(&i))

@@ -71,9 +71,10 @@ pub enum Yields {
     ScalarOfFirst,
     /// A scalar carrying at least the first argument's structure label (`len(xs)`).
     ScalarOfStructure,
-    /// A scalar carrying at least the receiver's and every argument's label (`s.lower()`, `s.find(t)`).
+    /// A scalar carrying at least the receiver's and every argument's label (`s.lower()`, `s.find(t)`,
+    /// `re.search(p, s)` and its match's `group(0)`: the prelude labels a match, or `None`, with its inputs).
     ScalarOfAll,
-    /// A scalar of every input; nothing is certain of its label (`any(xs)`, `re.search(p, s)`).
+    /// A scalar of every input; nothing is certain of its label (`any(xs)`).
     Scalar,
     /// `None`, with the literal label (`print`, the mutating methods).
     Nothing,
@@ -81,7 +82,8 @@ pub enum Yields {
     OneOfElements,
     /// The receiver's element for a key (`d.get(k)`, `xs.pop()`). `or_none`: a missing key gives `None`.
     Element { or_none: bool },
-    /// A new list of strings, each carrying at least every input's label (`s.split()`).
+    /// A new list of strings, each carrying at least every input's label (`s.split()`, `re.findall(p, s)`,
+    /// whose elements the prelude boxes with the inputs' label).
     Strings,
     /// A new container built from the inputs' elements (`sorted(xs)`, `re.findall(p, s)`).
     Container,
@@ -543,7 +545,7 @@ pub const METHODS: &[Method] = &[
     reader(
         "group",
         &[Match],
-        Yields::Scalar,
+        Yields::ScalarOfAll,
         "re.search('a', s).group(0)",
     ),
 ];
@@ -575,22 +577,22 @@ pub const MODULE_FNS: &[ModuleFn] = &[
         )
     },
     module_fn("json", "loads", Yields::Opaque, "json.loads('[1, 2]')"),
-    module_fn("re", "search", Yields::Scalar, "bool(re.search('a', s))"),
-    module_fn("re", "match", Yields::Scalar, "bool(re.match('a', s))"),
+    module_fn(
+        "re",
+        "search",
+        Yields::ScalarOfAll,
+        "bool(re.search('a', s))",
+    ),
+    module_fn("re", "match", Yields::ScalarOfAll, "bool(re.match('a', s))"),
     module_fn(
         "re",
         "fullmatch",
-        Yields::Scalar,
+        Yields::ScalarOfAll,
         "bool(re.fullmatch('a.*', s))",
     ),
-    module_fn(
-        "re",
-        "findall",
-        Yields::Container,
-        "re.findall('[a-z]+', s)",
-    ),
-    module_fn("re", "sub", Yields::Scalar, "re.sub('a', 'b', s)"),
-    module_fn("re", "split", Yields::Container, "re.split(' ', s)"),
+    module_fn("re", "findall", Yields::Strings, "re.findall('[a-z]+', s)"),
+    module_fn("re", "sub", Yields::ScalarOfAll, "re.sub('a', 'b', s)"),
+    module_fn("re", "split", Yields::Strings, "re.split(' ', s)"),
 ];
 
 /// The modules a plan may import.

@@ -98,6 +98,21 @@ pub fn expr() -> impl Strategy<Value = String> {
             inner
                 .clone()
                 .prop_map(|e| format!("str({e}).split('e')[0]")),
+            inner
+                .clone()
+                .prop_map(|e| format!("re.search('.', 'q' + str({e})).group(0)")),
+            inner
+                .clone()
+                .prop_map(|e| format!("re.sub('e', 'y', str({e}))")),
+            inner
+                .clone()
+                .prop_map(|e| format!("re.findall('.', 'w' + str({e}))[0]")),
+            inner
+                .clone()
+                .prop_map(|e| format!("re.split('e', str({e}))[0]")),
+            inner
+                .clone()
+                .prop_map(|e| format!("e['subject'][len(str({e})) % 2:]")),
             inner.prop_map(|e| format!("sum([1 for t in xs if t == {e}])")),
         ]
     })
