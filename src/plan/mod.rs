@@ -29,7 +29,7 @@ pub const MAX_DIAGNOSTICS: usize = 100;
 /// assert!(check("r = search(query='x')\nprint(len(r))\n", &sigs).is_ok());
 /// let err = check("r = search(qery='x')\n", &sigs).unwrap_err();
 /// let codes: Vec<_> = err.iter().map(|d| d.code).collect();
-/// assert_eq!(codes, ["Z103", "Z102"]); // `query` missing, `qery` unknown
+/// assert_eq!(codes, ["Z102"]); // `qery` unknown (did you mean `query`?), and not `query` missing too
 /// ```
 pub fn check(source: &str, sigs: &Signatures) -> Result<ParsedPlan, Vec<Diagnostic>> {
     let parsed = parse(source)?;

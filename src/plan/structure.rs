@@ -28,7 +28,12 @@ pub fn check_structure(module: &ModModule, sigs: &Signatures) -> Vec<Diagnostic>
     defs.visit_body(&module.body);
     let mut c = Checker {
         sigs,
-        defined: defs.names.iter().map(|(n, _)| n.clone()).collect(),
+        defined: defs
+            .names
+            .iter()
+            .map(|(n, _)| n.clone())
+            .chain(defs.refused.iter().cloned())
+            .collect(),
         diags: Vec::new(),
     };
     for (name, range) in &defs.names {
@@ -66,6 +71,8 @@ fn err(code: &'static str, range: TextRange, message: String, hint: Option<Strin
 #[derive(Default)]
 struct Definitions {
     names: Vec<(String, TextRange)>,
+    /// Names bound by statements the subset check already refused.
+    refused: Vec<String>,
 }
 
 impl Definitions {
@@ -79,9 +86,44 @@ impl Definitions {
 
 impl<'a> Visitor<'a> for Definitions {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        if let Stmt::FunctionDef(f) = stmt {
-            self.names.push((f.name.as_str().to_owned(), f.name.range));
-            self.params(&f.parameters);
+        match stmt {
+            Stmt::FunctionDef(f) => {
+                self.names.push((f.name.as_str().to_owned(), f.name.range));
+                self.params(&f.parameters);
+            }
+            // Statements the subset refuses (Z010, Z015) still bind their names: the refusal is the one
+            // error, and `m = Mailer()` after `class Mailer:` is not a second one.
+            Stmt::ClassDef(c) => self.refused.push(c.name.as_str().to_owned()),
+            Stmt::Import(i) => {
+                for alias in &i.names {
+                    let bound = alias.asname.as_ref().map_or_else(
+                        || alias.name.as_str().split('.').next().unwrap_or_default(),
+                        |a| a.as_str(),
+                    );
+                    self.refused.push(bound.to_owned());
+                }
+            }
+            Stmt::ImportFrom(i) => {
+                for alias in &i.names {
+                    let bound = alias.asname.as_ref().unwrap_or(&alias.name);
+                    self.refused.push(bound.as_str().to_owned());
+                }
+            }
+            Stmt::Global(g) => self
+                .refused
+                .extend(g.names.iter().map(|n| n.as_str().to_owned())),
+            Stmt::Nonlocal(n) => self
+                .refused
+                .extend(n.names.iter().map(|n| n.as_str().to_owned())),
+            Stmt::Try(t) => {
+                for handler in &t.handlers {
+                    let ruff_python_ast::ExceptHandler::ExceptHandler(h) = handler;
+                    if let Some(name) = &h.name {
+                        self.refused.push(name.as_str().to_owned());
+                    }
+                }
+            }
+            _ => {}
         }
         visitor::walk_stmt(self, stmt);
     }
@@ -251,7 +293,8 @@ impl Checker<'_> {
                 )),
                 Some(i) => bound[i] = true,
                 None => {
-                    let hint = match self.nearest(kw, params.iter().map(String::as_str)) {
+                    let nearest = self.nearest(kw, params.iter().map(String::as_str));
+                    let hint = match &nearest {
                         Some(s) => format!("did you mean `{s}`? arguments: {}", params.join(", ")),
                         None => format!("its arguments are: {}", params.join(", ")),
                     };
@@ -261,6 +304,11 @@ impl Checker<'_> {
                         format!("tool `{name}` has no argument `{kw}`"),
                         Some(hint),
                     ));
+                    // `too=` for a missing `to`: the misspelling is the one mistake, so `to` is not
+                    // also reported missing.
+                    if let Some(i) = nearest.and_then(|s| params.iter().position(|p| *p == s)) {
+                        bound[i] = true;
+                    }
                 }
             }
         }
@@ -309,6 +357,22 @@ impl Checker<'_> {
 }
 
 impl<'a> Visitor<'a> for Checker<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let Stmt::Try(t) = stmt {
+            // `try` is refused (Z010); the exception types it names (`except ValueError`) are part of
+            // that one mistake. The code inside is still checked.
+            self.visit_body(&t.body);
+            for handler in &t.handlers {
+                let ruff_python_ast::ExceptHandler::ExceptHandler(h) = handler;
+                self.visit_body(&h.body);
+            }
+            self.visit_body(&t.orelse);
+            self.visit_body(&t.finalbody);
+            return;
+        }
+        visitor::walk_stmt(self, stmt);
+    }
+
     fn visit_expr(&mut self, expr: &'a Expr) {
         match expr {
             Expr::Call(call) => {
@@ -382,7 +446,13 @@ mod tests {
     #[test]
     fn tool_arguments() {
         assert!(codes("send_email('a', 'b', body='c')\n").is_empty());
-        assert_eq!(codes("send_email('a', 'b', bdy='c')\n"), ["Z103", "Z102"]);
+        // `bdy` is a misspelt `body`: one mistake, so `body` is not also missing.
+        assert_eq!(codes("send_email('a', 'b', bdy='c')\n"), ["Z102"]);
+        // `colour` is close to nothing: it is unknown, and `body` is missing.
+        assert_eq!(
+            codes("send_email('a', 'b', colour='c')\n"),
+            ["Z103", "Z102"]
+        );
         assert_eq!(codes("send_email('a', 'b')\n"), ["Z103"]);
         assert_eq!(codes("send_email('a', 'b', 'c', 'd')\n"), ["Z104"]);
         assert_eq!(codes("send_email('a', 'b', 'c', to='d')\n"), ["Z105"]);

@@ -89,18 +89,35 @@ fn module_functions(module: &str) -> String {
 /// ```
 pub fn check_subset(module: &ModModule) -> Vec<Diagnostic> {
     let mut imported = Vec::new();
+    let mut refused_imports = Vec::new();
     for stmt in &module.body {
-        if let Stmt::Import(imp) = stmt {
-            for alias in &imp.names {
-                if alias.asname.is_none() && is_module(alias.name.as_str()) {
-                    imported.push(alias.name.as_str().to_owned());
+        match stmt {
+            Stmt::Import(imp) => {
+                for alias in &imp.names {
+                    let name = alias.name.as_str();
+                    if alias.asname.is_none() && is_module(name) {
+                        imported.push(name.to_owned());
+                    } else {
+                        let bound = alias.asname.as_ref().map_or_else(
+                            || name.split('.').next().unwrap_or_default(),
+                            |a| a.as_str(),
+                        );
+                        refused_imports.push(bound.to_owned());
+                    }
                 }
             }
+            Stmt::ImportFrom(imp) => refused_imports.extend(
+                imp.names
+                    .iter()
+                    .map(|a| a.asname.as_ref().unwrap_or(&a.name).as_str().to_owned()),
+            ),
+            _ => {}
         }
     }
     let mut w = Walker {
         diags: Vec::new(),
         imported,
+        refused_imports,
         comprehension_depth: 0,
     };
     w.stmts(&module.body, true);
@@ -110,6 +127,8 @@ pub fn check_subset(module: &ModModule) -> Vec<Diagnostic> {
 struct Walker {
     diags: Vec<Diagnostic>,
     imported: Vec<String>,
+    /// Names bound by imports refused with Z015: `os.listdir()` after `import os` is not a second error.
+    refused_imports: Vec<String>,
     comprehension_depth: usize,
 }
 
@@ -504,6 +523,7 @@ impl Walker {
                 Number::Complex { .. } => self.unsupported_expr(n.range, "a complex number"),
             },
             Expr::EllipsisLiteral(x) => self.unsupported_expr(x.range, "`...`"),
+            Expr::Attribute(a) if self.from_refused_import(&a.value) => {}
             Expr::Attribute(a) => {
                 if !self.reserved(a.attr.as_str(), a.attr.range) {
                     self.push(
@@ -563,8 +583,17 @@ impl Walker {
         }
     }
 
+    /// Whether `e` is a refused import's name or an attribute path from one (`os`, `os.path`).
+    fn from_refused_import(&self, mut e: &Expr) -> bool {
+        while let Expr::Attribute(a) = e {
+            e = &a.value;
+        }
+        matches!(e, Expr::Name(n) if self.refused_imports.iter().any(|r| r == n.id.as_str()))
+    }
+
     fn call(&mut self, c: &ExprCall) {
         match &*c.func {
+            Expr::Attribute(a) if self.from_refused_import(&a.value) => {}
             Expr::Attribute(a) => {
                 let attr = a.attr.as_str();
                 if !self.reserved(attr, a.attr.range) {

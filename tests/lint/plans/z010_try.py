@@ -1,4 +1,4 @@
-# expect: Z010,Z101
+# expect: Z010
 try:
     x = 1
 except Exception:
