@@ -270,3 +270,40 @@ fn json_output_gets_json_errors() {
         );
     }
 }
+
+#[test]
+fn runtime_errors_point_at_the_plan_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("p.yaml"),
+        "version: 1\nlimits:\n  timeout_ms: 300\n",
+    )
+    .unwrap();
+    let cases = [
+        // Monty raises these timeouts between instructions, without a traceback: the running top-level
+        // statement is the line (before: no line at all).
+        (
+            "x = 0\nprint('start')\n\nwhile True:\n    x = x + 1\n",
+            "error[TimeoutError]: the plan exceeded limits.timeout_ms = 300 at line 4\n --> p.py:4:1\n  |\n4 | while True:\n  | ^^^^^^^^^^^\n",
+        ),
+        (
+            "def spin(n):\n    t = 0\n    for i in range(n):\n        t = t + i\n    return t\nys = [1]\nif len(ys) > 0:\n    print(spin(10**9))\n",
+            "error[TimeoutError]: the plan exceeded limits.timeout_ms = 300 at line 8\n --> p.py:8:5\n  |\n8 |     print(spin(10**9))\n  |     ^^^^^^^^^^^^^^^^^^\n",
+        ),
+        (
+            "x = 1\ny = x / 0\n",
+            "error[ZeroDivisionError]: division by zero at line 2\n --> p.py:2:1\n  |\n2 | y = x / 0\n  | ^^^^^^^^^\n",
+        ),
+    ];
+    for (plan, expected) in cases {
+        std::fs::write(dir.path().join("p.py"), plan).unwrap();
+        let out = zamburak()
+            .current_dir(dir.path())
+            .args(["run", "p.py", "--policy", "p.yaml"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(expected), "{plan}\n{err}");
+    }
+}

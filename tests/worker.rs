@@ -47,7 +47,7 @@ fn a_huge_repetition_ends_the_run_as_a_memory_error_not_an_abort() {
     let out = world.run_expect(&plan, &[], 1);
     let err = stderr(&out);
     assert!(
-        err.contains("big.py:1: MemoryError: the plan exceeded limits.max_memory_mb = 512"),
+        err.contains("error[MemoryError]: the plan exceeded limits.max_memory_mb = 512 at line 1\n --> big.py:1:1"),
         "{err}"
     );
     assert_no_crash_output(&err);
@@ -65,7 +65,7 @@ fn a_join_that_grows_past_the_limit_ends_as_a_memory_error() {
     let out = world.run_expect(&plan, &[], 1);
     let err = stderr(&out);
     assert!(
-        err.contains("MemoryError: the plan exceeded limits.max_memory_mb = 512"),
+        err.contains("MemoryError]: the plan exceeded limits.max_memory_mb = 512"),
         "{err}"
     );
     assert_no_crash_output(&err);
@@ -91,7 +91,10 @@ fn an_email_choosing_the_size_cannot_crash_the_run_and_nothing_is_sent() {
     );
     let out = world.run_expect(&plan, &[], 1);
     let err = stderr(&out);
-    assert!(err.contains("count.py:3: MemoryError"), "{err}");
+    assert!(
+        err.contains("error[MemoryError]") && err.contains("--> count.py:3:"),
+        "{err}"
+    );
     assert_no_crash_output(&err);
     assert!(world.messages("out/outbox").is_empty(), "nothing was sent");
     assert_ended_in_error(&world.path("count.zjson"));
@@ -112,7 +115,7 @@ fn the_policy_sets_the_memory_limit_and_a_plan_under_it_runs() {
     let out = world.run_expect(&over, &[], 1);
     let err = stderr(&out);
     assert!(
-        err.contains("MemoryError: the plan exceeded limits.max_memory_mb = 64"),
+        err.contains("MemoryError]: the plan exceeded limits.max_memory_mb = 64"),
         "{err}"
     );
     assert_no_crash_output(&err);
@@ -270,7 +273,7 @@ fn a_killed_worker_ends_the_run_as_an_error_with_an_end_record() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
-        err.contains("InternalError: the interpreter failed (the worker was ended by signal 9)"),
+        err.contains("InternalError]: the interpreter failed (the worker was ended by signal 9)"),
         "{err}"
     );
     assert_no_crash_output(&err);
@@ -295,7 +298,10 @@ fn a_value_nested_as_deep_as_the_host_accepts_crosses_the_pipe_both_ways() {
         "{err}"
     );
     assert!(err.contains("deep.py:9: allow read_file"), "{err}");
-    assert!(err.contains("deep.py:9: ToolError"), "{err}");
+    assert!(
+        err.contains("error[ToolError]") && err.contains("--> deep.py:9:"),
+        "{err}"
+    );
     assert_no_crash_output(&err);
 }
 
@@ -316,7 +322,7 @@ fn one_long_arithmetic_operation_is_stopped_by_the_workers_cpu_limit() {
     let out = world.run_expect(&plan, &[], 1);
     let err = stderr(&out);
     assert!(
-        err.contains("TimeoutError: the plan exceeded limits.timeout_ms = 1000"),
+        err.contains("TimeoutError]: the plan exceeded limits.timeout_ms = 1000"),
         "{err}"
     );
     assert_no_crash_output(&err);

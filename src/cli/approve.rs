@@ -1,7 +1,7 @@
 //! `zamburak approve|reject SNAPSHOT`: records a human's decision on a suspended claim and continues the
 //! run; and how a claim is put to a person on a terminal.
 
-use super::output::{errln, out};
+use super::output::{err, errln, out};
 use std::path::Path;
 
 use crate::exit;
@@ -91,6 +91,24 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
             d.tool,
             d.reason,
             d.rule
+        );
+    }
+    if let Some(e) = &report.error {
+        // The plan's text for the snippet, only if it is still the plan that ran.
+        let source = std::fs::read(&snapshot.plan)
+            .ok()
+            .filter(|b| crate::digest::sha256_bytes(b) == snapshot.plan_sha256)
+            .and_then(|b| String::from_utf8(b).ok())
+            .unwrap_or_default();
+        err!(
+            "{}",
+            crate::plan::render::render_runtime(
+                &e.exc_type,
+                &e.message,
+                &source,
+                &filename,
+                e.line
+            )
         );
     }
     let ended = match report.status {

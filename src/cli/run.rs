@@ -275,7 +275,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
             Err(e) => errln!("error: cannot print the report: {e}"),
         }
     } else {
-        print_text(&report, &filename);
+        print_text(&report, &source, &filename);
         match &head {
             Some(h) => errln!("trace: {} (head {h})", trace_path.display()),
             None => errln!("trace: {} (incomplete)", trace_path.display()),
@@ -327,7 +327,7 @@ fn usage(json: bool, message: &str) -> i32 {
     exit::USAGE
 }
 
-fn print_text(report: &RunReport, filename: &str) {
+fn print_text(report: &RunReport, source: &str, filename: &str) {
     for d in &report.decisions {
         let decision = serde_json::to_value(d.decision)
             .ok()
@@ -341,9 +341,16 @@ fn print_text(report: &RunReport, filename: &str) {
             d.rule
         );
     }
-    if let Some(e) = &report.error {
-        let at = e.line.map_or_else(String::new, |l| format!(":{l}"));
-        errln!("{filename}{at}: {}: {}", e.exc_type, e.message);
+    // A rejected plan's error repeats its first diagnostic, which is already shown above.
+    if let Some(e) = report
+        .error
+        .as_ref()
+        .filter(|_| report.status != Status::Rejected)
+    {
+        err!(
+            "{}",
+            crate::plan::render::render_runtime(&e.exc_type, &e.message, source, filename, e.line)
+        );
     }
     if let Some(said) = &report.tool_said {
         // Tool output, shown to the user at the terminal like `print` output; never in JSON or the trace.

@@ -122,13 +122,77 @@ pub fn render(diags: &[Diagnostic], source: &str, filename: &str) -> String {
 }
 
 fn render_one(out: &mut String, d: &Diagnostic, source: &str, filename: &str) {
-    let start = floor_boundary(source, d.start);
-    let end = floor_boundary(source, d.end.max(d.start));
-    let (line, col) = line_col(source, start);
     let level = match d.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
     };
+    let head = format!("{level}[{}]", d.code);
+    render_span(out, &head, d, source, filename);
+}
+
+/// An error the run stopped with, in the layout of [`render`]: `error[TYPE]: MESSAGE at line N`, the
+/// location, and the plan line with carets under its statement. Without a line (a crash before the plan
+/// ran), the head line alone.
+///
+/// ```
+/// use zamburak::plan::render::render_runtime;
+/// let src = "x = 0\nwhile True:\n    x = x + 1\n";
+/// let out = render_runtime("TimeoutError", "the plan exceeded limits.timeout_ms = 300", src, "loop.py", Some(2));
+/// assert!(out.starts_with("error[TimeoutError]: the plan exceeded limits.timeout_ms = 300 at line 2\n"));
+/// assert!(out.contains(" --> loop.py:2:1\n  |\n2 | while True:\n  | ^^^^^^^^^^^\n"), "{out}");
+/// let out = render_runtime("InternalError", "the worker died", src, "loop.py", None);
+/// assert_eq!(out, "error[InternalError]: the worker died\n --> loop.py\n\n");
+/// ```
+pub fn render_runtime(
+    kind: &str,
+    message: &str,
+    source: &str,
+    filename: &str,
+    line: Option<u32>,
+) -> String {
+    let mut out = String::new();
+    let head = format!("error[{}]", sanitize(kind));
+    let span = line.and_then(|n| {
+        let index = usize::try_from(n).ok()?.checked_sub(1)?;
+        let starts = LineIndex::new(source).starts;
+        let start = *starts.get(index)?;
+        let text = &source[start..];
+        let text = &text[..text.find(['\n', '\r']).unwrap_or(text.len())];
+        let indent = text.len() - text.trim_start().len();
+        Some((start + indent, start + text.trim_end().len().max(indent)))
+    });
+    match span {
+        Some((start, end)) => {
+            let d = Diagnostic {
+                code: "",
+                severity: Severity::Error,
+                start,
+                end,
+                message: format!("{message} at line {}", line.unwrap_or_default()),
+                hint: None,
+            };
+            render_span(&mut out, &head, &d, source, filename);
+        }
+        None => {
+            // No line, or a source that does not have it (a plan changed since): the location alone.
+            let _ = match line {
+                Some(n) => writeln!(
+                    out,
+                    "{head}: {} at line {n}\n --> {filename}:{n}",
+                    sanitize(message)
+                ),
+                None => writeln!(out, "{head}: {}\n --> {filename}", sanitize(message)),
+            };
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn render_span(out: &mut String, head: &str, d: &Diagnostic, source: &str, filename: &str) {
+    let start = floor_boundary(source, d.start);
+    let end = floor_boundary(source, d.end.max(d.start));
+    let (line, col) = line_col(source, start);
     let line_start = line_start(source, start);
     let line_end = source[start..]
         .find(['\n', '\r'])
@@ -147,7 +211,7 @@ fn render_one(out: &mut String, d: &Diagnostic, source: &str, filename: &str) {
         .collect();
     let gutter = line.to_string().len();
     let pad = " ".repeat(gutter);
-    let _ = writeln!(out, "{level}[{}]: {}", d.code, sanitize(&d.message));
+    let _ = writeln!(out, "{head}: {}", sanitize(&d.message));
     let _ = writeln!(out, "{pad}--> {filename}:{line}:{col}");
     let _ = writeln!(out, "{pad} |");
     let _ = writeln!(out, "{line} | {shown}");

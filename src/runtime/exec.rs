@@ -263,11 +263,13 @@ fn ending(event: Event, last_line: u32, lowered: &Lowered, limits: &ExecLimits) 
             exc_type,
             message,
             snippet_lines,
+            running_line,
         } => {
             let line = snippet_lines
                 .iter()
                 .rev()
-                .find_map(|l| lowered.snippet_plan_line(*l));
+                .find_map(|l| lowered.snippet_plan_line(*l))
+                .or(running_line);
             match exc_type.as_str() {
                 "MemoryError" => halted(
                     "MemoryError",

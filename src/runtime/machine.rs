@@ -41,10 +41,14 @@ pub enum Event {
     /// The program ran to its end.
     Complete,
     /// The program raised. `snippet_lines`: the traceback's lines in the plan's snippet, outermost first.
+    /// `running_line`: for a limit Monty enforces between instructions, whose error has no traceback, the
+    /// plan line of the top-level statement that was running (the lowered program's `_zl`).
     Failed {
         exc_type: String,
         message: String,
         snippet_lines: Vec<u32>,
+        #[serde(default)]
+        running_line: Option<u32>,
     },
     /// The program asked for something plans never get (operating-system access, an undefined name,
     /// futures).
@@ -116,7 +120,21 @@ impl InProcess {
         printed: String,
     ) -> Step {
         let event = match progress {
-            Err(e) => failed(&e.error),
+            Err(e) => {
+                let mut event = failed(&e.error);
+                if let Event::Failed {
+                    exc_type,
+                    snippet_lines,
+                    running_line,
+                    ..
+                } = &mut event
+                    && snippet_lines.is_empty()
+                    && (exc_type == "TimeoutError" || exc_type == "MemoryError")
+                {
+                    *running_line = read_running_line(e.repl);
+                }
+                event
+            }
             Ok(ReplProgress::Complete { .. }) => Event::Complete,
             Ok(ReplProgress::FunctionCall(call)) => {
                 let raw = RawCall {
@@ -156,6 +174,32 @@ fn failed(exc: &MontyException) -> Event {
             .filter(|f| f.filename == PLAN_SNIPPET)
             .map(|f| f.start.line)
             .collect(),
+        running_line: None,
+    }
+}
+
+/// Name of the lowered program's record of the top-level statement running (`lower::compiler`).
+pub const RUNNING_LINE: &str = "_zl";
+
+/// Reads `_zl` from a session that stopped at a limit: Monty checks time and memory between instructions
+/// and raises there without a traceback, but leaves the session usable. The read gets a fresh 100 ms
+/// budget; anything unexpected gives no line rather than a wrong one.
+fn read_running_line(mut repl: monty::MontyRepl) -> Option<u32> {
+    *repl.tracker_mut() = ResourceTracker::new(ResourceLimits {
+        max_duration: Some(std::time::Duration::from_millis(100)),
+        ..ResourceLimits::default()
+    });
+    let mut out = String::new();
+    match repl.feed_start(
+        RUNNING_LINE,
+        Vec::new(),
+        PrintWriter::CollectString(&mut out, Some(0)),
+    ) {
+        Ok(ReplProgress::Complete {
+            value: MontyObject::Int(line),
+            ..
+        }) => u32::try_from(line).ok().filter(|l| *l > 0),
+        _ => None,
     }
 }
 

@@ -295,7 +295,7 @@ fn lower_plan<'a>(
 
 fn link(c: Compiler<'_>) -> Result<Lowered, Vec<Diagnostic>> {
     let header = format!(
-        "_STRICT = {}\n_LIT = {}\n_UV = {}\n_NUV = ~_UV\n",
+        "_STRICT = {}\n_LIT = {}\n_UV = {}\n_NUV = ~_UV\n_zl = 0\n",
         if c.strict { "True" } else { "False" },
         LITERAL,
         UNVERIFIED_MASK

@@ -13,6 +13,7 @@ impl Compiler<'_> {
         // that raises ends the run), so loads there need no `_ld` check.
         let mut added = Vec::new();
         for stmt in body {
+            self.note_running_line(stmt, indent);
             self.stmt(stmt, indent);
             for n in statement_targets(stmt, false) {
                 if self.frame().sure.insert_new(&n) {
@@ -22,6 +23,21 @@ impl Compiler<'_> {
         }
         for n in added {
             self.frame().sure.borrow_mut().remove(&n);
+        }
+    }
+
+    /// Records the plan line of a statement outside any loop or function (`_zl = LINE`), which is what a
+    /// timeout reports when Monty raises it between instructions, without a traceback
+    /// (`runtime::machine::read_running_line`). Two instructions per such statement, none per iteration.
+    fn note_running_line(&mut self, stmt: &Stmt, indent: usize) {
+        let top_level = self.frames.len() == 1 && self.frame().loops.is_empty();
+        if top_level && !matches!(stmt, Stmt::FunctionDef(_) | Stmt::Import(_) | Stmt::Pass(_)) {
+            let line = self.line_of(stmt.range().start().to_usize());
+            self.out.push((
+                indent,
+                format!("{} = {line}", crate::runtime::machine::RUNNING_LINE),
+                line,
+            ));
         }
     }
 
