@@ -3,6 +3,8 @@
 //! with exit 101 (#18); a reader that stops reading (`| head -1`) is not an error at all; errors have one
 //! `error:` prefix and point at the line; mistyped commands get a suggestion (#20).
 
+mod common;
+
 use std::path::Path;
 use std::process::Stdio;
 
@@ -306,4 +308,71 @@ fn runtime_errors_point_at_the_plan_line() {
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert!(err.contains(expected), "{plan}\n{err}");
     }
+}
+
+#[test]
+fn decisions_stream_as_calls_happen_and_the_last_line_sums_up() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("p.yaml"),
+        "version: 1\nlimits:\n  timeout_ms: 3000\ntools:\n  note:\n    source: builtin.files.read\n    effect: read\n    args: { path: {} }\nbuiltins:\n  files: { root: files }\n",
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("files")).unwrap();
+    std::fs::write(dir.path().join("files/a.txt"), "a").unwrap();
+    // One call, then three seconds of computing: the call's line must be on the terminal while the plan
+    // still runs, not when it ends.
+    std::fs::write(
+        dir.path().join("p.py"),
+        "x = note(path='a.txt')\nn = 0\nwhile True:\n    n = n + 1\n",
+    )
+    .unwrap();
+    let mut child = zamburak()
+        .current_dir(dir.path())
+        .args(["run", "p.py", "--policy", "p.yaml"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let first_decision = lines
+        .by_ref()
+        .map(Result::unwrap)
+        .find(|l| l.starts_with("p.py:1: allow note"))
+        .expect("a decision line");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "`{first_decision}` came only after the run ended"
+    );
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+    assert!(
+        rest.iter().any(|l| l == "stopped by an error: 1 allowed"),
+        "{rest:?}"
+    );
+}
+
+#[test]
+fn a_run_with_drafts_says_where_they_are() {
+    let world = common::world::World::new(None);
+    let plan = world.write_plan(
+        "triage.py",
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/triage.py"))
+            .unwrap(),
+    );
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
+        .current_dir(world.path(""))
+        .args(["run", "triage.py", "--policy", "policy.yaml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l == "completed (draft): 2 allowed, 3 drafted → out/drafts/new"),
+        "{err}"
+    );
+    assert_eq!(world.messages("out/drafts").len(), 3);
+    let _ = plan;
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::exit;
 use crate::lower::Mode;
 use crate::plan;
-use crate::policy::discover;
+use crate::policy::{Outcome, Policy, discover};
 use crate::runtime::run::{Run, RunInput, RunReport, Status, ToolBackend};
 use crate::runtime::snapshot;
 use crate::trace::TraceWriter;
@@ -168,6 +168,29 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         }
     }
 
+    if !opts.json {
+        // Each decision as it is recorded (before its side effect), so a long run shows its progress and a
+        // `--confirm ask` question comes after the lines of the calls before it.
+        let filename = opts.plan.display().to_string();
+        writer.observe(move |record| {
+            if let crate::trace::Record::Call(c) = record {
+                let before = if c.before_run {
+                    "denied before the run: "
+                } else {
+                    ""
+                };
+                errln!(
+                    "{filename}:{}: {} {}: {before}{} ({})",
+                    c.line,
+                    c.decision,
+                    c.tool,
+                    c.reason,
+                    c.rule
+                );
+            }
+        });
+    }
+
     let input = RunInput {
         source: &source,
         policy,
@@ -275,7 +298,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
             Err(e) => errln!("error: cannot print the report: {e}"),
         }
     } else {
-        print_text(&report, &source, &filename);
+        print_text(&report, policy, &source, &filename);
         match &head {
             Some(h) => errln!("trace: {} (head {h})", trace_path.display()),
             None => errln!("trace: {} (incomplete)", trace_path.display()),
@@ -327,20 +350,9 @@ fn usage(json: bool, message: &str) -> i32 {
     exit::USAGE
 }
 
-fn print_text(report: &RunReport, source: &str, filename: &str) {
-    for d in &report.decisions {
-        let decision = serde_json::to_value(d.decision)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        errln!(
-            "{filename}:{}: {decision} {}: {} ({})",
-            d.line,
-            d.tool,
-            d.reason,
-            d.rule
-        );
-    }
+/// The end of a text run (its decision lines were printed as they were recorded): the error, what a tool
+/// said, and one line that sums up the run.
+fn print_text(report: &RunReport, policy: &Policy, source: &str, filename: &str) {
     // A rejected plan's error repeats its first diagnostic, which is already shown above.
     if let Some(e) = report
         .error
@@ -361,12 +373,63 @@ fn print_text(report: &RunReport, source: &str, filename: &str) {
             .collect();
         errln!("  (shown here only) {flat}");
     }
+    let counts = decision_counts(report, policy);
     let summary = match report.status {
-        Status::Completed => format!("completed ({})", report.outcome),
+        Status::Completed => format!("completed ({}){counts}", report.outcome),
         Status::Rejected => "rejected before the run: no tool ran".to_string(),
-        Status::Error => "stopped by an error".to_string(),
-        Status::Denied => "stopped: a tool call was denied".to_string(),
-        Status::Suspended => "suspended: a tool call waits for your decision (exit 4)".to_string(),
+        Status::Error => format!("stopped by an error{counts}"),
+        Status::Denied => format!("stopped: a tool call was denied{counts}"),
+        Status::Suspended => {
+            format!("suspended: a tool call waits for your decision (exit 4){counts}")
+        }
     };
     errln!("{summary}");
+}
+
+/// `: 2 allowed, 3 drafted → examples/out/drafts/new` (empty when no call was decided): how many calls
+/// each decision met, and where drafted mail waits for review.
+fn decision_counts(report: &RunReport, policy: &Policy) -> String {
+    let count = |o: Outcome| report.decisions.iter().filter(|d| d.decision == o).count();
+    let parts: Vec<String> = [
+        (Outcome::Allow, "allowed"),
+        (Outcome::Draft, "drafted"),
+        (Outcome::Confirm, "held for confirmation"),
+        (Outcome::Deny, "denied"),
+    ]
+    .into_iter()
+    .filter_map(|(o, word)| {
+        let n = count(o);
+        (n > 0).then(|| format!("{n} {word}"))
+    })
+    .collect();
+    if parts.is_empty() {
+        return String::new();
+    }
+    let drafts = match policy.builtins().mail.as_ref() {
+        Some(mail) if count(Outcome::Draft) > 0 => {
+            format!(" → {}", shown_path(&mail.drafts.join("new")).display())
+        }
+        _ => String::new(),
+    };
+    format!(": {}{drafts}", parts.join(", "))
+}
+
+/// `path` as a person would write it: `..` folded away, and relative to the working directory when it lies
+/// below it (`/home/me/policies/../examples/out` → `examples/out`).
+fn shown_path(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut clean = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir if clean.file_name().is_some() => {
+                clean.pop();
+            }
+            Component::CurDir => {}
+            other => clean.push(other),
+        }
+    }
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| clean.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or(clean)
 }

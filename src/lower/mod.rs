@@ -29,6 +29,10 @@ pub use compiler::{check, compile};
 /// Which propagation rules the lowered program follows.
 pub use crate::mode::Mode;
 
+/// The lowered program's global holding the plan line of the top-level statement that is running. It
+/// is what a limit Monty raises without a traceback reports (`runtime::machine` reads it back).
+pub const RUNNING_LINE: &str = "_zl";
+
 /// A compiled plan: the plan's own code, fed to the prelude session that every run loads
 /// ([`prelude_session`]), and its map back to plan lines (`snippet_map[i]` is the plan line, 1-based, of
 /// snippet line `i + 1`; 0 for glue lines).

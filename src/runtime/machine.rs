@@ -178,9 +178,6 @@ fn failed(exc: &MontyException) -> Event {
     }
 }
 
-/// Name of the lowered program's record of the top-level statement running (`lower::compiler`).
-pub const RUNNING_LINE: &str = "_zl";
-
 /// Reads `_zl` from a session that stopped at a limit: Monty checks time and memory between instructions
 /// and raises there without a traceback, but leaves the session usable. The read gets a fresh 100 ms
 /// budget; anything unexpected gives no line rather than a wrong one.
@@ -191,7 +188,7 @@ fn read_running_line(mut repl: monty::MontyRepl) -> Option<u32> {
     });
     let mut out = String::new();
     match repl.feed_start(
-        RUNNING_LINE,
+        crate::lower::RUNNING_LINE,
         Vec::new(),
         PrintWriter::CollectString(&mut out, Some(0)),
     ) {

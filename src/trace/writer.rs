@@ -29,7 +29,6 @@ use crate::trace::verify::check;
 /// Writes one trace file. Each record goes out in a single `write_all` of the whole line, `\n` included, on
 /// an unbuffered file, so a crash leaves at most one partial last line, which the verifier reports as
 /// truncated. Nothing is synced until [`TraceWriter::close`].
-#[derive(Debug)]
 pub struct TraceWriter {
     file: File,
     path: PathBuf,
@@ -41,6 +40,20 @@ pub struct TraceWriter {
     values: Option<crate::trace::values::ValueStore>,
     /// The first failure to keep a value; keeping stops there, the trace goes on.
     values_problem: Option<String>,
+    /// Shown each record once it is written (`run` streams its decision lines from here).
+    observer: Option<Box<dyn FnMut(&Record)>>,
+}
+
+impl std::fmt::Debug for TraceWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceWriter")
+            .field("path", &self.path)
+            .field("next_seq", &self.next_seq)
+            .field("head", &self.head)
+            .field("ended", &self.ended)
+            .field("poisoned", &self.poisoned)
+            .finish_non_exhaustive()
+    }
 }
 
 impl TraceWriter {
@@ -65,6 +78,7 @@ impl TraceWriter {
             poisoned: false,
             values: None,
             values_problem: None,
+            observer: None,
         };
         writer.write(Record::Header(header))?;
         Ok(writer)
@@ -104,6 +118,7 @@ impl TraceWriter {
             poisoned: false,
             values: None,
             values_problem: None,
+            observer: None,
         })
     }
 
@@ -114,6 +129,12 @@ impl TraceWriter {
             return Err(TraceError::HeaderNotFirst);
         }
         self.write(rec)
+    }
+
+    /// Calls `observer` with every record from now on, right after it is written: a decision is seen
+    /// when it is recorded, before its side effect (what `run` prints as it goes).
+    pub fn observe(&mut self, observer: impl FnMut(&Record) + 'static) {
+        self.observer = Some(Box::new(observer));
     }
 
     /// Keep the values the records name by digest in `store` (see [`crate::trace::values`]).
@@ -181,6 +202,9 @@ impl TraceWriter {
         self.next_seq += 1;
         self.head.clone_from(&hash);
         self.ended = matches!(rec, Record::End(_));
+        if let Some(observe) = self.observer.as_mut() {
+            observe(&rec);
+        }
         Ok((seq, hash))
     }
 }

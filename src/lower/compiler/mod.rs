@@ -295,10 +295,11 @@ fn lower_plan<'a>(
 
 fn link(c: Compiler<'_>) -> Result<Lowered, Vec<Diagnostic>> {
     let header = format!(
-        "_STRICT = {}\n_LIT = {}\n_UV = {}\n_NUV = ~_UV\n_zl = 0\n",
+        "_STRICT = {}\n_LIT = {}\n_UV = {}\n_NUV = ~_UV\n{} = 0\n",
         if c.strict { "True" } else { "False" },
         LITERAL,
-        UNVERIFIED_MASK
+        UNVERIFIED_MASK,
+        super::RUNNING_LINE
     );
     let mut generated = String::new();
     for (method, n) in &c.str_methods {

@@ -35,7 +35,7 @@ impl Compiler<'_> {
             let line = self.line_of(stmt.range().start().to_usize());
             self.out.push((
                 indent,
-                format!("{} = {line}", crate::runtime::machine::RUNNING_LINE),
+                format!("{} = {line}", crate::lower::RUNNING_LINE),
                 line,
             ));
         }
