@@ -35,7 +35,9 @@ use crate::lower::{self, Mode};
 use crate::plan::render::LineIndex;
 use crate::plan::{self, Diagnostic, Severity};
 use crate::policy::model::Requirement;
-use crate::policy::{ArgClaim, Check, Claim, Decision, Outcome, Policy, Rule, Texts, decide};
+use crate::policy::{
+    ArgClaim, Check, Claim, Decision, Outcome, Policy, Rule, Texts, decide, violations,
+};
 
 use interp::{ArgAcc, Interp, SiteAcc};
 
@@ -55,6 +57,10 @@ pub struct CallPrediction {
     pub may: Decision,
     /// The decision with the labels that hold on every path: what the call certainly gets when reached.
     pub must: Decision,
+    /// Every requirement the worst-case labels break ([`crate::policy::violations`]), `may` among them.
+    pub may_all: Vec<Decision>,
+    /// Every requirement the certain labels break, `must` among them.
+    pub must_all: Vec<Decision>,
     pub args: Vec<ArgPrediction>,
     pub pc_may: LabelView,
     pub pc_must: LabelView,
@@ -96,6 +102,8 @@ pub struct DiagnosticDetail {
     pub argument: Option<String>,
     /// `tool()` at line N, for each source the label derives from.
     pub sources: Vec<SourceRef>,
+    /// One line each for the other requirements the call breaks (`also: ...`).
+    pub notes: Vec<String>,
 }
 
 /// A call whose result a label derives from.
@@ -287,10 +295,26 @@ fn predict(
         pc: pc.clone(),
         calls_so_far: 0,
     };
-    let a = decide(policy, space, &claim(as_list, &site.pc_may));
-    let b = decide(policy, space, &claim(as_whole, &site.pc_may));
+    let list_claim = claim(as_list, &site.pc_may);
+    let whole_claim = claim(as_whole, &site.pc_may);
+    let must_claim = claim(must_args, &site.pc_must);
+    let a = decide(policy, space, &list_claim);
+    let b = decide(policy, space, &whole_claim);
     let may = if b.outcome > a.outcome { b } else { a };
-    let must = decide(policy, space, &claim(must_args, &site.pc_must));
+    let must = decide(policy, space, &must_claim);
+    // Both readings' broken requirements, each rule once with its worse outcome.
+    let mut may_all: Vec<Decision> = Vec::new();
+    for v in violations(policy, space, &list_claim)
+        .into_iter()
+        .chain(violations(policy, space, &whole_claim))
+    {
+        match may_all.iter_mut().find(|w| w.rule == v.rule) {
+            Some(w) if v.outcome > w.outcome => *w = v,
+            Some(_) => {}
+            None => may_all.push(v),
+        }
+    }
+    let must_all = violations(policy, space, &must_claim);
     let (line, column) = lines.line_col(source, site.start);
     let kinds = KindSet(((1u16 << policy.kinds().len().min(8)) - 1) as u8);
     let shown = |l: &Label| {
@@ -307,6 +331,8 @@ fn predict(
         column,
         may,
         must,
+        may_all,
+        must_all,
         args: site
             .args
             .iter()
@@ -369,89 +395,16 @@ fn verdict(
     source: &str,
     lines: &LineIndex,
 ) -> Option<(Diagnostic, DiagnosticDetail)> {
-    let (decision, certain) = if p.must.outcome == Outcome::Deny {
-        (&p.must, true)
+    let (decision, certain, all) = if p.must.outcome == Outcome::Deny {
+        (&p.must, true, &p.must_all)
     } else if p.may.outcome > Outcome::Allow {
-        (&p.may, p.must.outcome == p.may.outcome)
+        (&p.may, p.must.outcome == p.may.outcome, &p.may_all)
     } else {
         return None;
     };
-    let rule = &decision.rule;
-    let arg = rule
-        .arg()
-        .and_then(|n| site.args.iter().find(|a| a.name == n));
-    let (start, end) = arg.map_or((site.start, site.end), |a| (a.start, a.end));
-    let label = match arg {
-        Some(a) => deep_may(a),
-        None => site.pc_may.clone(),
-    };
-    let mut srcs = sources(interp, &label, source, lines);
-    if matches!(rule, Rule::Control(_)) || rule.check() == Some(Check::Require) {
-        // Name the untrusted sources: those are the ones the fix is about.
-        let untrusted: Vec<SourceRef> = srcs
-            .iter()
-            .filter(|s| {
-                policy.tool(&s.name).is_some_and(|t| {
-                    t.returns().integrity != Some(crate::policy::model::IntegritySpec::Trusted)
-                })
-            })
-            .cloned()
-            .collect();
-        if !untrusted.is_empty() {
-            srcs = untrusted;
-        }
-    }
-    let from = describe_sources(&srcs);
     let tool = &site.tool;
-    let what = match (rule, arg) {
-        (
-            Rule::Arg {
-                check: Check::Require,
-                ..
-            },
-            Some(a),
-        ) => {
-            format!("argument `{}` derives from {from} (untrusted)", a.name)
-        }
-        (
-            Rule::Arg {
-                check: Check::ForbidTags,
-                ..
-            },
-            Some(a),
-        ) => {
-            format!(
-                "argument `{}` carries tags from {from} that `{tool}` forbids",
-                a.name
-            )
-        }
-        (
-            Rule::Arg {
-                check: Check::Public,
-                ..
-            },
-            Some(a),
-        ) => {
-            format!(
-                "argument `{}` holds data from {from}, which is not public",
-                a.name
-            )
-        }
-        (
-            Rule::Arg {
-                check: Check::ReadersMustInclude,
-                ..
-            },
-            Some(a),
-        ) => format!(
-            "argument `{}` holds data from {from} that a recipient may not be allowed to read",
-            a.name
-        ),
-        (Rule::Control(_), _) => {
-            format!("whether it runs depends on {from}")
-        }
-        _ => decision.reason.clone(),
-    };
+    let primary = Broken::of(policy, interp, site, decision, source, lines);
+    let what = &primary.what;
     let (code, severity, message) = match (decision.outcome, certain) {
         (Outcome::Deny, true) => (
             "Z201",
@@ -484,22 +437,150 @@ fn verdict(
             format!("`{tool}` may only be drafted: {what}"),
         ),
     };
-    let hint = hint(policy, tool, rule, arg.map(|a| a.name.as_str()));
+    // Every other requirement broken the same way: one diagnostic per call, a note for each, and one help
+    // that addresses all of them, so one round of fixes is enough.
+    let others: Vec<Broken<'_>> = all
+        .iter()
+        .filter(|d| d.outcome == decision.outcome && d.rule != decision.rule)
+        .map(|d| Broken::of(policy, interp, site, d, source, lines))
+        .collect();
+    // One note per distinct cause; rules broken for the same reason share it.
+    let mut causes: Vec<(&str, Vec<String>)> = Vec::new();
+    for b in &others {
+        if b.what == primary.what {
+            continue;
+        }
+        match causes.iter_mut().find(|(what, _)| *what == b.what) {
+            Some((_, rules)) => rules.push(b.rule.to_string()),
+            None => causes.push((&b.what, vec![b.rule.to_string()])),
+        }
+    }
+    let notes = causes
+        .iter()
+        .map(|(what, rules)| format!("also: {what} ({})", rules.join(", ")))
+        .collect();
+    let mut helps: Vec<String> = Vec::new();
+    for b in std::iter::once(&primary).chain(&others) {
+        let h = hint(policy, tool, b.rule, b.arg.map(|a| a.name.as_str()));
+        if !helps.contains(&h) {
+            helps.push(h);
+        }
+    }
     Some((
         Diagnostic {
             code,
             severity,
-            start,
-            end,
+            start: primary.start,
+            end: primary.end,
             message,
-            hint: Some(hint),
+            hint: Some(helps.join("; and ")),
         },
         DiagnosticDetail {
             tool: Some(tool.clone()),
-            argument: arg.map(|a| a.name.clone()),
-            sources: srcs,
+            argument: primary.arg.map(|a| a.name.clone()),
+            sources: primary.sources,
+            notes,
         },
     ))
+}
+
+/// One broken requirement of a call, described for a person: which argument (or the control context),
+/// where its data comes from, and what is wrong with it.
+struct Broken<'s> {
+    rule: &'s Rule,
+    arg: Option<&'s ArgAcc>,
+    start: usize,
+    end: usize,
+    sources: Vec<SourceRef>,
+    what: String,
+}
+
+impl<'s> Broken<'s> {
+    fn of(
+        policy: &Policy,
+        interp: &Interp<'_>,
+        site: &'s SiteAcc,
+        decision: &'s Decision,
+        source: &str,
+        lines: &LineIndex,
+    ) -> Broken<'s> {
+        let rule = &decision.rule;
+        let arg = rule
+            .arg()
+            .and_then(|n| site.args.iter().find(|a| a.name == n));
+        let (start, end) = arg.map_or((site.start, site.end), |a| (a.start, a.end));
+        let label = match arg {
+            Some(a) => deep_may(a),
+            None => site.pc_may.clone(),
+        };
+        let mut srcs = sources(interp, &label, source, lines);
+        if matches!(rule, Rule::Control(_)) || rule.check() == Some(Check::Require) {
+            // Name the untrusted sources: those are the ones the fix is about.
+            let untrusted: Vec<SourceRef> = srcs
+                .iter()
+                .filter(|s| {
+                    policy.tool(&s.name).is_some_and(|t| {
+                        t.returns().integrity != Some(crate::policy::model::IntegritySpec::Trusted)
+                    })
+                })
+                .cloned()
+                .collect();
+            if !untrusted.is_empty() {
+                srcs = untrusted;
+            }
+        }
+        let from = describe_sources(&srcs);
+        let tool = &site.tool;
+        let what = match (rule, arg) {
+            (
+                Rule::Arg {
+                    check: Check::Require,
+                    ..
+                },
+                Some(a),
+            ) => format!("argument `{}` derives from {from} (untrusted)", a.name),
+            (
+                Rule::Arg {
+                    check: Check::ForbidTags,
+                    ..
+                },
+                Some(a),
+            ) => format!(
+                "argument `{}` carries tags from {from} that `{tool}` forbids",
+                a.name
+            ),
+            (
+                Rule::Arg {
+                    check: Check::Public,
+                    ..
+                },
+                Some(a),
+            ) => format!(
+                "argument `{}` holds data from {from}, which is not public",
+                a.name
+            ),
+            (
+                Rule::Arg {
+                    check: Check::ReadersMustInclude,
+                    ..
+                },
+                Some(a),
+            ) => format!(
+                "argument `{}` holds data from {from} that a recipient may not be allowed to read",
+                a.name
+            ),
+            (Rule::Control(_), _) => format!("whether it runs depends on {from}"),
+            _ => decision.reason.clone(),
+        };
+        Broken {
+            rule,
+            arg,
+            start,
+            end,
+            sources: srcs,
+            what,
+        }
+    }
 }
 
 fn hint(policy: &Policy, tool: &str, rule: &Rule, arg: Option<&str>) -> String {

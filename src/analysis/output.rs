@@ -80,7 +80,34 @@ fn severity(s: Severity) -> &'static str {
 
 /// rustc/ruff-style text: each diagnostic with its source line and carets, then a summary line.
 pub fn text(report: &LintReport, filename: &str) -> String {
-    let mut out = render(&report.diagnostics, &report.source, filename);
+    let mut out = String::new();
+    for (i, d) in report.diagnostics.iter().enumerate() {
+        let notes = report.details.get(i).map_or(&[][..], |x| &x.notes[..]);
+        if notes.is_empty() {
+            out.push_str(&render(std::slice::from_ref(d), &report.source, filename));
+            continue;
+        }
+        // rustc's order: the notes, then the one help.
+        let mut bare = d.clone();
+        let help = bare.hint.take();
+        let block = render(std::slice::from_ref(&bare), &report.source, filename);
+        out.push_str(block.trim_end_matches('\n'));
+        out.push('\n');
+        let width = report
+            .lines
+            .line_col(&report.source, d.start)
+            .0
+            .to_string()
+            .len();
+        let pad = " ".repeat(width);
+        for note in notes {
+            out.push_str(&format!("{pad} = note: {}\n", printable(note)));
+        }
+        if let Some(h) = help {
+            out.push_str(&format!("{pad} = help: {}\n", printable(&h)));
+        }
+        out.push('\n');
+    }
     let errors = report
         .diagnostics
         .iter()
@@ -95,6 +122,13 @@ pub fn text(report: &LintReport, filename: &str) -> String {
         if report.calls.len() == 1 { "" } else { "s" },
     ));
     out
+}
+
+/// Control characters from a hostile plan never reach the terminal raw (as in `plan::render`).
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
+        .collect()
 }
 
 /// One JSON document: diagnostics and the per-call-site predictions.
@@ -131,6 +165,9 @@ struct JsonDiagnostic<'a> {
     tool: Option<&'a str>,
     argument: Option<&'a str>,
     sources: Vec<JsonSource<'a>>,
+    /// The call's other broken requirements (`also: ...`), when there are any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -197,6 +234,9 @@ fn document<'a>(report: &'a LintReport, filename: &'a str) -> Document<'a> {
                             })
                             .collect()
                     })
+                    .unwrap_or_default(),
+                notes: detail
+                    .map(|x| x.notes.iter().map(String::as_str).collect())
                     .unwrap_or_default(),
             }
         })

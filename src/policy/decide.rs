@@ -131,22 +131,64 @@ impl Decision {
 /// assert_eq!((d.outcome, d.rule.to_string().as_str()), (Outcome::Deny, "args.url.require"));
 /// ```
 pub fn decide(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Decision {
+    let mut worst: Option<Decision> = None;
+    for violation in violations(policy, space, claim) {
+        if worst.as_ref().is_none_or(|w| violation.outcome > w.outcome) {
+            worst = Some(violation);
+        }
+    }
+    worst.unwrap_or_else(|| {
+        let pure = policy
+            .tool(&claim.tool)
+            .is_some_and(|t| t.effect == Effect::Pure);
+        if pure {
+            Decision::new(
+                Outcome::Allow,
+                Rule::Allow,
+                format!("`{}` is pure: it runs without checks", claim.tool),
+            )
+        } else {
+            Decision::new(
+                Outcome::Allow,
+                Rule::Allow,
+                format!("every requirement of `{}` holds", claim.tool),
+            )
+        }
+    })
+}
+
+/// Every requirement the claim breaks, in the policy's order: what [`decide`] takes the worst of, and what
+/// `lint` lists so that one round of fixes can address all of them. A fixed rule (unknown tool or
+/// argument, the call budget) is the only entry when it applies; a pure tool breaks nothing.
+///
+/// ```
+/// use zamburak::label::Label;
+/// use zamburak::policy::{ArgClaim, Claim, Policy, Texts, violations};
+/// let policy = Policy::bundled_default().unwrap();
+/// let space = policy.label_space().unwrap();
+/// let untrusted = Label { integrity: zamburak::label::Integrity::Untrusted, ..Label::literal() };
+/// let arg = |name: &str| ArgClaim {
+///     name: name.into(), label: untrusted.clone(), elements: None, texts: Texts::one("x@evil.test"),
+///     digest: String::new() };
+/// let claim = Claim { tool: "send_email".into(), args: vec![arg("to"), arg("subject"), arg("body")],
+///     pc: Label::literal(), calls_so_far: 0 };
+/// let rules: Vec<String> = violations(&policy, &space, &claim).iter().map(|d| d.rule.to_string()).collect();
+/// assert!(rules.contains(&"args.to.require".to_string()), "{rules:?}");
+/// assert!(rules.len() > 1, "{rules:?}");
+/// ```
+pub fn violations(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Vec<Decision> {
     let Some(tool) = policy.tool(&claim.tool) else {
-        return Decision::deny(
+        return vec![Decision::deny(
             Rule::UnknownTool,
             format!("`{}` is not a tool of this policy", claim.tool),
-        );
+        )];
     };
     let claim = &with_provider(policy, tool, claim);
     if let Some(d) = fixed_rules(policy, tool, claim) {
-        return d;
+        return vec![d];
     }
     if tool.effect == Effect::Pure {
-        return Decision::new(
-            Outcome::Allow,
-            Rule::Allow,
-            format!("`{}` is pure: it runs without checks", claim.tool),
-        );
+        return Vec::new();
     }
     let checker = Checker {
         policy,
@@ -155,19 +197,7 @@ pub fn decide(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Decision {
         claim,
         outcome: tool.on_violation().into(),
     };
-    let mut worst: Option<Decision> = None;
-    for violation in checker.violations() {
-        if worst.as_ref().is_none_or(|w| violation.outcome > w.outcome) {
-            worst = Some(violation);
-        }
-    }
-    worst.unwrap_or_else(|| {
-        Decision::new(
-            Outcome::Allow,
-            Rule::Allow,
-            format!("every requirement of `{}` holds", claim.tool),
-        )
-    })
+    checker.violations()
 }
 
 fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decision> {
