@@ -108,6 +108,8 @@ fn sarif_output_validates_against_the_official_schema() {
     ] {
         plans.push(root().join("tests/lint/plans").join(name));
     }
+    // Relative, as a user types it: locations then use `uriBaseId`.
+    plans.push(PathBuf::from("examples/attack.py"));
     for plan in plans {
         let out = lint(&[
             plan.to_str().unwrap(),
@@ -212,4 +214,84 @@ fn a_big_generated_plan_is_analysed() {
     // 500 blocks of ten lines, every fifth sending to the mail's sender.
     assert_eq!(doc["errors"], 100);
     assert_eq!(doc["calls"].as_array().unwrap().len(), 500 * 4);
+}
+
+#[test]
+fn sarif_draws_the_flow_from_source_to_sink_and_links_the_right_docs() {
+    let out = lint(&["examples/attack.py", "--format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = &log["runs"][0];
+    let result = &run["results"][0];
+    assert_eq!(result["ruleId"], "Z201");
+    // The plan path is relative to where lint ran, declared once.
+    let artifact = &result["locations"][0]["physicalLocation"]["artifactLocation"];
+    assert_eq!(artifact["uri"], "examples/attack.py");
+    assert_eq!(artifact["uriBaseId"], "%SRCROOT%");
+    let base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+        .as_str()
+        .unwrap();
+    assert!(
+        base.starts_with("file:///") && base.ends_with('/'),
+        "{base}"
+    );
+    // Sources (search_email at line 3, read_file at line 5) to the sink at line 7.
+    let steps: Vec<u64> = result["codeFlows"][0]["threadFlows"][0]["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            l["location"]["physicalLocation"]["region"]["startLine"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(steps, [3, 5, 7]);
+    let related: Vec<&str> = result["relatedLocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["message"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(related, ["`search_email()` output", "`read_file()` output"]);
+    assert!(
+        result["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("\nnote: also:")
+    );
+
+    // Every rule's helpUri names the file that documents it and an anchor of one of its headings.
+    let slug = |h: &str| -> String {
+        h.trim()
+            .to_lowercase()
+            .chars()
+            .filter_map(|c| match c {
+                ' ' => Some('-'),
+                c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                _ => None,
+            })
+            .collect()
+    };
+    for rule in run["tool"]["driver"]["rules"].as_array().unwrap() {
+        let id = rule["id"].as_str().unwrap();
+        let uri = rule["helpUri"].as_str().unwrap();
+        let (file, anchor) = uri
+            .strip_prefix("https://github.com/zamburak/zamburak/blob/main/")
+            .and_then(|rest| rest.split_once('#'))
+            .unwrap_or_else(|| panic!("{id}: {uri}"));
+        let expected_file = if id.starts_with("Z2") {
+            "docs/lint.md"
+        } else {
+            "docs/diagnostics.md"
+        };
+        assert_eq!(file, expected_file, "{id}");
+        let doc = std::fs::read_to_string(root().join(file)).unwrap();
+        assert!(
+            doc.lines()
+                .filter_map(|l| l.strip_prefix("### ").or_else(|| l.strip_prefix("## ")))
+                .any(|h| slug(h) == anchor
+                    && h.contains(if id.starts_with("Z09") { "Z090" } else { id })),
+            "{id}: no heading for #{anchor} in {file}"
+        );
+    }
 }

@@ -16,6 +16,7 @@
 
 use serde::Serialize;
 use serde_json::{Value, json};
+use std::path::Path;
 
 use crate::label::LabelView;
 use crate::policy::Outcome;
@@ -304,56 +305,168 @@ pub fn sarif(report: &LintReport, filename: &str) -> Value {
             json!({
                 "id": id,
                 "shortDescription": { "text": desc },
-                "helpUri": format!("https://github.com/zamburak/zamburak/blob/main/docs/lint.md#{}", id.to_lowercase()),
+                "helpUri": help_uri(id),
             })
         })
         .collect();
+    // A relative plan path is relative to where lint ran: `%SRCROOT%`, declared below.
+    let relative = !Path::new(filename).is_absolute();
+    let artifact = if relative {
+        json!({ "uri": uri_path(filename), "uriBaseId": "%SRCROOT%" })
+    } else {
+        json!({ "uri": format!("file://{}", uri_path(filename)) })
+    };
+    let at_line = |line: u32, text: String| {
+        json!({
+            "physicalLocation": {
+                "artifactLocation": artifact,
+                "region": { "startLine": line.max(1) }
+            },
+            "message": { "text": text },
+        })
+    };
     let results: Vec<Value> = report
         .diagnostics
         .iter()
-        .map(|d| {
+        .enumerate()
+        .map(|(i, d)| {
             let (line, column) = report.lines.line_col(src, d.start);
             let (end_line, end_column) = report.lines.line_col(src, d.end.max(d.start));
+            let detail = report.details.get(i);
             let mut text = d.message.clone();
+            for note in detail.map_or(&[][..], |x| &x.notes[..]) {
+                text.push_str("\nnote: ");
+                text.push_str(note);
+            }
             if let Some(h) = &d.hint {
                 text.push_str("\nhelp: ");
                 text.push_str(h);
             }
+            let sink = json!({
+                "physicalLocation": {
+                    "artifactLocation": artifact,
+                    "region": {
+                        "startLine": line.max(1),
+                        "startColumn": column.max(1),
+                        "endLine": end_line.max(line).max(1),
+                        "endColumn": if end_line > line { end_column.max(1) } else { end_column.max(column).max(1) },
+                    }
+                }
+            });
             let mut result = json!({
                 "ruleId": d.code,
                 "level": severity(d.severity),
                 "message": { "text": text },
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": { "uri": filename },
-                        "region": {
-                            "startLine": line.max(1),
-                            "startColumn": column.max(1),
-                            "endLine": end_line.max(line).max(1),
-                            "endColumn": if end_line > line { end_column.max(1) } else { end_column.max(column).max(1) },
-                        }
-                    }
-                }],
+                "locations": [sink],
             });
             if let Some(i) = CODES.iter().position(|(c, _)| *c == d.code) {
                 result["ruleIndex"] = json!(i);
             }
+            // Where the data comes from: each source call as a related location, and the path from the
+            // sources to this call as a code flow (what code-scanning UIs draw as "source → sink").
+            let sources = detail.map_or(&[][..], |x| &x.sources[..]);
+            if !sources.is_empty() {
+                let related: Vec<Value> = sources
+                    .iter()
+                    .enumerate()
+                    .map(|(k, s)| {
+                        let mut l = at_line(s.line, format!("`{}()` output", s.name));
+                        l["id"] = json!(k);
+                        l
+                    })
+                    .collect();
+                let mut steps: Vec<Value> = sources
+                    .iter()
+                    .map(|s| json!({ "location": at_line(s.line, format!("`{}()` returns the data", s.name)) }))
+                    .collect();
+                let mut last = sink.clone();
+                last["message"] = json!({ "text": format!("it reaches `{}`", detail.and_then(|x| x.tool.as_deref()).unwrap_or("the call")) });
+                steps.push(json!({ "location": last }));
+                result["relatedLocations"] = json!(related);
+                result["codeFlows"] = json!([{ "threadFlows": [{ "locations": steps }] }]);
+            }
             result
         })
         .collect();
+    let mut run = json!({
+        "tool": {
+            "driver": {
+                "name": "zamburak",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://github.com/zamburak/zamburak",
+                "rules": rules,
+            }
+        },
+        "results": results,
+    });
+    if relative && let Ok(cwd) = std::env::current_dir() {
+        let root = format!(
+            "file://{}/",
+            uri_path(&cwd.to_string_lossy()).trim_end_matches('/')
+        );
+        run["originalUriBaseIds"] = json!({ "%SRCROOT%": { "uri": root } });
+    }
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{
-            "tool": {
-                "driver": {
-                    "name": "zamburak",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "informationUri": "https://github.com/zamburak/zamburak",
-                    "rules": rules,
-                }
-            },
-            "results": results,
-        }]
+        "runs": [run],
     })
+}
+
+/// Where a code is documented: `docs/diagnostics.md` for the front-end codes, `docs/lint.md` for the
+/// analysis codes, at the anchor GitHub gives the code's heading (computed from the docs this binary was
+/// built with, so the two cannot drift apart).
+pub fn help_uri(code: &str) -> String {
+    const BASE: &str = "https://github.com/zamburak/zamburak/blob/main";
+    const DOCS: [(&str, &str); 2] = [
+        (
+            "docs/diagnostics.md",
+            include_str!("../../docs/diagnostics.md"),
+        ),
+        ("docs/lint.md", include_str!("../../docs/lint.md")),
+    ];
+    // The compiler's own codes share one section.
+    let key = if code.starts_with("Z09") {
+        "Z090"
+    } else {
+        code
+    };
+    for (file, text) in DOCS {
+        let heading = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("### ").or_else(|| l.strip_prefix("## ")))
+            .find(|h| h.split([':', ' ', '\u{2013}']).next() == Some(key));
+        if let Some(h) = heading {
+            return format!("{BASE}/{file}#{}", github_slug(h));
+        }
+    }
+    format!("{BASE}/docs/lint.md")
+}
+
+/// GitHub's heading anchor: lower case, punctuation dropped, spaces as hyphens.
+fn github_slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A path as a URI path: `/` separators kept, everything outside RFC 3986's unreserved set escaped.
+fn uri_path(path: &str) -> String {
+    let mut out = String::new();
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char);
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
 }
