@@ -606,7 +606,7 @@ impl LabelSpace {
 }
 
 /// A label with names instead of indices, as shown to people and written to traces.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LabelView {
     /// `trusted`, `untrusted` or `unknown`.
     pub integrity: String,

@@ -833,3 +833,67 @@ fn the_export_looks_like_the_served_pages() {
         export_png.display()
     );
 }
+
+/// A long run reads as its call sites: one row per plan line and tool, failures first, a headline for the
+/// most severe decision, and the iterations one click further (#20).
+#[test]
+fn a_long_run_is_summarised_by_call_site() {
+    let world = World::new(None);
+    let policy = std::fs::read_to_string(world.path("policy.yaml"))
+        .unwrap()
+        .replace("max_tool_calls: 200", "max_tool_calls: 1000");
+    std::fs::write(world.path("policy.yaml"), policy).unwrap();
+    let plan = world.write_plan(
+        "long.py",
+        "for i in range(500):\n    note = read_file(path=\"todo.txt\")\nemails = read_inbox(limit=20)\nfor e in emails:\n    draft_reply(to=e[\"from\"], subject=\"Re\", body=\"Thanks\")\n",
+    );
+    world.run_expect(&plan, &[], 0);
+    let trace = plan.with_extension("zjson");
+    let calls = common::world::calls(&trace, None).len();
+    assert!(calls > 500, "{calls} calls");
+    let drafts = common::world::calls(&trace, Some("draft_reply")).len();
+
+    let server = serve(&trace);
+    let dom = chromium(&["--dump-dom", &server.url]);
+    let sites: Vec<&str> = dom.split("<li class=\"site ").skip(1).collect();
+    assert_eq!(sites.len(), 3, "one row per call site:\n{dom}");
+    // Failures first: the drafted replies, then the allowed sites in plan order.
+    assert!(
+        sites[0].starts_with("decision-draft has-draft\" data-line=\"5\"")
+            && sites[0].contains(&format!(
+                "line 5 <code>draft_reply</code> ×{drafts}: {drafts} drafted, rule <code>args.to.require</code>"
+            )),
+        "{}",
+        sites[0]
+    );
+    assert!(
+        sites[1].contains("line 2 <code>read_file</code> ×500: 500 allowed"),
+        "{}",
+        sites[1]
+    );
+    assert!(sites[2].contains("line 3 <code>read_inbox</code> ×1: 1 allowed"));
+    assert_eq!(
+        sites[0].matches("<a href=").count(),
+        drafts,
+        "the iterations are listed under their site"
+    );
+    assert!(
+        dom.contains(
+            "<p class=\"headline decision-draft\">Drafted `draft_reply` at line 5: `to` built from read_inbox#501"
+        ),
+        "{dom}"
+    );
+    assert!(dom.contains(&format!("{calls} calls at 3 call sites, failures first")));
+
+    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let shot = artifacts.join("view-summary-sites.png");
+    let _ = std::fs::remove_file(&shot);
+    chromium(&[
+        &format!("--screenshot={}", shot.display()),
+        "--window-size=1200,900",
+        &server.url,
+    ]);
+    let (w, h, _) = pixels(&shot);
+    assert_eq!((w, h), (1200, 900), "a screenshot of the grouped summary");
+}

@@ -1,7 +1,8 @@
 //! `zamburak view TRACE.zjson [--addr 127.0.0.1:PORT] [--export FILE.html]`: a trace as a redacted lineage
 //! graph, on a local server or as one self-contained HTML file.
 //!
-//! The trace is untrusted input. [`model`] reads it line by line and keeps what parses; [`graph`] builds
+//! The trace is untrusted input. [`model`] reads it line by line and keeps what parses; [`sites`] groups
+//! its calls by call site for the summary; [`graph`] builds
 //! and lays out the lineage; [`render`] fills the templates with autoescaping; [`server`] serves them on
 //! loopback behind a token with a script-free Content-Security-Policy. The command itself is
 //! `cli::view`.
@@ -16,3 +17,4 @@ pub mod graph;
 pub mod model;
 pub mod render;
 pub mod server;
+pub mod sites;

@@ -47,7 +47,7 @@ pub struct ChainView {
 }
 
 /// One argument of a call, as shown.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct ArgView {
     pub name: String,
     pub label: LabelView,
@@ -111,7 +111,7 @@ pub fn reveal(view: &mut TraceView, values: &crate::trace::values::Loaded) {
 }
 
 /// A tool call with its result, approval and upstream calls.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct CallView {
     pub id: u32,
     pub line: u32,
@@ -221,6 +221,10 @@ pub struct TraceView {
     pub errors: Vec<String>,
     /// Owner mode (`view --reveal`): private values are on the pages.
     pub revealed: bool,
+    /// The calls grouped by call site, failures first ([`super::sites`]).
+    pub sites: Vec<super::sites::SiteView>,
+    /// One sentence for the most severe decision.
+    pub headline: Option<String>,
 }
 
 /// A preview may be shown only for a trusted, public, untagged value: a forged record that carries one
@@ -483,6 +487,8 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
             tool: c.tool,
         });
     }
+    view.sites = super::sites::group(&view.calls);
+    view.headline = super::sites::headline(&view.calls);
     view.plan = plan_text
         .lines()
         .enumerate()
