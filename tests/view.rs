@@ -885,6 +885,18 @@ fn a_long_run_is_summarised_by_call_site() {
     );
     assert!(dom.contains(&format!("{calls} calls at 3 call sites, failures first")));
 
+    // The plan page: one chip per decision on a line, not a link per iteration.
+    let plan_page = chromium(&["--dump-dom", &format!("{}plan", server.url)]);
+    let line2 = plan_page
+        .split("id=\"line-2\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</span>\n").next())
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(line2.matches("class=\"mark").count(), 1, "{line2}");
+    assert!(line2.contains("allow ×500</a>"), "{line2}");
+    assert!(plan_page.contains(&format!("draft ×{drafts}</a>")));
+
     let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();
     let shot = artifacts.join("view-summary-sites.png");

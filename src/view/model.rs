@@ -182,8 +182,9 @@ pub struct VerifierView {
 pub struct PlanLine {
     pub no: usize,
     pub text: String,
-    /// `(call id, decision)` of the calls made from this line.
-    pub calls: Vec<(u32, String)>,
+    /// The calls made from this line, one chip per decision: `(decision, how many, first call id)`, most
+    /// severe first. A loop's 500 calls are one chip, not 500 links.
+    pub chips: Vec<(String, usize, u32)>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -489,18 +490,30 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
     }
     view.sites = super::sites::group(&view.calls);
     view.headline = super::sites::headline(&view.calls);
+    let mut chips: BTreeMap<usize, Vec<(String, usize, u32)>> = BTreeMap::new();
+    for c in &view.calls {
+        let line = chips.entry(c.line as usize).or_default();
+        match line.iter_mut().find(|(d, ..)| *d == c.decision) {
+            Some((_, n, _)) => *n += 1,
+            None => line.push((c.decision.clone(), 1, c.id)),
+        }
+    }
+    let rank = |d: &str| {
+        ["deny", "confirm", "draft", "allow"]
+            .iter()
+            .position(|x| *x == d)
+    };
     view.plan = plan_text
         .lines()
         .enumerate()
-        .map(|(i, text)| PlanLine {
-            no: i + 1,
-            text: text.to_string(),
-            calls: view
-                .calls
-                .iter()
-                .filter(|c| c.line as usize == i + 1)
-                .map(|c| (c.id, c.decision.clone()))
-                .collect(),
+        .map(|(i, text)| {
+            let mut line_chips = chips.remove(&(i + 1)).unwrap_or_default();
+            line_chips.sort_by_key(|(d, ..)| rank(d).unwrap_or(usize::MAX));
+            PlanLine {
+                no: i + 1,
+                text: text.to_string(),
+                chips: line_chips,
+            }
         })
         .collect();
 }
