@@ -909,3 +909,36 @@ fn a_long_run_is_summarised_by_call_site() {
     let (w, h, _) = pixels(&shot);
     assert_eq!((w, h), (1200, 900), "a screenshot of the grouped summary");
 }
+
+/// The call page says which argument the rule is about, names the calls its data comes from, and leads to
+/// the plan line and the calls around it; an id the trace does not have gets a page that says so (#20).
+#[test]
+fn the_call_page_points_at_the_failing_argument_and_its_neighbours() {
+    let (_world, trace) = traced("triage.py", 0);
+    let server = serve(&trace);
+    let dom = chromium(&["--dump-dom", &format!("{}call/3", server.url)]);
+    let failing: Vec<&str> = dom.split("<tr class=\"failing\"").skip(1).collect();
+    assert_eq!(failing.len(), 1, "one argument row marked:\n{dom}");
+    assert!(
+        failing[0].contains("<td>to <strong>← args.to.require</strong></td>"),
+        "{}",
+        failing[0]
+    );
+    assert!(dom.contains("plan#line-20\">line 20</a>"), "{dom}");
+    assert!(
+        dom.contains("← call #2</a>") && dom.contains("call #4 →</a>"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains(">#1 read_inbox</a>"),
+        "data sources are named:\n{dom}"
+    );
+
+    assert_eq!(get_status(&format!("{}call/999", server.url)), 404);
+    let missing = chromium(&["--dump-dom", &format!("{}call/999", server.url)]);
+    assert!(
+        missing.contains("No call #999 in this trace")
+            && missing.contains("This trace has 5 calls, from"),
+        "{missing}"
+    );
+}

@@ -128,6 +128,14 @@ pub struct CallView {
     /// Calls whose results flow into an argument (data) or into the control context (control).
     pub data_from: Vec<u32>,
     pub control_from: Vec<u32>,
+    /// The same calls with their tools, for the call page: `(id, tool)`.
+    pub data_from_named: Vec<(u32, String)>,
+    pub control_from_named: Vec<(u32, String)>,
+    /// The argument the deciding rule is about (`args.to.require` → `to`), or `control` for a control rule.
+    pub failing: Option<String>,
+    /// The calls before and after this one in the trace, for paging through a run.
+    pub prev: Option<u32>,
+    pub next: Option<u32>,
     /// The lines of the recorded policy around the rule that decided.
     pub policy_excerpt: Excerpt,
     /// For a call denied before the run: the call sites lint predicted its arguments and control context
@@ -459,6 +467,11 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
             .entry((c.tool.clone(), c.rule.clone()))
             .or_insert_with(|| excerpt(&policy_text, &policy_lines, &c.tool, &c.rule))
             .clone();
+        let failing = match c.rule.split('.').collect::<Vec<_>>().as_slice() {
+            ["args", name, ..] if decision != "allow" => Some((*name).to_string()),
+            ["control", ..] if decision != "allow" => Some("control".to_string()),
+            _ => None,
+        };
         view.calls.push(CallView {
             id: c.call_id,
             line: c.line,
@@ -485,8 +498,24 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
             policy_excerpt,
             predicted_from,
             unverified,
+            failing,
             tool: c.tool,
+            ..CallView::default()
         });
+    }
+    // Names of the calls each call reads from, and the neighbours in the trace.
+    let tools: BTreeMap<u32, String> = view.calls.iter().map(|c| (c.id, c.tool.clone())).collect();
+    let named = |ids: &[u32]| -> Vec<(u32, String)> {
+        ids.iter()
+            .map(|id| (*id, tools.get(id).cloned().unwrap_or_else(|| "?".into())))
+            .collect()
+    };
+    let ids: Vec<u32> = view.calls.iter().map(|c| c.id).collect();
+    for (i, c) in view.calls.iter_mut().enumerate() {
+        c.data_from_named = named(&c.data_from);
+        c.control_from_named = named(&c.control_from);
+        c.prev = i.checked_sub(1).and_then(|j| ids.get(j)).copied();
+        c.next = ids.get(i + 1).copied();
     }
     view.sites = super::sites::group(&view.calls);
     view.headline = super::sites::headline(&view.calls);

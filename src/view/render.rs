@@ -18,6 +18,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("graph.html", include_str!("../../templates/graph.html")),
     ("call.html", include_str!("../../templates/call.html")),
     ("export.html", include_str!("../../templates/export.html")),
+    ("missing.html", include_str!("../../templates/missing.html")),
     (
         "_summary.html",
         include_str!("../../templates/_summary.html"),
@@ -77,9 +78,23 @@ impl Pages {
                 graph => Serde(&self.graph),
                 root => root,
                 call_href => call_href,
+                plan_href => format!("{root}plan#line-"),
                 c => Serde(call),
             },
         ))
+    }
+
+    /// The page for a call id the trace does not have: what ids it does have, and the way back.
+    pub fn missing_call(&self, id: u32, root: &str) -> Result<String, String> {
+        self.render(
+            "missing.html",
+            context! {
+                view => Serde(&self.view),
+                root => root,
+                call_href => format!("{root}call/"),
+                id => id,
+            },
+        )
     }
 
     /// The whole trace as one self-contained page: inline style, inline SVG, no script.
@@ -91,6 +106,7 @@ impl Pages {
                 graph => Serde(&self.graph),
                 root => "#",
                 call_href => "#call-",
+                plan_href => "#line-",
                 // Our own constant, not trace data: inlined as is. Autoescaping it turned `/` into `&#x2f;`
                 // inside <style>, where entities are not decoded, and the export lost its fonts.
                 css => minijinja::Value::from_safe_string(CSS.to_string()),

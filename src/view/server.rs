@@ -92,7 +92,13 @@ async fn handle(State(state): State<Arc<AppState>>, uri: Uri) -> Response {
         },
     };
     match state.pages.page(&page, &root) {
-        None => not_found(),
+        None => match page {
+            Page::Call(id) => match state.pages.missing_call(id, &root) {
+                Ok(body) => (StatusCode::NOT_FOUND, html(body)).into_response(),
+                Err(_) => not_found(),
+            },
+            _ => not_found(),
+        },
         Some(Ok(body)) => html(body),
         Some(Err(e)) => (StatusCode::INTERNAL_SERVER_ERROR, e).into_response(),
     }
