@@ -97,8 +97,17 @@ fn expected_edges(trace: &Path) -> Vec<(u64, u64, &'static str)> {
     edges
 }
 
-/// The edges a page shows, read from its DOM.
+/// The page's `graph` section: the lineage of the whole run.
+fn graph_section(html: &str) -> &str {
+    html.split_once("<section id=\"graph\">")
+        .and_then(|(_, rest)| rest.split_once("</section>"))
+        .map_or(html, |(graph, _)| graph)
+}
+
+/// The edges a page's lineage graph shows, read from its DOM (the `graph` section: call sections also
+/// draw each call's own lineage).
 fn shown_edges(html: &str) -> Vec<(u64, u64, &'static str)> {
+    let html = graph_section(html);
     let re = regex::Regex::new(r#"class="edge (data|control)" data-from="(\d+)" data-to="(\d+)""#)
         .unwrap();
     let mut edges: Vec<(u64, u64, &'static str)> = re
@@ -498,7 +507,12 @@ fn a_call_denied_before_the_run_shows_its_predicted_sources() {
     );
     let (code, html) = export(&trace);
     assert_eq!(code, 0);
-    assert_eq!(html.matches("class=\"node predicted\"").count(), 2);
+    assert_eq!(
+        graph_section(&html)
+            .matches("class=\"node predicted\"")
+            .count(),
+        2
+    );
     assert!(html.contains(">search_email (line 3, predicted)</text>"));
     // Both predicted nodes feed the denied call with a data edge.
     let node = regex::Regex::new(r#"<g class="node call[^"]*" id="node-1""#).unwrap();
@@ -753,7 +767,12 @@ fn a_forged_flood_of_predicted_sources_is_bounded() {
     w.close().unwrap();
     let (code, html) = export(&path);
     assert_eq!(code, 0);
-    assert_eq!(html.matches("class=\"node predicted\"").count(), 3 * 32);
+    assert_eq!(
+        graph_section(&html)
+            .matches("class=\"node predicted\"")
+            .count(),
+        3 * 32
+    );
     assert!(!html.contains("<script>x"));
     assert!(html.contains("&lt;script&gt;x0"));
     // Every edge still goes from a lower id to a higher one, into its own call.
@@ -897,8 +916,46 @@ fn a_long_run_is_summarised_by_call_site() {
     assert!(line2.contains("allow ×500</a>"), "{line2}");
     assert!(plan_page.contains(&format!("draft ×{drafts}</a>")));
 
+    // Focus on the last reply: only what it derives from (the inbox read), not the 500 file reads; each
+    // edge labelled with what it reaches, and every node and edge titled.
+    let last = common::world::calls(&trace, Some("draft_reply"))
+        .last()
+        .and_then(|c| c["call_id"].as_u64())
+        .unwrap();
+    let focus_url = format!("{}graph?focus={last}", server.url);
+    let focused = chromium(&["--dump-dom", &focus_url]);
+    let graph = graph_section(&focused);
+    assert!(
+        focused.contains(&format!("<h1>Lineage of call #{last}</h1>")),
+        "{focused}"
+    );
+    let nodes = graph.matches("<g class=\"node ").count();
+    let edges = graph.matches("<path class=\"edge ").count();
+    assert_eq!(nodes, 2, "the reply and the inbox read:\n{graph}");
+    assert!(graph.contains(">#501 read_inbox</text>") && !graph.contains("read_file"));
+    assert_eq!(edges, 2, "a data and a control edge:\n{graph}");
+    assert!(
+        graph.contains(">to</text>") && graph.contains(">control</text>"),
+        "{graph}"
+    );
+    assert_eq!(graph.matches("<title>").count(), nodes + edges);
+    assert!(graph.contains(&format!(
+        "<title>to: #501 read_inbox → #{last} draft_reply</title>"
+    )));
+    // The same lineage is drawn on the call's page.
+    let page = chromium(&["--dump-dom", &format!("{}call/{last}", server.url)]);
+    assert!(page.contains("Lineage of this call"), "{page}");
+
     let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();
+    let focus_shot = artifacts.join("view-graph-focus.png");
+    let _ = std::fs::remove_file(&focus_shot);
+    chromium(&[
+        &format!("--screenshot={}", focus_shot.display()),
+        "--window-size=900,500",
+        &focus_url,
+    ]);
+    assert!(focus_shot.exists(), "a screenshot of the focus graph");
     let shot = artifacts.join("view-summary-sites.png");
     let _ = std::fs::remove_file(&shot);
     chromium(&[

@@ -2,11 +2,16 @@
 //! reaches an argument of B, a control edge when it reaches B's control context. Laid out on the server in
 //! layers (a node's layer is the longest path to it), sources on the left, sinks on the right.
 //!
+//!
+//! [`focus`] keeps one call and everything it derives from (its ancestors through data and control), each
+//! edge labelled with the argument it reaches: the lineage of one decision, small enough to read whatever
+//! the size of the run.
+//!
 //! ```
 //! use zamburak::view::graph::{layout, Node};
 //! let nodes = vec![
-//!     Node { id: 1, call: Some(1), title: "read".into(), kind: "call", decision: "allow".into(), integrity: "untrusted".into(), tags: String::new(), data_from: vec![], control_from: vec![] },
-//!     Node { id: 2, call: Some(2), title: "send".into(), kind: "call", decision: "deny".into(), integrity: "trusted".into(), tags: String::new(), data_from: vec![1], control_from: vec![] },
+//!     Node { id: 1, call: Some(1), title: "read".into(), kind: "call", decision: "allow".into(), integrity: "untrusted".into(), ..Node::default() },
+//!     Node { id: 2, call: Some(2), title: "send".into(), kind: "call", decision: "deny".into(), integrity: "trusted".into(), data_from: vec![1], data_args: vec![(1, "to".into())], ..Node::default() },
 //! ];
 //! let g = layout(&nodes);
 //! assert_eq!(g.nodes[1].layer, 1);
@@ -20,7 +25,8 @@ use serde::Serialize;
 
 use super::model::TraceView;
 
-const COL: u32 = 250;
+/// Column pitch: a node and room for the labels of the edges between columns.
+const COL: u32 = 320;
 const ROW: u32 = 64;
 const W: u32 = 200;
 const H: u32 = 46;
@@ -29,7 +35,7 @@ const MARGIN: u32 = 30;
 const MAX_PREDICTED: usize = 32;
 
 /// A node before layout.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Node {
     /// The node's place in the graph; edges go from lower to higher ids.
     pub id: u32,
@@ -43,6 +49,8 @@ pub struct Node {
     pub tags: String,
     pub data_from: Vec<u32>,
     pub control_from: Vec<u32>,
+    /// Which argument each data source reaches: `(source node id, argument name)`.
+    pub data_args: Vec<(u32, String)>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -69,6 +77,13 @@ pub struct PlacedEdge {
     pub kind: &'static str,
     /// SVG path.
     pub d: String,
+    /// What the edge carries: the arguments it reaches (`to, subject`), or `control`.
+    pub label: String,
+    /// A sentence for the edge's tooltip: `to: #1 read_inbox → #3 draft_reply`.
+    pub title: String,
+    /// Where to draw the label: just before the edge's end.
+    pub lx: u32,
+    pub ly: u32,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -121,11 +136,17 @@ fn with_predicted(view: &TraceView, nodes: Vec<Node>) -> Vec<Node> {
     for n in nodes {
         let id = renumber[&n.id];
         let mut data_from = moved(&n.data_from);
+        let mut data_args: Vec<(u32, String)> = n
+            .data_args
+            .iter()
+            .filter_map(|(from, arg)| renumber.get(from).map(|f| (*f, arg.clone())))
+            .collect();
         if let Some(sites) = predicted.get(&n.id) {
             let first = id.saturating_sub(sites.len() as u32);
             for (k, site) in sites.iter().enumerate() {
                 let pid = first + k as u32;
                 data_from.push(pid);
+                data_args.push((pid, "predicted".into()));
                 out.push(Node {
                     id: pid,
                     call: None,
@@ -134,14 +155,14 @@ fn with_predicted(view: &TraceView, nodes: Vec<Node>) -> Vec<Node> {
                     decision: "predicted".into(),
                     integrity: "none".into(),
                     tags: String::new(),
-                    data_from: Vec::new(),
-                    control_from: Vec::new(),
+                    ..Node::default()
                 });
             }
         }
         out.push(Node {
             id,
             data_from,
+            data_args,
             control_from: moved(&n.control_from),
             ..n
         });
@@ -170,6 +191,16 @@ fn call_nodes(view: &TraceView) -> Vec<Node> {
                 .unwrap_or_default(),
             data_from: c.data_from.clone(),
             control_from: c.control_from.clone(),
+            data_args: c
+                .args
+                .iter()
+                .flat_map(|a| {
+                    super::model::source_ids(&a.label)
+                        .into_iter()
+                        .filter(|s| *s < c.id)
+                        .map(|s| (s, a.name.clone()))
+                })
+                .collect(),
         })
         .collect();
     out.extend(view.verifiers.iter().map(|v| Node {
@@ -181,7 +212,8 @@ fn call_nodes(view: &TraceView) -> Vec<Node> {
         integrity: integrity_class(&v.label.integrity),
         tags: v.label.tags.join("+"),
         data_from: v.data_from.clone(),
-        control_from: Vec::new(),
+        data_args: v.data_from.iter().map(|s| (*s, "value".into())).collect(),
+        ..Node::default()
     }));
     out.sort_by_key(|n| n.id);
     out.dedup_by_key(|n| n.id);
@@ -193,6 +225,46 @@ fn integrity_class(s: &str) -> String {
         "trusted" | "untrusted" | "unknown" => s.to_string(),
         _ => "unknown".to_string(),
     }
+}
+
+/// The call `call` and every node it derives from, through data and control edges: what decided it,
+/// however long the run. `None` when the trace has no such call.
+///
+/// ```
+/// use zamburak::view::graph::{focus, Node};
+/// let n = |id: u32, data: Vec<u32>| Node { id, call: Some(id), kind: "call", data_from: data, ..Node::default() };
+/// let nodes = vec![n(1, vec![]), n(2, vec![]), n(3, vec![1]), n(4, vec![3])];
+/// let ids: Vec<u32> = focus(&nodes, 4).unwrap().iter().map(|n| n.id).collect();
+/// assert_eq!(ids, [1, 3, 4]); // 2 does not reach 4
+/// ```
+pub fn focus(nodes: &[Node], call: u32) -> Option<Vec<Node>> {
+    let by_id: BTreeMap<u32, &Node> = nodes.iter().map(|n| (n.id, n)).collect();
+    let target = nodes
+        .iter()
+        .find(|n| n.call == Some(call) && n.kind != "predicted")?;
+    let mut keep: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
+    let mut todo = vec![target.id];
+    while let Some(id) = todo.pop() {
+        if !keep.insert(id) {
+            continue;
+        }
+        if let Some(n) = by_id.get(&id) {
+            // Only earlier nodes: a forged record cannot make the walk loop.
+            todo.extend(
+                n.data_from
+                    .iter()
+                    .chain(&n.control_from)
+                    .filter(|s| **s < id && !keep.contains(s)),
+            );
+        }
+    }
+    Some(
+        nodes
+            .iter()
+            .filter(|n| keep.contains(&n.id))
+            .cloned()
+            .collect(),
+    )
 }
 
 /// Builds the graph and places it. Edges only go from a lower id to a higher one (a value can only come
@@ -255,6 +327,7 @@ pub fn layout(nodes: &[Node]) -> Graph {
             h: H,
         });
     }
+    let args_of: BTreeMap<u32, &Node> = nodes.iter().map(|n| (n.id, n)).collect();
     let edges = g
         .edge_indices()
         .filter_map(|e| {
@@ -262,13 +335,47 @@ pub fn layout(nodes: &[Node]) -> Graph {
             let (from, to) = (g[a], g[b]);
             let (x1, y1) = pos[&from];
             let (x2, y2) = pos[&to];
-            let (sx, sy, tx, ty) = (x1 + W, y1 + H / 2, x2, y2 + H / 2);
+            // Data enters a node in its upper half, control in its lower half, so the two kinds of edge
+            // between the same nodes never lie on top of each other.
+            let (sy, ty) = if g[e] == "data" {
+                (y1 + H / 3, y2 + H / 3)
+            } else {
+                (y1 + 2 * H / 3, y2 + 2 * H / 3)
+            };
+            let (sx, tx) = (x1 + W, x2);
             let mid = (sx + tx) / 2;
+            let label = if g[e] == "control" {
+                "control".to_string()
+            } else {
+                let mut names: Vec<&str> = args_of
+                    .get(&to)
+                    .map(|n| {
+                        n.data_args
+                            .iter()
+                            .filter(|(f, _)| *f == from)
+                            .map(|(_, a)| a.as_str())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                names.dedup();
+                names.join(", ")
+            };
+            let name = |id: u32| {
+                args_of.get(&id).map_or_else(String::new, |n| match n.call {
+                    Some(c) => format!("#{c} {}", n.title),
+                    None => n.title.clone(),
+                })
+            };
+            let title = format!("{label}: {} → {}", name(from), name(to));
             Some(PlacedEdge {
                 from,
                 to,
                 kind: g[e],
                 d: format!("M{sx},{sy} C{mid},{sy} {mid},{ty} {tx},{ty}"),
+                title,
+                label,
+                lx: tx.saturating_sub(COL - W - 8).max(sx),
+                ly: ty.saturating_sub(4),
             })
         })
         .collect();
@@ -297,6 +404,7 @@ mod tests {
             tags: String::new(),
             data_from: data.to_vec(),
             control_from: control.to_vec(),
+            data_args: data.iter().map(|d| (*d, "x".into())).collect(),
         }
     }
 

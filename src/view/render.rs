@@ -3,6 +3,8 @@
 //! trace reaches the page escaped.
 
 use minijinja::value::Serde;
+use std::collections::BTreeMap;
+
 use minijinja::{Environment, context};
 
 use super::graph::{self, Graph};
@@ -28,6 +30,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("_call.html", include_str!("../../templates/_call.html")),
     ("_label.html", include_str!("../../templates/_label.html")),
     (
+        "_lineage.html",
+        include_str!("../../templates/_lineage.html"),
+    ),
+    (
         "_revealed.html",
         include_str!("../../templates/_revealed.html"),
     ),
@@ -38,13 +44,16 @@ pub struct Pages {
     env: Environment<'static>,
     pub view: TraceView,
     pub graph: Graph,
+    /// The graph's nodes before layout, for the lineage of one call ([`graph::focus`]).
+    nodes: Vec<graph::Node>,
 }
 
 /// Which page.
 pub enum Page {
     Summary,
     Plan,
-    Graph,
+    /// The whole graph, or (`graph?focus=N`) the lineage of call N alone.
+    Graph(Option<u32>),
     Call(u32),
 }
 
@@ -55,30 +64,57 @@ impl Pages {
             env.add_template(name, text)
                 .map_err(|e| format!("template {name}: {e}"))?;
         }
-        let graph = graph::layout(&graph::nodes(&view));
-        Ok(Pages { env, view, graph })
+        let nodes = graph::nodes(&view);
+        let graph = graph::layout(&nodes);
+        Ok(Pages {
+            env,
+            view,
+            graph,
+            nodes,
+        })
+    }
+
+    /// The lineage of one call, laid out; `None` when the trace has no such call.
+    pub fn focus(&self, call: u32) -> Option<Graph> {
+        graph::focus(&self.nodes, call).map(|n| graph::layout(&n))
     }
 
     /// One page of the server, whose links start with `root` (`/TOKEN/`). `None`: no such call.
     pub fn page(&self, page: &Page, root: &str) -> Option<Result<String, String>> {
         let call_href = format!("{root}call/");
+        let mut focus: BTreeMap<String, Graph> = BTreeMap::new();
+        let mut shown = None;
         let (name, call) = match page {
             Page::Summary => ("summary.html", None),
             Page::Plan => ("plan.html", None),
-            Page::Graph => ("graph.html", None),
-            Page::Call(id) => (
-                "call.html",
-                Some(self.view.calls.iter().find(|c| c.id == *id)?),
-            ),
+            Page::Graph(None) => ("graph.html", None),
+            Page::Graph(Some(id)) => {
+                shown = Some((*id, self.focus(*id)?));
+                ("graph.html", None)
+            }
+            Page::Call(id) => {
+                let c = self.view.calls.iter().find(|c| c.id == *id)?;
+                if let Some(g) = self.focus(*id) {
+                    focus.insert(id.to_string(), g);
+                }
+                ("call.html", Some(c))
+            }
+        };
+        let (graph, focused) = match &shown {
+            Some((id, g)) => (g, Some(*id)),
+            None => (&self.graph, None),
         };
         Some(self.render(
             name,
             context! {
                 view => Serde(&self.view),
-                graph => Serde(&self.graph),
+                graph => Serde(graph),
+                focused => focused,
+                focus => Serde(&focus),
                 root => root,
                 call_href => call_href,
                 plan_href => format!("{root}plan#line-"),
+                graph_href => format!("{root}graph?focus="),
                 c => Serde(call),
             },
         ))
@@ -99,11 +135,23 @@ impl Pages {
 
     /// The whole trace as one self-contained page: inline style, inline SVG, no script.
     pub fn export(&self) -> Result<String, String> {
+        // The lineage of every call that was not simply allowed, drawn in its section: what a reader of a
+        // shared export needs to see why, without a server.
+        let focus: BTreeMap<String, Graph> = self
+            .view
+            .calls
+            .iter()
+            .filter(|c| c.decision != "allow")
+            .filter_map(|c| Some((c.id.to_string(), self.focus(c.id)?)))
+            .collect();
         self.render(
             "export.html",
             context! {
                 view => Serde(&self.view),
                 graph => Serde(&self.graph),
+                focus => Serde(&focus),
+                focused => None::<u32>,
+                graph_href => "#call-",
                 root => "#",
                 call_href => "#call-",
                 plan_href => "#line-",

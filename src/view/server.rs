@@ -82,7 +82,13 @@ async fn handle(State(state): State<Arc<AppState>>, uri: Uri) -> Response {
     let page = match page {
         "" => Page::Summary,
         "plan" => Page::Plan,
-        "graph" => Page::Graph,
+        "graph" => match uri.query().and_then(|q| q.strip_prefix("focus=")) {
+            None => Page::Graph(None),
+            Some(id) => match id.parse() {
+                Ok(id) => Page::Graph(Some(id)),
+                Err(_) => return not_found(),
+            },
+        },
         "static/view.css" => {
             return ([(CONTENT_TYPE, "text/css; charset=utf-8")], CSS).into_response();
         }
