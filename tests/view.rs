@@ -853,23 +853,23 @@ fn the_export_looks_like_the_served_pages() {
     );
 }
 
-/// A long run reads as its call sites: one row per plan line and tool, failures first, a headline for the
+/// A 998-call run reads as its call sites: one row per plan line and tool, failures first, a headline for the
 /// most severe decision, and the iterations one click further (#20).
 #[test]
 fn a_long_run_is_summarised_by_call_site() {
     let world = World::new(None);
     let policy = std::fs::read_to_string(world.path("policy.yaml"))
         .unwrap()
-        .replace("max_tool_calls: 200", "max_tool_calls: 1000");
+        .replace("max_tool_calls: 200", "max_tool_calls: 2000");
     std::fs::write(world.path("policy.yaml"), policy).unwrap();
     let plan = world.write_plan(
         "long.py",
-        "for i in range(500):\n    note = read_file(path=\"todo.txt\")\nemails = read_inbox(limit=20)\nfor e in emails:\n    draft_reply(to=e[\"from\"], subject=\"Re\", body=\"Thanks\")\n",
+        "for i in range(990):\n    note = read_file(path=\"todo.txt\")\nemails = read_inbox(limit=20)\nfor e in emails:\n    draft_reply(to=e[\"from\"], subject=\"Re\", body=\"Thanks\")\n",
     );
     world.run_expect(&plan, &[], 0);
     let trace = plan.with_extension("zjson");
     let calls = common::world::calls(&trace, None).len();
-    assert!(calls > 500, "{calls} calls");
+    assert!(calls > 990, "{calls} calls");
     let drafts = common::world::calls(&trace, Some("draft_reply")).len();
 
     let server = serve(&trace);
@@ -886,7 +886,7 @@ fn a_long_run_is_summarised_by_call_site() {
         sites[0]
     );
     assert!(
-        sites[1].contains("line 2 <code>read_file</code> ×500: 500 allowed"),
+        sites[1].contains("line 2 <code>read_file</code> ×990: 990 allowed"),
         "{}",
         sites[1]
     );
@@ -898,7 +898,7 @@ fn a_long_run_is_summarised_by_call_site() {
     );
     assert!(
         dom.contains(
-            "<p class=\"headline decision-draft\">Drafted `draft_reply` at line 5: `to` built from read_inbox#501"
+            "<p class=\"headline decision-draft\">Drafted `draft_reply` at line 5: `to` built from read_inbox#991"
         ),
         "{dom}"
     );
@@ -913,10 +913,10 @@ fn a_long_run_is_summarised_by_call_site() {
         .unwrap_or_default()
         .to_string();
     assert_eq!(line2.matches("class=\"mark").count(), 1, "{line2}");
-    assert!(line2.contains("allow ×500</a>"), "{line2}");
+    assert!(line2.contains("allow ×990</a>"), "{line2}");
     assert!(plan_page.contains(&format!("draft ×{drafts}</a>")));
 
-    // Focus on the last reply: only what it derives from (the inbox read), not the 500 file reads; each
+    // Focus on the last reply: only what it derives from (the inbox read), not the 990 file reads; each
     // edge labelled with what it reaches, and every node and edge titled.
     let last = common::world::calls(&trace, Some("draft_reply"))
         .last()
@@ -932,7 +932,7 @@ fn a_long_run_is_summarised_by_call_site() {
     let nodes = graph.matches("<g class=\"node ").count();
     let edges = graph.matches("<path class=\"edge ").count();
     assert_eq!(nodes, 2, "the reply and the inbox read:\n{graph}");
-    assert!(graph.contains(">#501 read_inbox</text>") && !graph.contains("read_file"));
+    assert!(graph.contains(">#991 read_inbox</text>") && !graph.contains("read_file"));
     assert_eq!(edges, 2, "a data and a control edge:\n{graph}");
     assert!(
         graph.contains(">to</text>") && graph.contains(">control</text>"),
@@ -940,8 +940,15 @@ fn a_long_run_is_summarised_by_call_site() {
     );
     assert_eq!(graph.matches("<title>").count(), nodes + edges);
     assert!(graph.contains(&format!(
-        "<title>to: #501 read_inbox → #{last} draft_reply</title>"
+        "<title>to: #991 read_inbox → #{last} draft_reply</title>"
     )));
+    // The run's graph: one node per call site, not 998 nodes.
+    let whole = chromium(&["--dump-dom", &format!("{}graph", server.url)]);
+    let whole = graph_section(&whole);
+    assert_eq!(whole.matches("<g class=\"node ").count(), 3, "{whole}");
+    assert!(whole.contains("#1 read_file ×990</text>"), "{whole}");
+    assert!(whole.contains(&format!("#991 read_inbox</text>")));
+    assert!(whole.contains(&format!("draft_reply ×{drafts}</text>")));
     // The same lineage is drawn on the call's page.
     let page = chromium(&["--dump-dom", &format!("{}call/{last}", server.url)]);
     assert!(page.contains("Lineage of this call"), "{page}");

@@ -88,6 +88,8 @@ pub struct PlacedEdge {
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Graph {
+    /// One node per call site ([`grouped`]) rather than per call.
+    pub grouped: bool,
     pub width: u32,
     pub height: u32,
     pub nodes: Vec<PlacedNode>,
@@ -225,6 +227,109 @@ fn integrity_class(s: &str) -> String {
         "trusted" | "untrusted" | "unknown" => s.to_string(),
         _ => "unknown".to_string(),
     }
+}
+
+/// Above this many nodes the run's graph is drawn one node per call site ([`grouped`]).
+pub const GROUP_ABOVE: usize = 100;
+
+/// One node per call site (plan line and tool; verifier uses and predicted sites stay as they are), so a
+/// loop of 500 calls is one node `read_file ×500`. Edges join sites when a call of one feeds a call of
+/// the other; edges within a site, and edges back to a site that started earlier, are left out (the
+/// layout draws sources left of sinks). A site is shown by its first call and its most severe decision.
+///
+/// ```
+/// use zamburak::view::graph::{grouped, Node};
+/// let n = |id: u32, title: &str, data: Vec<u32>| Node { id, call: Some(id), kind: "call",
+///     title: title.into(), decision: "allow".into(), data_from: data, ..Node::default() };
+/// let lines = [(1, 2), (2, 2), (3, 2), (4, 5)];
+/// let nodes = vec![n(1, "read", vec![]), n(2, "read", vec![1]), n(3, "read", vec![]), n(4, "send", vec![2, 3])];
+/// let g = grouped(&nodes, &lines.into_iter().collect());
+/// assert_eq!(g.len(), 2);
+/// assert_eq!((g[0].title.as_str(), g[1].data_from.clone()), ("read ×3", vec![g[0].id]));
+/// ```
+pub fn grouped(nodes: &[Node], lines: &BTreeMap<u32, u32>) -> Vec<Node> {
+    let severity = |d: &str| {
+        ["allow", "draft", "confirm", "deny"]
+            .iter()
+            .position(|x| *x == d)
+    };
+    // Site of each node: (line, title) for calls, the node itself otherwise.
+    let mut site_of: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut sites: Vec<(Node, usize)> = Vec::new();
+    let mut index: BTreeMap<(u32, String), usize> = BTreeMap::new();
+    for n in nodes {
+        let key = match (n.kind, n.call.and_then(|c| lines.get(&c))) {
+            ("call", Some(line)) => Some((*line, n.title.clone())),
+            _ => None,
+        };
+        let existing = key.as_ref().and_then(|k| index.get(k).copied());
+        let at = match existing {
+            Some(i) => {
+                let (site, count) = &mut sites[i];
+                *count += 1;
+                if severity(&n.decision) > severity(&site.decision) {
+                    site.decision.clone_from(&n.decision);
+                }
+                i
+            }
+            None => {
+                sites.push((n.clone(), 1));
+                if let Some(k) = key {
+                    index.insert(k, sites.len() - 1);
+                }
+                sites.len() - 1
+            }
+        };
+        site_of.insert(n.id, at);
+    }
+    let ids: Vec<u32> = sites.iter().map(|(n, _)| n.id).collect();
+    let mut edges: Vec<(Vec<u32>, Vec<u32>, Vec<(u32, String)>)> =
+        vec![Default::default(); sites.len()];
+    for n in nodes {
+        let to = site_of[&n.id];
+        let mut link = |from: &u32, kind: usize, arg: Option<&str>| {
+            let Some(&f) = site_of.get(from) else { return };
+            if f >= to {
+                return;
+            }
+            let (data, control, args) = &mut edges[to];
+            let list = if kind == 0 { data } else { control };
+            if !list.contains(&ids[f]) {
+                list.push(ids[f]);
+            }
+            if let Some(a) = arg
+                && !args.iter().any(|(s, x)| *s == ids[f] && x == a)
+            {
+                args.push((ids[f], a.to_string()));
+            }
+        };
+        for (from, arg) in &n.data_args {
+            link(from, 0, Some(arg));
+        }
+        for from in &n.data_from {
+            link(from, 0, None);
+        }
+        for from in &n.control_from {
+            link(from, 1, None);
+        }
+    }
+    sites
+        .into_iter()
+        .zip(edges)
+        .map(
+            |((node, count), (data_from, control_from, data_args))| Node {
+                title: if count > 1 {
+                    format!("{} ×{count}", node.title)
+                } else {
+                    node.title.clone()
+                },
+                data_from,
+                control_from,
+                data_args,
+                ..node
+            },
+        )
+        .collect()
 }
 
 /// The call `call` and every node it derives from, through data and control edges: what decided it,
@@ -382,6 +487,7 @@ pub fn layout(nodes: &[Node]) -> Graph {
     let layers = rows.keys().max().map_or(0, |l| l + 1);
     let tallest = rows.values().max().copied().unwrap_or(0);
     Graph {
+        grouped: false,
         width: 2 * MARGIN + layers * COL,
         height: 2 * MARGIN + tallest * ROW,
         nodes: placed,

@@ -65,7 +65,15 @@ impl Pages {
                 .map_err(|e| format!("template {name}: {e}"))?;
         }
         let nodes = graph::nodes(&view);
-        let graph = graph::layout(&nodes);
+        // A long run's graph is drawn by call site; one call's lineage ([`Pages::focus`]) stays per call.
+        let graph = if nodes.len() > graph::GROUP_ABOVE {
+            let lines = view.calls.iter().map(|c| (c.id, c.line)).collect();
+            let mut g = graph::layout(&graph::grouped(&nodes, &lines));
+            g.grouped = true;
+            g
+        } else {
+            graph::layout(&nodes)
+        };
         Ok(Pages {
             env,
             view,
