@@ -1,5 +1,8 @@
-//! `zamburak view` on a synthetic 2,000-call trace: loading and laying out, the graph page, and the export.
-//! Targets: graph page under 1 s, export under 2 s. Run with `cargo bench --bench view`.
+//! `zamburak view` on a synthetic 2,000-call trace, each bench from the file: the summary, the graph page,
+//! the lineage of the last call (`graph?focus=2000`) and the export. Targets: summary and focus graph under
+//! 1 s, graph page under 1 s, export under 2 s. Every call is on its own line and derives from the one
+//! before it, so grouping by call site saves nothing and the focus holds all 2,000 calls: the worst case.
+//! Run with `cargo bench --bench view`.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -106,7 +109,31 @@ fn graph_page_2000_calls() -> usize {
     let view = model::load(trace()).expect("readable");
     let pages = render::Pages::new(view).expect("templates");
     pages
-        .page(&render::Page::Graph, "/t/")
+        .page(&render::Page::Graph(None), "/t/")
+        .expect("page")
+        .expect("rendered")
+        .len()
+}
+
+/// The summary a person opens first (headline, call sites), from the file: load, group, render.
+#[divan::bench]
+fn summary_page_2000_calls() -> usize {
+    let view = model::load(trace()).expect("readable");
+    let pages = render::Pages::new(view).expect("templates");
+    pages
+        .page(&render::Page::Summary, "/t/")
+        .expect("page")
+        .expect("rendered")
+        .len()
+}
+
+/// The lineage of the last call alone (`graph?focus=2000`), from the file.
+#[divan::bench]
+fn focus_graph_2000_calls() -> usize {
+    let view = model::load(trace()).expect("readable");
+    let pages = render::Pages::new(view).expect("templates");
+    pages
+        .page(&render::Page::Graph(Some(2000)), "/t/")
         .expect("page")
         .expect("rendered")
         .len()

@@ -947,7 +947,7 @@ fn a_long_run_is_summarised_by_call_site() {
     let whole = graph_section(&whole);
     assert_eq!(whole.matches("<g class=\"node ").count(), 3, "{whole}");
     assert!(whole.contains("#1 read_file ×990</text>"), "{whole}");
-    assert!(whole.contains(&format!("#991 read_inbox</text>")));
+    assert!(whole.contains("#991 read_inbox</text>"));
     assert!(whole.contains(&format!("draft_reply ×{drafts}</text>")));
     // The same lineage is drawn on the call's page.
     let page = chromium(&["--dump-dom", &format!("{}call/{last}", server.url)]);

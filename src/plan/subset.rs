@@ -523,7 +523,7 @@ impl Walker {
                 Number::Complex { .. } => self.unsupported_expr(n.range, "a complex number"),
             },
             Expr::EllipsisLiteral(x) => self.unsupported_expr(x.range, "`...`"),
-            Expr::Attribute(a) if self.from_refused_import(&a.value) => {}
+            Expr::Attribute(a) if self.is_refused_import_path(&a.value) => {}
             Expr::Attribute(a) => {
                 if !self.reserved(a.attr.as_str(), a.attr.range) {
                     self.push(
@@ -584,7 +584,7 @@ impl Walker {
     }
 
     /// Whether `e` is a refused import's name or an attribute path from one (`os`, `os.path`).
-    fn from_refused_import(&self, mut e: &Expr) -> bool {
+    fn is_refused_import_path(&self, mut e: &Expr) -> bool {
         while let Expr::Attribute(a) = e {
             e = &a.value;
         }
@@ -593,7 +593,7 @@ impl Walker {
 
     fn call(&mut self, c: &ExprCall) {
         match &*c.func {
-            Expr::Attribute(a) if self.from_refused_import(&a.value) => {}
+            Expr::Attribute(a) if self.is_refused_import_path(&a.value) => {}
             Expr::Attribute(a) => {
                 let attr = a.attr.as_str();
                 if !self.reserved(attr, a.attr.range) {

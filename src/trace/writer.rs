@@ -26,6 +26,9 @@ use crate::trace::reader::MAX_LINE;
 use crate::trace::record::{Header, Record};
 use crate::trace::verify::check;
 
+/// What [`TraceWriter::observe`] calls with each record written.
+type Observer = Box<dyn FnMut(&Record)>;
+
 /// Writes one trace file. Each record goes out in a single `write_all` of the whole line, `\n` included, on
 /// an unbuffered file, so a crash leaves at most one partial last line, which the verifier reports as
 /// truncated. Nothing is synced until [`TraceWriter::close`].
@@ -41,7 +44,7 @@ pub struct TraceWriter {
     /// The first failure to keep a value; keeping stops there, the trace goes on.
     values_problem: Option<String>,
     /// Shown each record once it is written (`run` streams its decision lines from here).
-    observer: Option<Box<dyn FnMut(&Record)>>,
+    observer: Option<Observer>,
 }
 
 impl std::fmt::Debug for TraceWriter {

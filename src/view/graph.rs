@@ -283,8 +283,9 @@ pub fn grouped(nodes: &[Node], lines: &BTreeMap<u32, u32>) -> Vec<Node> {
         site_of.insert(n.id, at);
     }
     let ids: Vec<u32> = sites.iter().map(|(n, _)| n.id).collect();
-    let mut edges: Vec<(Vec<u32>, Vec<u32>, Vec<(u32, String)>)> =
-        vec![Default::default(); sites.len()];
+    // Per site: its data sources, its control sources, and which argument each data source reaches.
+    type SiteEdges = (Vec<u32>, Vec<u32>, Vec<(u32, String)>);
+    let mut edges: Vec<SiteEdges> = vec![Default::default(); sites.len()];
     for n in nodes {
         let to = site_of[&n.id];
         let mut link = |from: &u32, kind: usize, arg: Option<&str>| {
