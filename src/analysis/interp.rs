@@ -98,7 +98,7 @@ struct Frame {
 pub struct Interp<'a> {
     policy: &'a Policy,
     pub space: LabelSpace,
-    strict: bool,
+    pub strict: bool,
     heap: Vec<HeapObj>,
     site_of: HashMap<(usize, u8), usize>,
     funcs: Vec<Func<'a>>,
@@ -122,6 +122,11 @@ pub struct Interp<'a> {
     /// Each element's upper bound (deep, as stored) of the list literal evaluated last: a tool argument
     /// written as `[a, b]` is checked element by element, as the runtime does (docs/semantics.md §5).
     last_list: Option<Vec<Label>>,
+    /// For a name bound straight from `verify_x(v, or_none=True)`, in the frame at this depth: its value
+    /// when it is not `None` (the verified one). `if name is not None:` and `if name:` narrow to it.
+    when_present: BTreeMap<(usize, String), AVal>,
+    /// The verified value of the `or_none` verifier call evaluated last.
+    last_minted: Option<AVal>,
 }
 
 impl<'a> Interp<'a> {
@@ -151,6 +156,8 @@ impl<'a> Interp<'a> {
             heap_version: 0,
             imprecise: Vec::new(),
             last_list: None,
+            when_present: BTreeMap::new(),
+            last_minted: None,
         }
     }
 
@@ -196,6 +203,8 @@ impl<'a> Interp<'a> {
     }
 
     fn bind(&mut self, name: &str, v: AVal) {
+        let depth = self.frames.len();
+        self.when_present.remove(&(depth, name.to_string()));
         let v = if self.strict {
             v.raised(&self.pc_may, &self.pc_must)
         } else {
@@ -469,9 +478,24 @@ impl<'a> Interp<'a> {
                 self.expr(&e.value);
             }
             Stmt::Assign(a) => {
+                self.last_minted = None;
                 let v = self.expr(&a.value);
+                // Only `name = verify_x(v, or_none=True)` itself: anything computed from it is not narrowed.
+                let minted = self
+                    .last_minted
+                    .take()
+                    .filter(|_| matches!(a.value.as_ref(), Expr::Call(_)));
                 for t in &a.targets {
                     self.assign(t, v.clone());
+                }
+                if let (Some(m), [Expr::Name(n)]) = (minted, a.targets.as_slice()) {
+                    let m = if self.strict {
+                        m.raised(&self.pc_may, &self.pc_must)
+                    } else {
+                        m
+                    };
+                    self.when_present
+                        .insert((self.frames.len(), n.id.to_string()), m);
                 }
             }
             Stmt::AugAssign(a) => {
@@ -689,7 +713,20 @@ impl<'a> Interp<'a> {
                 expr_walrus(t, &mut names);
             }
         }
+        // `if who is not None:` / `if who:` on a name from `verify_x(v, or_none=True)`: in the body it is
+        // the verified value (a `None` never gets there).
+        let narrowed = present_test(test).and_then(|name| {
+            self.when_present
+                .get(&(self.frames.len(), name.to_string()))
+                .map(|v| (name.to_string(), v.clone()))
+        });
+        if let Some((name, _)) = &narrowed {
+            names.insert(name.clone());
+        }
         let before = self.snapshot(&names);
+        if let Some((name, v)) = narrowed {
+            self.env().insert(name, v);
+        }
         self.block(body);
         let after_then = self.snapshot(&names);
         self.restore(&names, &before);
@@ -1197,15 +1234,33 @@ impl<'a> Interp<'a> {
                     let kind = self.space.kind_index(v.mints());
                     let args = self.args(c);
                     self.note_source(at, name);
-                    return match (args.first(), kind) {
-                        (Some((_, a)), Some(k)) if args.len() == 1 => AVal {
-                            may: a.may.mint(k),
-                            must: a.must.mint(k),
-                            sites: BTreeSet::new(),
-                            funcs: BTreeSet::new(),
-                            shape: Shape::Scalar,
-                            texts: a.texts.clone(),
-                        },
+                    // `or_none=True`: a value that fails gives None with the value's own label.
+                    let or_none = c.arguments.keywords.iter().any(|k| {
+                        k.arg.as_ref().is_some_and(|a| a.as_str() == "or_none")
+                            && matches!(&k.value, Expr::BooleanLiteral(b) if b.value)
+                    });
+                    let positional: Vec<&AVal> = args
+                        .iter()
+                        .filter(|(n, _)| n.is_none())
+                        .map(|(_, a)| a)
+                        .collect();
+                    return match (positional.as_slice(), kind) {
+                        ([a], Some(k)) => {
+                            let minted = AVal {
+                                may: a.may.mint(k),
+                                must: a.must.mint(k),
+                                sites: BTreeSet::new(),
+                                funcs: BTreeSet::new(),
+                                shape: Shape::Scalar,
+                                texts: a.texts.clone(),
+                            };
+                            if or_none {
+                                self.last_minted = Some(minted.clone());
+                                minted.merge(&AVal::scalar(a.may.clone(), a.must.clone()))
+                            } else {
+                                minted
+                            }
+                        }
                         // The runtime stops the plan with an error: nothing flows on.
                         _ => AVal::literal(),
                     };
@@ -1946,6 +2001,23 @@ impl<'a> Interp<'a> {
 }
 
 /// Whether a block calls a plan function (by name) or a function value, outside nested scopes.
+/// The name a test checks to be present: `name is not None`, or `name` alone.
+fn present_test(test: &Expr) -> Option<&str> {
+    match test {
+        Expr::Name(n) => Some(n.id.as_str()),
+        Expr::Compare(c)
+            if c.ops.as_ref() == [ruff_python_ast::CmpOp::IsNot]
+                && matches!(c.comparators.as_ref(), [Expr::NoneLiteral(_)]) =>
+        {
+            match c.left.as_ref() {
+                Expr::Name(n) => Some(n.id.as_str()),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 fn calls_plan_function(body: &[Stmt], me: &Interp<'_>) -> bool {
     let mut found = false;
     for s in body {

@@ -455,13 +455,32 @@ fn verdict(
             None => causes.push((&b.what, vec![b.rule.to_string()])),
         }
     }
-    let notes = causes
+    let notes: Vec<String> = causes
         .iter()
         .map(|(what, rules)| format!("also: {what} ({})", rules.join(", ")))
         .collect();
+    // In strict mode a value assigned where control depends on tool output loses its verified kinds, so
+    // "pass it through a verifier" may already be what the plan does: say what removes the kind instead.
+    let implicit = interp.strict && site.pc_may.integrity == crate::label::Integrity::Untrusted;
     let mut helps: Vec<String> = Vec::new();
+    let mut notes = notes;
     for b in std::iter::once(&primary).chain(&others) {
-        let h = hint(policy, tool, b.rule, b.arg.map(|a| a.name.as_str()));
+        let arg = b.arg.map(|a| a.name.as_str());
+        let h = match (arg, b.rule.check()) {
+            (Some(name), Some(Check::Require)) if implicit => {
+                let from = describe_sources(&sources(interp, &site.pc_may, source, lines));
+                let note = format!(
+                    "`{name}` is computed where control depends on {from}; in strict mode that removes its verified kinds"
+                );
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+                format!(
+                    "compute `{name}` (and verify it) outside the branches and loops that test tool output, or run in normal mode"
+                )
+            }
+            _ => hint(policy, tool, b.rule, arg),
+        };
         if !helps.contains(&h) {
             helps.push(h);
         }

@@ -219,16 +219,27 @@ impl Checker<'_> {
             self.tool_call(name, params, call);
         } else if self.sigs.verifiers.contains(name) {
             let args = &call.arguments;
-            if args.args.len() != 1 || !args.keywords.is_empty() {
+            // `or_none=True` (a literal) returns None instead of stopping the run.
+            let or_none_ok = match args.keywords.as_slice() {
+                [] => true,
+                [k] => {
+                    k.arg.as_ref().is_some_and(|a| a.as_str() == "or_none")
+                        && matches!(k.value, Expr::BooleanLiteral(_))
+                }
+                _ => false,
+            };
+            if args.args.len() != 1 || !or_none_ok {
                 self.diags.push(err(
                     "Z106",
                     call.range(),
                     format!(
-                        "verifier `{name}` takes exactly one positional argument, got {} positional and {} keyword",
+                        "verifier `{name}` takes exactly one positional argument (and optionally `or_none=True`), got {} positional and {} keyword",
                         args.args.len(),
                         args.keywords.len()
                     ),
-                    Some(format!("call it as `{name}(value)`")),
+                    Some(format!(
+                        "call it as `{name}(value)`, or `{name}(value, or_none=True)` to get None instead of an error"
+                    )),
                 ));
             }
         } else if let Some(row) = catalogue::builtin_row(name) {

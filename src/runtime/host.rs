@@ -163,6 +163,25 @@ impl RunHost<'_, '_> {
                 message: format!("verifier `{name}` mints an undeclared kind"),
             };
         };
+        // `verify_x(v, or_none=True)`: a value that fails is answered with None instead of an error. The
+        // lowering passes the flag only as the plan's literal; anything else is refused.
+        let mut args = args;
+        let or_none = match args.iter().position(|(k, _)| k == "or_none") {
+            Some(i) => match args.remove(i).1 {
+                LValue {
+                    raw: Raw::Bool(b),
+                    label,
+                } if label == Packed::LITERAL => b,
+                _ => {
+                    return HostReply::Deny {
+                        message: format!(
+                            "`{name}`: `or_none` must be True or False, written in the plan"
+                        ),
+                    };
+                }
+            },
+            None => false,
+        };
         let value = match <[(String, LValue); 1]>::try_from(args) {
             Ok([(_, value)]) => value,
             Err(_) => {
@@ -174,15 +193,15 @@ impl RunHost<'_, '_> {
                 );
             }
         };
-        if matches!(value.raw, Raw::List(_) | Raw::Tuple(_) | Raw::Dict(_)) {
-            return self.verifier_failed(
-                name,
-                call_id,
-                line,
-                "a verifier checks one value, not a container",
-            );
-        }
-        if let Err(why) = crate::tools::verify::check(spec, &value.to_json()) {
+        let refused = if matches!(value.raw, Raw::List(_) | Raw::Tuple(_) | Raw::Dict(_)) {
+            Some("a verifier checks one value, not a container".to_string())
+        } else {
+            crate::tools::verify::check(spec, &value.to_json()).err()
+        };
+        if let Some(why) = refused {
+            if or_none {
+                return self.verifier_none(name, call_id, line, value.label);
+            }
             return self.verifier_failed(name, call_id, line, &why);
         }
         let minted = LValue::new(value.raw, value.label.mint(kind));
@@ -201,6 +220,26 @@ impl RunHost<'_, '_> {
             return self.trace_failed();
         }
         HostReply::Return(minted)
+    }
+
+    /// `or_none=True` and the value failed: recorded as a failed use, answered with None that carries
+    /// the checked value's label (without the kind), so what depends on the outcome depends on that
+    /// value, exactly as a run stopped by the error form would.
+    fn verifier_none(&mut self, name: &str, call_id: u32, line: u32, label: Packed) -> HostReply {
+        let view = self.space.describe(&self.space.decode(&label));
+        if !trace::redact::is_clean(&self.space.decode(&label)) {
+            self.tainted_sources.insert(format!("{name}#{call_id}"));
+        }
+        if !self.recorder.record(Record::Verifier(VerifierUse {
+            call_id,
+            verifier: name.to_string(),
+            line,
+            ok: false,
+            label: view,
+        })) {
+            return self.trace_failed();
+        }
+        HostReply::Return(LValue::new(Raw::None, label))
     }
 
     fn verifier_failed(&mut self, name: &str, call_id: u32, line: u32, why: &str) -> HostReply {

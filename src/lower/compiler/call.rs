@@ -83,7 +83,17 @@ impl Compiler<'_> {
                     return self.tool_call(c, name, &params, pc, line);
                 }
                 if self.sigs.verifiers.contains(name) {
-                    if c.arguments.args.len() != 1 || !c.arguments.keywords.is_empty() {
+                    let or_none = match c.arguments.keywords.as_slice() {
+                        [] => Some(false),
+                        [k] if k.arg.as_ref().is_some_and(|a| a.as_str() == "or_none") => {
+                            match &k.value {
+                                Expr::BooleanLiteral(b) => Some(b.value),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    };
+                    let (Some(or_none), 1) = (or_none, c.arguments.args.len()) else {
                         self.reject(
                             c,
                             "Z096",
@@ -91,9 +101,15 @@ impl Compiler<'_> {
                             "pass the value to check",
                         );
                         return "None".into();
-                    }
+                    };
                     let v = self.expr(&c.arguments.args[0], pc);
-                    return format!("{name}({v}, _zpc={pc}, _zline={line})");
+                    // `or_none` is the plan's own literal: the host reads it as a flag, not as data.
+                    let flag = if or_none {
+                        ", or_none=(True, _LIT)"
+                    } else {
+                        ""
+                    };
+                    return format!("{name}({v}{flag}, _zpc={pc}, _zline={line})");
                 }
                 if let Some(row) = catalogue::builtin_row(name) {
                     return self.catalogue_call(c, format!("_bi_{name}"), name, row.keywords, pc);
