@@ -1,6 +1,7 @@
 //! The lineage graph: tool calls and verifier uses as nodes; a data edge from A to B when a value from A
-//! reaches an argument of B, a control edge when it reaches B's control context. Laid out on the server in
-//! layers (a node's layer is the longest path to it), sources on the left, sinks on the right.
+//! reaches an argument of B, a control edge when it reaches B's control context. Laid out on the server:
+//! the run's graph one column per plan line in plan order ([`layout_in_plan_order`]), one call's lineage in
+//! layers by longest chain ([`layout`]), sources on the left, sinks on the right.
 //!
 //!
 //! [`focus`] keeps one call and everything it derives from (its ancestors through data and control), each
@@ -51,6 +52,8 @@ pub struct Node {
     pub control_from: Vec<u32>,
     /// Which argument each data source reaches: `(source node id, argument name)`.
     pub data_args: Vec<(u32, String)>,
+    /// The plan line of the call or verifier use; 0 for a predicted call site.
+    pub line: u32,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -191,6 +194,7 @@ fn call_nodes(view: &TraceView) -> Vec<Node> {
                 .as_ref()
                 .map(|r| r.label.tags.join("+"))
                 .unwrap_or_default(),
+            line: c.line,
             data_from: c.data_from.clone(),
             control_from: c.control_from.clone(),
             data_args: c
@@ -213,6 +217,7 @@ fn call_nodes(view: &TraceView) -> Vec<Node> {
         decision: if v.ok { "allow".into() } else { "deny".into() },
         integrity: integrity_class(&v.label.integrity),
         tags: v.label.tags.join("+"),
+        line: v.line,
         data_from: v.data_from.clone(),
         data_args: v.data_from.iter().map(|s| (*s, "value".into())).collect(),
         ..Node::default()
@@ -377,6 +382,37 @@ pub fn focus(nodes: &[Node], call: u32) -> Option<Vec<Node>> {
 /// from an earlier call), so the graph is acyclic whatever the trace says, and one pass in id order gives
 /// every node its layer.
 pub fn layout(nodes: &[Node]) -> Graph {
+    place(nodes, None)
+}
+
+/// Builds the graph with one column per plan line, in plan order: how a reader follows a plan, and what a
+/// graph of call sites ([`grouped`]) wants, since a loop's sites feed each other both ways. Predicted
+/// sites (no line) stand in the first column.
+///
+/// ```
+/// use zamburak::view::graph::{layout_in_plan_order, Node};
+/// let n = |id: u32, line: u32| Node { id, call: Some(id), kind: "call", line, ..Node::default() };
+/// // A send at line 9 with no inputs is not drawn among the sources: it is in the last column.
+/// let g = layout_in_plan_order(&[n(1, 2), n(2, 5), n(3, 9)]);
+/// let layers: Vec<u32> = g.nodes.iter().map(|n| n.layer).collect();
+/// assert_eq!(layers, [0, 1, 2]);
+/// ```
+pub fn layout_in_plan_order(nodes: &[Node]) -> Graph {
+    let mut lines: Vec<u32> = nodes.iter().map(|n| n.line).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let columns: BTreeMap<u32, u32> = nodes
+        .iter()
+        .map(|n| {
+            let rank = lines.partition_point(|l| *l < n.line);
+            (n.id, u32::try_from(rank).unwrap_or(u32::MAX))
+        })
+        .collect();
+    place(nodes, Some(&columns))
+}
+
+/// Places `nodes` in the given columns, or (`None`) each in the layer of its longest chain of inputs.
+fn place(nodes: &[Node], columns: Option<&BTreeMap<u32, u32>>) -> Graph {
     let mut g: DiGraph<u32, &'static str> = DiGraph::new();
     let mut index: BTreeMap<u32, NodeIndex> = BTreeMap::new();
     for n in nodes {
@@ -396,6 +432,10 @@ pub fn layout(nodes: &[Node]) -> Graph {
     }
     let mut layer: BTreeMap<u32, u32> = BTreeMap::new();
     for n in nodes {
+        if let Some(c) = columns.and_then(|c| c.get(&n.id)) {
+            layer.insert(n.id, *c);
+            continue;
+        }
         let idx = index[&n.id];
         let l = g
             .neighbors_directed(idx, petgraph::Direction::Incoming)
@@ -424,7 +464,17 @@ pub fn layout(nodes: &[Node]) -> Graph {
                 .collect(),
             kind: n.kind,
             decision: n.decision.clone(),
-            integrity: n.integrity.clone(),
+            // A call whose result reaches no other call is a sink: its fill would only repeat its inputs'
+            // integrity, so it is drawn plain.
+            integrity: if n.kind == "call"
+                && g.neighbors_directed(index[&n.id], petgraph::Direction::Outgoing)
+                    .next()
+                    .is_none()
+            {
+                "sink".to_string()
+            } else {
+                n.integrity.clone()
+            },
             tags: n.tags.chars().take(40).collect(),
             layer: l,
             x,
@@ -449,7 +499,13 @@ pub fn layout(nodes: &[Node]) -> Graph {
                 (y1 + 2 * H / 3, y2 + 2 * H / 3)
             };
             let (sx, tx) = (x1 + W, x2);
-            let mid = (sx + tx) / 2;
+            // Forward edges bend in the middle; an edge to the same or an earlier column (plan order, a
+            // loop) swings out to the right of its source and in from the left of its target.
+            let (c1, c2) = if tx > sx {
+                ((sx + tx) / 2, (sx + tx) / 2)
+            } else {
+                (sx + 80, tx.saturating_sub(80))
+            };
             let label = if g[e] == "control" {
                 "control".to_string()
             } else {
@@ -477,7 +533,7 @@ pub fn layout(nodes: &[Node]) -> Graph {
                 from,
                 to,
                 kind: g[e],
-                d: format!("M{sx},{sy} C{mid},{sy} {mid},{ty} {tx},{ty}"),
+                d: format!("M{sx},{sy} C{c1},{sy} {c2},{ty} {tx},{ty}"),
                 title,
                 label,
                 lx: tx.saturating_sub(COL - W - 8).max(sx),
@@ -540,6 +596,17 @@ mod tests {
         );
         // Two nodes share layer 1: they get different rows.
         assert_ne!(g.nodes[1].y, g.nodes[2].y);
+    }
+
+    #[test]
+    fn sinks_are_not_filled_as_untrusted_results() {
+        let mut a = node(1, &[], &[]);
+        a.integrity = "untrusted".into();
+        let mut b = node(2, &[1], &[]);
+        b.integrity = "untrusted".into();
+        let g = layout_in_plan_order(&[a, b]);
+        let fills: Vec<&str> = g.nodes.iter().map(|n| n.integrity.as_str()).collect();
+        assert_eq!(fills, ["untrusted", "sink"]);
     }
 
     #[test]

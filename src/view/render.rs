@@ -65,14 +65,15 @@ impl Pages {
                 .map_err(|e| format!("template {name}: {e}"))?;
         }
         let nodes = graph::nodes(&view);
-        // A long run's graph is drawn by call site; one call's lineage ([`Pages::focus`]) stays per call.
+        // Columns in plan order, so a reader follows the plan left to right; a long run's graph is drawn by
+        // call site. One call's lineage ([`Pages::focus`]) stays per call, laid out by its chains.
         let graph = if nodes.len() > graph::GROUP_ABOVE {
             let lines = view.calls.iter().map(|c| (c.id, c.line)).collect();
-            let mut g = graph::layout(&graph::grouped(&nodes, &lines));
+            let mut g = graph::layout_in_plan_order(&graph::grouped(&nodes, &lines));
             g.grouped = true;
             g
         } else {
-            graph::layout(&nodes)
+            graph::layout_in_plan_order(&nodes)
         };
         Ok(Pages {
             env,
