@@ -568,6 +568,7 @@ mod tests {
             data_from: data.to_vec(),
             control_from: control.to_vec(),
             data_args: data.iter().map(|d| (*d, "x".into())).collect(),
+            line: id,
         }
     }
 
