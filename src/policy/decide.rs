@@ -170,11 +170,12 @@ pub fn decide(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Decision {
 /// let arg = |name: &str| ArgClaim {
 ///     name: name.into(), label: untrusted.clone(), elements: None, texts: Texts::one("x@evil.test"),
 ///     digest: String::new() };
+/// // An untrusted recipient, chosen under a condition on untrusted data: two requirements break.
 /// let claim = Claim { tool: "send_email".into(), args: vec![arg("to"), arg("subject"), arg("body")],
-///     pc: Label::literal(), calls_so_far: 0 };
+///     pc: untrusted.clone(), calls_so_far: 0 };
 /// let rules: Vec<String> = violations(&policy, &space, &claim).iter().map(|d| d.rule.to_string()).collect();
 /// assert!(rules.contains(&"args.to.require".to_string()), "{rules:?}");
-/// assert!(rules.len() > 1, "{rules:?}");
+/// assert!(rules.iter().any(|r| r.starts_with("control.")), "{rules:?}");
 /// ```
 pub fn violations(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Vec<Decision> {
     let Some(tool) = policy.tool(&claim.tool) else {

@@ -230,10 +230,6 @@ pub struct TraceView {
     pub errors: Vec<String>,
     /// Owner mode (`view --reveal`): private values are on the pages.
     pub revealed: bool,
-    /// The calls grouped by call site, failures first ([`super::sites`]).
-    pub sites: Vec<super::sites::SiteView>,
-    /// One sentence for the most severe decision.
-    pub headline: Option<String>,
 }
 
 /// A preview may be shown only for a trusted, public, untagged value: a forged record that carries one
@@ -517,8 +513,6 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
         c.prev = i.checked_sub(1).and_then(|j| ids.get(j)).copied();
         c.next = ids.get(i + 1).copied();
     }
-    view.sites = super::sites::group(&view.calls);
-    view.headline = super::sites::headline(&view.calls);
     let mut chips: BTreeMap<usize, Vec<(String, usize, u32)>> = BTreeMap::new();
     for c in &view.calls {
         let line = chips.entry(c.line as usize).or_default();

@@ -9,6 +9,7 @@ use minijinja::{Environment, context};
 
 use super::graph::{self, Graph};
 use super::model::TraceView;
+use super::sites::{self, SiteView};
 
 /// The stylesheet, served as a file by the server and inlined by the export.
 pub const CSS: &str = include_str!("../../static/view.css");
@@ -46,6 +47,9 @@ pub struct Pages {
     pub graph: Graph,
     /// The graph's nodes before layout, for the lineage of one call ([`graph::focus`]).
     nodes: Vec<graph::Node>,
+    /// The calls by call site, failures first, and the sentence for the most severe decision.
+    pub sites: Vec<SiteView>,
+    pub headline: Option<String>,
 }
 
 /// Which page.
@@ -76,6 +80,8 @@ impl Pages {
             graph::layout_in_plan_order(&nodes)
         };
         Ok(Pages {
+            sites: sites::group(&view.calls),
+            headline: sites::headline(&view.calls),
             env,
             view,
             graph,
@@ -117,6 +123,8 @@ impl Pages {
             name,
             context! {
                 view => Serde(&self.view),
+                sites => Serde(&self.sites),
+                headline => &self.headline,
                 graph => Serde(graph),
                 focused => focused,
                 focus => Serde(&focus),
@@ -157,6 +165,8 @@ impl Pages {
             "export.html",
             context! {
                 view => Serde(&self.view),
+                sites => Serde(&self.sites),
+                headline => &self.headline,
                 graph => Serde(&self.graph),
                 focus => Serde(&focus),
                 focused => None::<u32>,

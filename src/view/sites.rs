@@ -2,8 +2,9 @@
 //! headline sentence for the most severe decision. A 1,000-call run has a handful of call sites; this is
 //! what a person reads first (the iterations are one click further).
 //!
-//! Everything here is derived from the calls [`super::model`] read, and only from records before a broken
-//! chain: a forged record after the break is listed, marked, but decides no headline and no count.
+//! The renderer computes them for the pages. Everything here is derived from the calls [`super::model`]
+//! read, and only from records before a broken chain: a forged record after the break is listed, marked,
+//! but decides no headline and no count.
 
 use serde::Serialize;
 
