@@ -1006,3 +1006,53 @@ fn the_call_page_points_at_the_failing_argument_and_its_neighbours() {
         "{missing}"
     );
 }
+
+/// An export draws the lineage of every call that was not simply allowed, within a bound: a run whose 400
+/// denials each derive from all the calls before them would otherwise draw 80,000 nodes.
+#[test]
+fn an_export_bounds_the_lineages_it_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chain.zjson");
+    let mut w =
+        TraceWriter::create(&path, Header::new("x = 1\n", "sha256:00".into(), "strict")).unwrap();
+    for id in 1..=400u32 {
+        let from: Vec<String> = (id > 1)
+            .then(|| format!("send#{}", id - 1))
+            .into_iter()
+            .collect();
+        let refs: Vec<&str> = from.iter().map(String::as_str).collect();
+        w.append(Record::Call(Call {
+            call_id: id,
+            line: 1,
+            tool: "send".into(),
+            args: vec![ArgRecord {
+                name: "body".into(),
+                label: view_label("untrusted", &[], false, &refs),
+                digest: "none".into(),
+                preview: None,
+            }],
+            pc: view_label("trusted", &[], true, &[]),
+            decision: "draft".into(),
+            rule: "args.body.require".into(),
+            reason: "r".into(),
+            before_run: false,
+            tool_sha256: None,
+        }))
+        .unwrap();
+        w.append(Record::Result(CallResult {
+            call_id: id,
+            tool: "send".into(),
+            label: view_label("untrusted", &[], false, &[]),
+            digest: "none".into(),
+            preview: None,
+        }))
+        .unwrap();
+    }
+    w.close().unwrap();
+    let (code, html) = export(&path);
+    assert_eq!(code, 0);
+    let outside_graph = html.replacen(graph_section(&html), "", 1);
+    let drawn = outside_graph.matches("<g class=\"node ").count();
+    assert!(drawn > 0 && drawn <= 5_000, "{drawn} lineage nodes drawn");
+    assert!(outside_graph.contains("Its lineage is too large to draw in an export"));
+}

@@ -40,6 +40,12 @@ const TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
+/// Most nodes of one call's lineage drawn in an export.
+pub const FOCUS_MAX_NODES: usize = 200;
+
+/// Most nodes of all the lineages an export draws together.
+pub const EXPORT_FOCUS_BUDGET: usize = 5_000;
+
 /// A trace ready to render: the view and its laid-out graph.
 pub struct Pages {
     env: Environment<'static>,
@@ -154,13 +160,21 @@ impl Pages {
     pub fn export(&self) -> Result<String, String> {
         // The lineage of every call that was not simply allowed, drawn in its section: what a reader of a
         // shared export needs to see why, without a server.
-        let focus: BTreeMap<String, Graph> = self
-            .view
-            .calls
-            .iter()
-            .filter(|c| c.decision != "allow")
-            .filter_map(|c| Some((c.id.to_string(), self.focus(c.id)?)))
-            .collect();
+        // Bounded: each drawn lineage has at most FOCUS_MAX_NODES nodes and all of them together at most
+        // EXPORT_FOCUS_BUDGET, so a long run whose denials each derive from most of the run cannot make the
+        // export quadratic. A call left without one says so and keeps its links.
+        let mut focus: BTreeMap<String, Graph> = BTreeMap::new();
+        let mut budget = EXPORT_FOCUS_BUDGET;
+        for c in self.view.calls.iter().filter(|c| c.decision != "allow") {
+            let Some(nodes) = graph::focus(&self.nodes, c.id) else {
+                continue;
+            };
+            if nodes.len() > FOCUS_MAX_NODES || nodes.len() > budget {
+                continue;
+            }
+            budget -= nodes.len();
+            focus.insert(c.id.to_string(), graph::layout(&nodes));
+        }
         self.render(
             "export.html",
             context! {
