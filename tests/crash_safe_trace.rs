@@ -64,11 +64,16 @@ fn killing_the_run_anywhere_never_leaves_a_send_without_its_record() {
     assert_eq!(delivered(&full).len(), SENDS);
 
     let mut cut_midway = 0;
-    for k in 0..12u32 {
+    // From just after start-up to past the end, unevenly, so kills land between and inside calls; and
+    // every 2 ms of the first 20, where the trace file is being created (a kill at 15.8 ms once found it
+    // empty, with no header: the file is now created with its header in place).
+    let mut points: Vec<Duration> = (0..12u32)
+        .map(|k| whole.mul_f64(f64::from(k * k + 1) / 120.0))
+        .collect();
+    points.extend((1..=10u64).map(|ms| Duration::from_millis(2 * ms)));
+    for (k, at) in points.into_iter().enumerate() {
         let world = world();
         let mut child = start(&world);
-        // From just after start-up to past the end, unevenly, so kills land between and inside calls.
-        let at = whole.mul_f64(f64::from(k * k + 1) / 120.0);
         std::thread::sleep(at);
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();

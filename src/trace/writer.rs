@@ -60,21 +60,31 @@ impl std::fmt::Debug for TraceWriter {
 }
 
 impl TraceWriter {
-    /// Start a trace at `path` with `header` as seq 0. An existing file is truncated: the caller picks the
-    /// path (by default `PLAN.zjson` beside the plan) and a new run replaces the previous run's trace.
+    /// Start a trace at `path` with `header` as seq 0. The caller picks the path (by default `PLAN.zjson`
+    /// beside the plan) and a new run replaces the previous run's trace.
+    ///
+    /// The header is written to a new file beside `path` that then replaces it, so `path` is never an
+    /// empty or headless file: a run killed before its header leaves the previous trace (or none), and
+    /// it had done nothing yet. Records go on through the same descriptor, into the renamed file.
     pub fn create(path: &Path, header: Header) -> Result<TraceWriter, TraceError> {
+        let io_err = |source| TraceError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "trace".into());
+        let fresh = path.with_file_name(format!(".{name}.new"));
         let file = OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
-            .open(path)
-            .map_err(|source| TraceError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
+            .open(&fresh)
+            .map_err(io_err)?;
         let mut writer = TraceWriter {
             file,
-            path: path.to_path_buf(),
+            path: fresh.clone(),
             next_seq: 0,
             head: GENESIS.to_string(),
             ended: false,
@@ -83,7 +93,16 @@ impl TraceWriter {
             values_problem: None,
             observer: None,
         };
-        writer.write(Record::Header(header))?;
+        let written = writer.write(Record::Header(header));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&fresh);
+            return Err(e);
+        }
+        if let Err(source) = std::fs::rename(&fresh, path) {
+            let _ = std::fs::remove_file(&fresh);
+            return Err(io_err(source));
+        }
+        writer.path = path.to_path_buf();
         Ok(writer)
     }
 
