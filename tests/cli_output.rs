@@ -376,3 +376,61 @@ fn a_run_with_drafts_says_where_they_are() {
     assert_eq!(world.messages("out/drafts").len(), 3);
     let _ = plan;
 }
+
+/// A `KeyError` names the key when the plan wrote it (its label is trusted and public), even after the run
+/// read mail; a key taken from the mail stays redacted, and a key a pre-raise missed earlier (STRICT,
+/// caught inside the prelude) is never shown for a later error it did not cause (#20).
+#[test]
+fn key_errors_show_keys_the_plan_wrote_and_never_data() {
+    let world = common::world::World::new(None);
+    let cases: [(&str, &[&str], Option<&str>); 4] = [
+        (
+            "e = read_inbox(limit=5)\nx = e[0][\"subjct\"]\n",
+            &[],
+            Some("error[KeyError]: \"subjct\" at line 2\n --> "),
+        ),
+        (
+            "e = read_inbox(limit=5)\nk = \"sub\" + \"jct\"\nfor m in e:\n    x = m[k]\n",
+            &["--mode", "strict"],
+            Some("error[KeyError]: \"subjct\" at line 4\n --> "),
+        ),
+        (
+            "e = read_inbox(limit=5)\nx = e[0][e[1][\"subject\"]]\n",
+            &[],
+            None,
+        ),
+        (
+            "e = read_inbox(limit=5)\nd = {}\nif len(e) > 100:\n    d[\"k\"].append(1)\nx = d.pop(e[0][\"subject\"])\n",
+            &["--mode", "strict"],
+            None,
+        ),
+    ];
+    for (plan, flags, shown) in cases {
+        let path = world.write_plan("k.py", plan);
+        let out = world.run_expect(&path, flags, 1);
+        let err = String::from_utf8_lossy(&out.stderr);
+        let trace = common::world::records(&world.path("k.zjson"));
+        let recorded = trace
+            .iter()
+            .find(|r| r["type"] == "error")
+            .unwrap_or_else(|| panic!("an error record: {trace:?}"));
+        match shown {
+            Some(expected) => {
+                assert!(err.contains(expected), "{plan}\n{err}");
+                assert_eq!(recorded["message"], "\"subjct\"", "{plan}");
+            }
+            None => {
+                assert!(
+                    err.contains("error[KeyError]: <redacted: depends on read_inbox#1>"),
+                    "{plan}\n{err}"
+                );
+                assert!(
+                    recorded["message"]
+                        .as_str()
+                        .is_some_and(|m| m.starts_with("<redacted")),
+                    "{plan}: {recorded}"
+                );
+            }
+        }
+    }
+}

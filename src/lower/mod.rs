@@ -33,6 +33,10 @@ pub use crate::mode::Mode;
 /// is what a limit Monty raises without a traceback reports (`runtime::machine` reads it back).
 pub const RUNNING_LINE: &str = "_zl";
 
+/// The prelude's expression for the boxed key of a dict lookup whose `KeyError` ended the run (`None`
+/// otherwise). The runtime shows that key when its label is trusted and public (`runtime::host`).
+pub const MISSING_KEY: &str = "_ZK[0]";
+
 /// A compiled plan: the plan's own code, fed to the prelude session that every run loads
 /// ([`prelude_session`]), and its map back to plan lines (`snippet_map[i]` is the plan line, 1-based, of
 /// snippet line `i + 1`; 0 for glue lines).

@@ -30,6 +30,10 @@ _KS = b's'
 # Shared empty arguments for method calls without any (helpers never mutate them).
 _NOARGS = ()
 _NOKW = {}
+# The boxed key of the dict lookup whose KeyError is ending the run (None otherwise), read back by the
+# runtime to show a key the plan wrote (src/lower/mod.rs, MISSING_KEY). Plans cannot catch exceptions; the
+# one helper that does (_prp) clears it, so a value here always belongs to the error that stopped the run.
+_ZK = [None]
 
 
 def _j(a, b):
@@ -329,6 +333,7 @@ def _prp(f, l):
     try:
         c = f()
     except Exception:
+        _ZK[0] = None
         return
     _pr(c, l)
 
@@ -348,7 +353,11 @@ def _gi(c, i):
             r = i[0]
             t = type(r)
             if t is str or t is int:
-                kv = x[1][r]
+                try:
+                    kv = x[1][r]
+                except KeyError:
+                    _ZK[0] = i
+                    raise
             else:
                 kv = x[1][_key(i)]
             e = kv[1]

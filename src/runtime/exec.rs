@@ -68,7 +68,7 @@ impl ExecLimits {
 }
 
 /// How the Monty side of a run ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ExecOutcome {
     Completed,
     /// Stopped by a denial: the host's, a no-sensitive-upgrade violation, an unknown function, a malformed
@@ -77,11 +77,14 @@ pub enum ExecOutcome {
         line: u32,
         message: String,
     },
-    /// Stopped by an exception; `message` is raw (the caller redacts it).
+    /// Stopped by an exception; `message` is raw (the caller redacts it). `missing_key`: for a
+    /// `KeyError` from a dict lookup, the key it missed, with its label (the caller decides whether it
+    /// may be shown).
     Failed {
         exc_type: String,
         message: String,
         line: Option<u32>,
+        missing_key: Option<LValue>,
     },
     /// Stopped by the runtime: a limit was exceeded or the interpreter failed. `message` is the runtime's
     /// own text and quotes no data ("the plan exceeded limits.max_memory_mb = 512").
@@ -239,6 +242,7 @@ fn answer(
         HostReply::Fail { exc_type, message } => Err(ExecOutcome::Failed {
             exc_type,
             message,
+            missing_key: None,
             line: if line == 0 { None } else { Some(line) },
         }),
     }
@@ -264,6 +268,7 @@ fn ending(event: Event, last_line: u32, lowered: &Lowered, limits: &ExecLimits) 
             message,
             snippet_lines,
             running_line,
+            missing_key,
         } => {
             let line = snippet_lines
                 .iter()
@@ -285,6 +290,8 @@ fn ending(event: Event, last_line: u32, lowered: &Lowered, limits: &ExecLimits) 
                     exc_type,
                     message,
                     line,
+                    // A key that does not unbox (not a boxed scalar) is simply not shown.
+                    missing_key: missing_key.and_then(|k| unbox(&k).ok()),
                 },
             }
         }

@@ -511,6 +511,20 @@ impl RunHost<'_, '_> {
         trace::redact::redact_message(&message, false, &sources)
     }
 
+    /// The key a failed dict lookup missed, as Python writes it, when it is trusted and public (a key the
+    /// plan wrote, or computed from such keys): that text is the plan's, not data, so it is shown even
+    /// when the run has read untrusted or private data (docs/semantics.md, "Redaction").
+    fn shown_key(&self, key: &LValue) -> Option<String> {
+        if !trace::redact::is_clean(&self.space.decode(&key.label)) {
+            return None;
+        }
+        match &key.raw {
+            Raw::Str(s) => Some(format!("{s:?}")),
+            Raw::Int(i) => Some(i.to_string()),
+            _ => None,
+        }
+    }
+
     fn conclude(mut self, outcome: ExecOutcome) -> RunReport {
         let worst = self.worst;
         let mut tool_said = None;
@@ -568,6 +582,7 @@ impl RunHost<'_, '_> {
                     exc_type,
                     message,
                     line,
+                    missing_key,
                 },
                 stop,
             ) => {
@@ -576,7 +591,11 @@ impl RunHost<'_, '_> {
                 } else if matches!(stop, Some(Stop::Denied | Stop::Rejected)) {
                     (Status::Denied, "deny".into(), None)
                 } else {
-                    plan_error(line, exc_type, self.redacted(message))
+                    let message = match missing_key.as_ref().and_then(|k| self.shown_key(k)) {
+                        Some(key) if exc_type == "KeyError" => key,
+                        _ => self.redacted(message),
+                    };
+                    plan_error(line, exc_type, message)
                 }
             }
             // The runtime's own text (a limit, a dead interpreter) quotes no data: never redacted.

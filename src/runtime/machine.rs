@@ -49,6 +49,10 @@ pub enum Event {
         snippet_lines: Vec<u32>,
         #[serde(default)]
         running_line: Option<u32>,
+        /// For a `KeyError` from a dict lookup: the boxed key (value and label) the lookup missed, read
+        /// back from the session (the prelude's `_ZK`). Whether it may be shown is the host's decision.
+        #[serde(default)]
+        missing_key: Option<MontyObject>,
     },
     /// The program asked for something plans never get (operating-system access, an undefined name,
     /// futures).
@@ -126,12 +130,21 @@ impl InProcess {
                     exc_type,
                     snippet_lines,
                     running_line,
+                    missing_key,
                     ..
                 } = &mut event
-                    && snippet_lines.is_empty()
-                    && (exc_type == "TimeoutError" || exc_type == "MemoryError")
                 {
-                    *running_line = read_running_line(e.repl);
+                    if snippet_lines.is_empty()
+                        && (exc_type == "TimeoutError" || exc_type == "MemoryError")
+                    {
+                        *running_line = match read_back(e.repl, crate::lower::RUNNING_LINE) {
+                            Some(MontyObject::Int(line)) => u32::try_from(line).ok().filter(|l| *l > 0),
+                            _ => None,
+                        };
+                    } else if exc_type == "KeyError" {
+                        *missing_key = read_back(e.repl, crate::lower::MISSING_KEY)
+                            .filter(|k| !matches!(k, MontyObject::None));
+                    }
                 }
                 event
             }
@@ -175,27 +188,21 @@ fn failed(exc: &MontyException) -> Event {
             .map(|f| f.start.line)
             .collect(),
         running_line: None,
+        missing_key: None,
     }
 }
 
-/// Reads `_zl` from a session that stopped at a limit: Monty checks time and memory between instructions
-/// and raises there without a traceback, but leaves the session usable. The read gets a fresh 100 ms
-/// budget; anything unexpected gives no line rather than a wrong one.
-fn read_running_line(mut repl: monty::MontyRepl) -> Option<u32> {
+/// Reads a prelude global back from a session that stopped with an error: Monty checks time and memory
+/// between instructions and raises there without a traceback, but leaves the session usable. The read gets
+/// a fresh 100 ms budget; anything unexpected gives nothing rather than a wrong value.
+fn read_back(mut repl: monty::MontyRepl, expr: &str) -> Option<MontyObject> {
     *repl.tracker_mut() = ResourceTracker::new(ResourceLimits {
         max_duration: Some(std::time::Duration::from_millis(100)),
         ..ResourceLimits::default()
     });
     let mut out = String::new();
-    match repl.feed_start(
-        crate::lower::RUNNING_LINE,
-        Vec::new(),
-        PrintWriter::CollectString(&mut out, Some(0)),
-    ) {
-        Ok(ReplProgress::Complete {
-            value: MontyObject::Int(line),
-            ..
-        }) => u32::try_from(line).ok().filter(|l| *l > 0),
+    match repl.feed_start(expr, Vec::new(), PrintWriter::CollectString(&mut out, Some(0))) {
+        Ok(ReplProgress::Complete { value, .. }) => Some(value),
         _ => None,
     }
 }

@@ -28,7 +28,7 @@ impl Compiler<'_> {
 
     /// Records the plan line of a statement outside any loop or function (`_zl = LINE`), which is what a
     /// timeout reports when Monty raises it between instructions, without a traceback
-    /// (`runtime::machine::read_running_line`). Two instructions per such statement, none per iteration.
+    /// (`runtime::machine::read_back`). Two instructions per such statement, none per iteration.
     fn note_running_line(&mut self, stmt: &Stmt, indent: usize) {
         let top_level = self.frames.len() == 1 && self.frame().loops.is_empty();
         if top_level && !matches!(stmt, Stmt::FunctionDef(_) | Stmt::Import(_) | Stmt::Pass(_)) {
