@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+mod common;
+
 #[path = "lint/generated.rs"]
 mod generated;
 use generated::generated_plan;
@@ -294,4 +296,57 @@ fn sarif_draws_the_flow_from_source_to_sink_and_links_the_right_docs() {
             "{id}: no heading for #{anchor} in {file}"
         );
     }
+}
+
+/// `examples/triage.py` with `verify_recipient` added: the reply's subject is drafted because it was read
+/// from the inbox *list*, whose readers are those every message allows. Lint names that cause and a help
+/// the plan does not already satisfy (before: "send `subject` only to … the mail's own correspondents",
+/// which the plan does); following the help (the policy declares `structure_readers: public`) clears the
+/// note and the run sends no draft (#20).
+#[test]
+fn the_triage_help_names_the_inbox_list_and_following_it_converges() {
+    let world = common::world::World::new(None);
+    let triage = std::fs::read_to_string(root().join("examples/triage.py")).unwrap();
+    let plan = triage.replace(
+        "draft_reply(to=e[\"from\"]",
+        "draft_reply(to=verify_recipient(e[\"from\"])",
+    );
+    assert_ne!(plan, triage, "the example still has the reply line");
+    let path = world.write_plan("t.py", &plan);
+    let lint_with = |policy: &Path| {
+        let out = Command::cargo_bin("zamburak")
+            .unwrap()
+            .args(["lint", "--mode", "normal", "--policy"])
+            .arg(policy)
+            .arg(&path)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr)
+    };
+    let before = lint_with(&world.path("policy.yaml"));
+    assert!(
+        before.contains("note: `subject` depends on an element of the list `read_inbox()` at line 5 returned"),
+        "{before}"
+    );
+    assert!(
+        before.contains("declare `returns.structure_readers: public`"),
+        "{before}"
+    );
+    assert!(!before.contains("the mail's own correspondents"), "{before}");
+
+    let policy = std::fs::read_to_string(world.path("policy.yaml")).unwrap();
+    let fixed = policy.replacen(
+        "      readers: { from_fields: [from, to, cc] }",
+        "      structure_readers: public\n      readers: { from_fields: [from, to, cc] }",
+        1,
+    );
+    assert_ne!(fixed, policy);
+    std::fs::write(world.path("policy.yaml"), fixed).unwrap();
+    let after = lint_with(&world.path("policy.yaml"));
+    assert!(!after.contains("depends on an element of the list"), "{after}");
+    let out = world.run_expect(&path, &["--mode", "normal"], 0);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("completed (allow)"), "{err}");
+    assert!(world.messages("out/drafts").is_empty(), "{err}");
+    assert_eq!(world.messages("out/outbox").len(), 4, "{err}");
 }

@@ -34,7 +34,7 @@ use crate::label::{KindSet, Label, LabelView};
 use crate::lower::{self, Mode};
 use crate::plan::render::LineIndex;
 use crate::plan::{self, Diagnostic, Severity};
-use crate::policy::model::Requirement;
+use crate::policy::model::{ReadersSpec, Requirement};
 use crate::policy::{
     ArgClaim, Check, Claim, Decision, Outcome, Policy, Rule, Texts, decide, violations,
 };
@@ -479,6 +479,26 @@ fn verdict(
                     "compute `{name}` (and verify it) outside the branches and loops that test tool output, or run in normal mode"
                 )
             }
+            (Some(name), Some(Check::ReadersMustInclude)) => {
+                match per_record_lists(policy, &b.sources) {
+                    Some((from, tools)) => {
+                        let note = format!(
+                            "`{name}` depends on an element of the list {from} returned; what is read from a \
+                             list carries the list's readers, those every record in it allows (often only you), \
+                             not only the record's own"
+                        );
+                        if !notes.contains(&note) {
+                            notes.push(note);
+                        }
+                        format!(
+                            "if the count and order of {tools}'s results are not secret, declare \
+                             `returns.structure_readers: public` for it in the policy (docs/policy.md); \
+                             otherwise keep its text out of `{name}`"
+                        )
+                    }
+                    None => hint(policy, tool, b.rule, arg),
+                }
+            }
             _ => hint(policy, tool, b.rule, arg),
         };
         if !helps.contains(&h) {
@@ -600,6 +620,36 @@ impl<'s> Broken<'s> {
             what,
         }
     }
+}
+
+/// The sources among `srcs` whose results are lists of records with per-record readers
+/// (`readers: { from_fields }`) and no declared `structure_readers`: reading any element of such a list
+/// takes the list's structure label, whose readers are those every record allows (docs/semantics.md §3).
+/// `None` when there are none; otherwise how to name them (with lines) and the tools alone.
+fn per_record_lists(policy: &Policy, srcs: &[SourceRef]) -> Option<(String, String)> {
+    let lists: Vec<SourceRef> = srcs
+        .iter()
+        .filter(|s| {
+            policy.tool(&s.name).is_some_and(|t| {
+                let r = t.returns();
+                matches!(r.readers, Some(ReadersSpec::FromFields { .. }))
+                    && r.structure_readers.is_none()
+                    // Only a built-in adapter says whether its result is a list; for any other tool
+                    // the cause is not certain and the general help stands.
+                    && t.source
+                        .as_ref()
+                        .and_then(|s| s.builtin())
+                        .is_some_and(|b| b.returns_list())
+            })
+        })
+        .cloned()
+        .collect();
+    if lists.is_empty() {
+        return None;
+    }
+    let mut tools: Vec<String> = lists.iter().map(|s| format!("`{}()`", s.name)).collect();
+    tools.dedup();
+    Some((describe_sources(&lists), tools.join(" and ")))
 }
 
 fn hint(policy: &Policy, tool: &str, rule: &Rule, arg: Option<&str>) -> String {

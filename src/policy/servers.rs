@@ -266,6 +266,14 @@ impl Source {
         }
     }
 
+    /// Whether the adapter's result is a list (of messages or file names), not one record.
+    pub fn returns_list(self) -> bool {
+        matches!(
+            self,
+            Source::MailList | Source::MailSearch | Source::FilesList
+        )
+    }
+
     /// Whether the adapter can carry out a `draft` decision (write a draft instead of acting).
     pub fn supports_draft(self) -> bool {
         self == Source::MailSend
