@@ -58,6 +58,25 @@ pub struct SiteAcc {
     pub pc_must: Label,
     /// How often the site was analysed (0: never reached by the analysis).
     pub visits: u32,
+    /// The outermost enclosing `if`, `for` or `while` whose test may depend on untrusted data, when the
+    /// site is under one (what a STRICT implicit-flow note names).
+    pub control: Option<Control>,
+}
+
+/// An enclosing control statement: where its test is and what the test may depend on.
+#[derive(Clone, Debug)]
+pub struct Control {
+    /// Source offset of the test (the iterable of a `for`).
+    pub at: usize,
+    pub kind: ControlKind,
+    pub test_may: Label,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControlKind {
+    If,
+    For,
+    While,
 }
 
 struct Func<'a> {
@@ -108,6 +127,8 @@ pub struct Interp<'a> {
     pc_must: Label,
     loops: Vec<LoopCtx>,
     fns: Vec<FnCtx>,
+    /// The control statements around the statement being analysed, outermost first.
+    controls: Vec<Control>,
     /// Call sites by source offset.
     pub sites: BTreeMap<usize, SiteAcc>,
     /// Source ids (the `sources` of lint labels) → (tool or verifier, call start offset).
@@ -148,6 +169,7 @@ impl<'a> Interp<'a> {
             pc_must: must_bottom(),
             loops: Vec::new(),
             fns: Vec::new(),
+            controls: Vec::new(),
             sites: BTreeMap::new(),
             source_names: BTreeMap::new(),
             source_of: HashMap::new(),
@@ -727,10 +749,16 @@ impl<'a> Interp<'a> {
         if let Some((name, v)) = narrowed {
             self.env().insert(name, v);
         }
+        self.controls.push(Control {
+            at: test.range().start().to_usize(),
+            kind: ControlKind::If,
+            test_may: cm.clone(),
+        });
         self.block(body);
         let after_then = self.snapshot(&names);
         self.restore(&names, &before);
         self.if_chain(rest);
+        self.controls.pop();
         let after_else = self.snapshot(&names);
         let merged = Self::merge_env(&after_then, &after_else);
         self.restore(&names, &merged);
@@ -765,12 +793,18 @@ impl<'a> Interp<'a> {
         let mut names = BTreeSet::new();
         assigned_names(body, &mut names);
         target_names(target, &mut names);
+        self.controls.push(Control {
+            at: iter.range().start().to_usize(),
+            kind: ControlKind::For,
+            test_may: s_may.clone(),
+        });
         let (exits, lp_may, lp_must) = self.fixpoint(body, names, |me, exits| {
             me.pc_may = ps_may.join(&s_may).join(exits);
             me.pc_must = ps_must.join(&s_must);
             me.assign(target, elem.clone());
             true
         });
+        self.controls.pop();
         let _ = lp_must;
         self.pc_may = ps_may.join(&exits);
         self.pc_must = ps_must.clone();
@@ -799,16 +833,26 @@ impl<'a> Interp<'a> {
         let mut names = BTreeSet::new();
         assigned_names(body, &mut names);
         expr_walrus(test, &mut names);
+        self.controls.push(Control {
+            at: test.range().start().to_usize(),
+            kind: ControlKind::While,
+            test_may: neutral(),
+        });
         let (exits, lp_may, _) = self.fixpoint(body, names, |me, exits| {
             me.pc_may = ps_may.join(exits);
             me.pc_must = ps_must.clone();
             let c = me.expr(test);
             let (cm, cu) = me.cond(&c);
             cond_may = cond_may.join(&cm);
+            // The body's own controls are closed by now: the last one is this loop's.
+            if let Some(ctl) = me.controls.last_mut() {
+                ctl.test_may = ctl.test_may.join(&cm);
+            }
             me.pc_may = me.pc_may.join(&cm);
             me.pc_must = me.pc_must.join(&cu);
             true
         });
+        self.controls.pop();
         // The test also runs once more, to leave the loop: its condition label is part of what follows
         // only when the body may leave early (like the runtime's exit accumulator).
         self.pc_may = ps_may.join(&exits);
@@ -1459,7 +1503,15 @@ impl<'a> Interp<'a> {
             pc_may: Label::literal(),
             pc_must: pc_must.clone(),
             visits: 0,
+            control: None,
         });
+        if site.control.is_none() {
+            site.control = self
+                .controls
+                .iter()
+                .find(|c| c.test_may.integrity == Integrity::Untrusted)
+                .cloned();
+        }
         if site.visits == 0 {
             site.args = args;
             site.pc_may = pc_may;

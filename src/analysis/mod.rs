@@ -39,7 +39,7 @@ use crate::policy::{
     ArgClaim, Check, Claim, Decision, Outcome, Policy, Rule, Texts, decide, violations,
 };
 
-use interp::{ArgAcc, Interp, SiteAcc};
+use interp::{ArgAcc, ControlKind, Interp, SiteAcc};
 
 /// A recipient the analysis cannot name: a reader of public data only.
 const UNKNOWN_RECIPIENT: &str = "\u{0}a recipient chosen at run time";
@@ -468,10 +468,35 @@ fn verdict(
         let arg = b.arg.map(|a| a.name.as_str());
         let h = match (arg, b.rule.check()) {
             (Some(name), Some(Check::Require)) if implicit => {
-                let from = describe_sources(&sources(interp, &site.pc_may, source, lines));
-                let note = format!(
-                    "`{name}` is computed where control depends on {from}; in strict mode that removes its verified kinds"
-                );
+                let kinds: Vec<String> = kinds_accepted(policy, tool, name)
+                    .iter()
+                    .map(|k| format!("`verified({k})`"))
+                    .collect();
+                let removes = if kinds.is_empty() {
+                    "its verified kinds".to_string()
+                } else {
+                    kinds.join(" and ")
+                };
+                let note = match &site.control {
+                    Some(ctl) => {
+                        let from = describe_sources(&sources(interp, &ctl.test_may, source, lines));
+                        let (line, _) = lines.line_col(source, ctl.at);
+                        let place = match ctl.kind {
+                            ControlKind::For => format!("the loop at line {line}, which iterates over"),
+                            ControlKind::While => format!("the `while` at line {line}, which tests"),
+                            ControlKind::If => format!("the `if` at line {line}, which tests"),
+                        };
+                        format!(
+                            "`{name}` is computed inside {place} data from {from}; in strict mode that removes {removes}"
+                        )
+                    }
+                    None => {
+                        let from = describe_sources(&sources(interp, &site.pc_may, source, lines));
+                        format!(
+                            "`{name}` is computed where control depends on {from}; in strict mode that removes {removes}"
+                        )
+                    }
+                };
                 if !notes.contains(&note) {
                     notes.push(note);
                 }
