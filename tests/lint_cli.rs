@@ -325,14 +325,19 @@ fn the_triage_help_names_the_inbox_list_and_following_it_converges() {
     };
     let before = lint_with(&world.path("policy.yaml"));
     assert!(
-        before.contains("note: `subject` depends on an element of the list `read_inbox()` at line 5 returned"),
+        before.contains(
+            "note: `subject` depends on an element of the list `read_inbox()` at line 5 returned"
+        ),
         "{before}"
     );
     assert!(
         before.contains("declare `returns.structure_readers: public`"),
         "{before}"
     );
-    assert!(!before.contains("the mail's own correspondents"), "{before}");
+    assert!(
+        !before.contains("the mail's own correspondents"),
+        "{before}"
+    );
 
     let policy = std::fs::read_to_string(world.path("policy.yaml")).unwrap();
     let fixed = policy.replacen(
@@ -343,7 +348,10 @@ fn the_triage_help_names_the_inbox_list_and_following_it_converges() {
     assert_ne!(fixed, policy);
     std::fs::write(world.path("policy.yaml"), fixed).unwrap();
     let after = lint_with(&world.path("policy.yaml"));
-    assert!(!after.contains("depends on an element of the list"), "{after}");
+    assert!(
+        !after.contains("depends on an element of the list"),
+        "{after}"
+    );
     let out = world.run_expect(&path, &["--mode", "normal"], 0);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("completed (allow)"), "{err}");

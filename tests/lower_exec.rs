@@ -186,7 +186,6 @@ fn literal_list_keeps_trusted_element_trusted() {
 #[test]
 fn container_summaries_carry_element_labels() {
     for expr in [
-        "len(xs)",
         "str(xs)",
         "','.join(xs)",
         "sorted(xs)[0]",
@@ -197,6 +196,27 @@ fn container_summaries_carry_element_labels() {
         let plan = format!("e = get()\nxs = ['me', e['from']]\nsink({expr})\n");
         let (v, _) = sink_label(&plan, Mode::Normal);
         assert!(untrusted(v), "{expr}");
+    }
+}
+
+/// `len`, `bool` and `not` of a container take its structure label only (#19, the structure invariant):
+/// a literal list's length is the plan's whatever it holds; a tool's list, or one a tool value filtered,
+/// carries that label.
+#[test]
+fn len_and_truth_take_the_structure_label() {
+    for (expr, tainted) in [
+        ("len(xs)", false),
+        ("bool(xs)", false),
+        ("not xs", false),
+        ("len(e['tags'])", true),
+        ("len([t for t in ['me', 'x'] if t == e['from']])", true),
+        ("not [t for t in ['me', 'x'] if t == e['from']]", true),
+    ] {
+        let plan = format!("e = get()\nxs = ['me', e['from']]\nsink({expr})\n");
+        for mode in [Mode::Normal, Mode::Strict] {
+            let (v, _) = sink_label(&plan, mode);
+            assert_eq!(untrusted(v), tainted, "{expr} ({mode:?})");
+        }
     }
 }
 

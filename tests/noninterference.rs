@@ -189,3 +189,41 @@ proptest! {
         }
     }
 }
+
+/// The structure invariant, exhaustively over the operations that build or reshape containers: `len`,
+/// `bool` and `not` of each (and the reshaping statements' own sinks) take the structure label only, so
+/// for every pair of attacker subjects chosen to collide with the plan's keys, split differently or be
+/// empty, the trusted-observable calls must be the same (#19; before, `len` took the deep join).
+#[test]
+fn every_container_operation_keeps_the_structure_invariant() {
+    let subjects = ["", "k", "p", "x", "pe\nqe", "e", "eee p"];
+    let mut plans: Vec<String> = Vec::new();
+    for c in common::CONTAINERS {
+        let c = c.replace('E', "e['subject']");
+        for wrap in ["len", "bool", "not "] {
+            plans.push(format!("sink({wrap}({c}))\n"));
+        }
+        // In a condition too (STRICT: the structure label joins the control context).
+        plans.push(format!("if {c}:\n    sink('t')\nsink('after')\n"));
+    }
+    for r in common::RESHAPES {
+        plans.push(r.replace('E', "e['subject']"));
+    }
+    let mut failures = Vec::new();
+    for body in &plans {
+        let plan = format!(
+            "import json\nimport re\na = 'x'\nb = 1\nxs = ['s']\nd = {{'k': 'v'}}\ne = get()\n{body}"
+        );
+        for (i, one) in subjects.iter().enumerate() {
+            for two in &subjects[i + 1..] {
+                let x = observe(&plan, mail(one, "mallory@evil.test", &["p"]));
+                let y = observe(&plan, mail(two, "mallory@evil.test", &["p"]));
+                let n = x.len().min(y.len());
+                if x[..n] != y[..n] {
+                    failures.push(format!("{body}  with {one:?} / {two:?}: {x:?} vs {y:?}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1877,10 +1877,14 @@ impl<'a> Interp<'a> {
                 let must = arg(0).map_or_else(must_bottom, |a| a.must.computed());
                 AVal::scalar(all_may.computed(), must)
             }
-            Yields::ScalarOfStructure => {
-                let must = arg(0).map_or_else(must_bottom, |a| self.claim_must(&a).computed());
-                AVal::scalar(all_may.computed(), must)
-            }
+            // `len(xs)`: the structure label, as the runtime takes it (the structure invariant).
+            Yields::ScalarOfStructure => match arg(0) {
+                Some(a) => AVal::scalar(
+                    self.struct_may(&a).computed(),
+                    self.claim_must(&a).computed(),
+                ),
+                None => AVal::scalar(all_may.computed(), must_bottom()),
+            },
             // These run only on a string (or, `count`/`index`, on a list whose whole content joins in), so
             // the result carries at least the receiver's and the arguments' labels.
             Yields::ScalarOfAll => AVal::scalar(all_may.computed(), all_must()),

@@ -482,8 +482,12 @@ fn verdict(
                         let from = describe_sources(&sources(interp, &ctl.test_may, source, lines));
                         let (line, _) = lines.line_col(source, ctl.at);
                         let place = match ctl.kind {
-                            ControlKind::For => format!("the loop at line {line}, which iterates over"),
-                            ControlKind::While => format!("the `while` at line {line}, which tests"),
+                            ControlKind::For => {
+                                format!("the loop at line {line}, which iterates over")
+                            }
+                            ControlKind::While => {
+                                format!("the `while` at line {line}, which tests")
+                            }
                             ControlKind::If => format!("the `if` at line {line}, which tests"),
                         };
                         format!(

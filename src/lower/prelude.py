@@ -625,7 +625,8 @@ def _iop(op, a, b, pc, line):
 
 def _un(op, a):
     if op == 'not':
-        return (not _tr(a), _deep(a) | _UV)
+        # A container's truth value is its length: the structure label (the structure invariant).
+        return (not _tr(a), _cl(a) | _UV)
     x = a[0]
     if type(x) is list or _isfn(x):
         raise TypeError('bad operand type for unary ' + op)
@@ -728,9 +729,11 @@ def _lbls(vs):
 
 
 def _bi_len(x, _zp=_NEUTRAL):
+    # The structure label only (docs/semantics.md, "Propagation"): every operation that can change a
+    # container's length joins what decided it into the structure label (the structure invariant).
     r = x[0]
     if type(r) is list:
-        return (len(r[1]), _deep(x) | _UV)
+        return (len(r[1]), (x[1] | r[2]) | _UV)
     if _isfn(r):
         raise TypeError("object of type 'function' has no len()")
     return (len(r), x[1] | _UV)
@@ -759,7 +762,7 @@ def _bi_float(x=None, _zp=_NEUTRAL):
 def _bi_bool(x=None, _zp=_NEUTRAL):
     if x is None:
         return (False, _LIT)
-    return (_tr(x), _deep(x) | _UV)
+    return (_tr(x), _cl(x) | _UV)
 
 
 def _bi_abs(x, _zp=_NEUTRAL):
@@ -1393,11 +1396,13 @@ def _dict_setdefault(c, args, kw, pc, line):
     if len(args) > 1:
         v = args[1]
     ch = _inf((_sl(c) | k[1]))
+    # Whether the key was there decides the length: the key joins the structure either way (a raise only
+    # when it was missing would itself tell whether it was).
+    _mut(c, _deep(k), pc, line)
     rk = _key(k)
     if rk in d:
         e = d[rk][1]
         return (e[0], (e[1] | ch))
-    _mut(c, _deep(k), pc, line)
     if _STRICT:
         v = (v[0], (v[1] | pc))
     d[rk] = (k, v)

@@ -138,7 +138,9 @@ impl InProcess {
                         && (exc_type == "TimeoutError" || exc_type == "MemoryError")
                     {
                         *running_line = match read_back(e.repl, crate::lower::RUNNING_LINE) {
-                            Some(MontyObject::Int(line)) => u32::try_from(line).ok().filter(|l| *l > 0),
+                            Some(MontyObject::Int(line)) => {
+                                u32::try_from(line).ok().filter(|l| *l > 0)
+                            }
                             _ => None,
                         };
                     } else if exc_type == "KeyError" {
@@ -201,7 +203,11 @@ fn read_back(mut repl: monty::MontyRepl, expr: &str) -> Option<MontyObject> {
         ..ResourceLimits::default()
     });
     let mut out = String::new();
-    match repl.feed_start(expr, Vec::new(), PrintWriter::CollectString(&mut out, Some(0))) {
+    match repl.feed_start(
+        expr,
+        Vec::new(),
+        PrintWriter::CollectString(&mut out, Some(0)),
+    ) {
         Ok(ReplProgress::Complete { value, .. }) => Some(value),
         _ => None,
     }

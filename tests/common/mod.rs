@@ -25,6 +25,63 @@ pub fn leaf() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Containers built or reshaped from a string `E` (a placeholder for an expression of any label): every
+/// operation that can make a container's length, keys or order depend on data. `len(C)`, `bool(C)` and
+/// `not C` take the structure label only (the structure invariant, docs/semantics.md "Propagation"), so
+/// the non-interference property checks each of them.
+pub const CONTAINERS: &[&str] = &[
+    "{E: 1, 'k': 2}",
+    "{E, 'p'}",
+    "E.split()",
+    "E.split('e')",
+    "E.rsplit('e', 1)",
+    "['p'] * len(E)",
+    "list(range(len(E) % 3))",
+    "dict(zip([E, 'k'], [1, 2]))",
+    "re.findall('.', E)",
+    "re.split('e', E)",
+    "list(E)",
+    "tuple(E)",
+    "sorted(set([E, 'p']))",
+    "[t for t in ['p', 'q'] for u in E]",
+    "[t for t in ['p', 'q'] if t in E]",
+    "E.splitlines()",
+    "set(['p']).union(set([E]))",
+    "set(['p', 'x']).intersection(set([E]))",
+    "set(['p', 'x']).difference(set([E]))",
+    "xs[:len(E) % 3]",
+    "[u for u in E.split('e') if u]",
+    "list(filter(lambda t: t == E, ['p', 'x']))",
+    "{t: 1 for t in [E, 'p']}",
+    "{t for t in [E, 'p']}",
+    "list(zip(['p', 'q', 'r'], E))",
+    "list(enumerate(E))",
+    "list(reversed(E.split('e')))",
+    "E.partition('e')",
+    "list(map(lambda t: t, E))",
+    "json.loads(json.dumps(E.split('e')))",
+    "(xs + E.split('e'))",
+    "e['tags']",
+    "list(d.items())",
+];
+
+/// Statements that reshape a container with data (`E`, as in [`CONTAINERS`]) and then sink its length.
+pub const RESHAPES: &[&str] = &[
+    "zs = ['p']\nzs.extend(E.split('e'))\nsink(len(zs))\n",
+    "zs = ['p']\nzs += E.split('e')\nsink(len(zs))\n",
+    "ss = set()\nss.add(E)\nss.add('x')\nsink(len(ss))\n",
+    "ss = set(['x', 'p'])\nss.discard(E)\nsink(len(ss))\n",
+    "d3 = {'x': 1}\nd3.pop(E, None)\nsink(len(d3))\n",
+    "d3 = {'x': 1}\nd3.setdefault(E, 2)\nsink(len(d3))\n",
+    "d3 = {'x': 1}\nd3.update({E: 2})\nsink(len(d3))\n",
+    "d3 = {'x': 1}\nd3[E] = 2\nsink(len(d3))\nsink(not d3)\n",
+    "zs = ['x', 'p']\nif E in zs:\n    zs.remove(E)\nsink(len(zs))\n",
+    "zs = ['p', 'q']\nzs.insert(len(E) % 2, 'i')\nsink(zs[0])\nsink(len(zs))\n",
+    "zs = [E, 'p']\nzs.sort()\nsink(len(zs))\nsink(zs.index('p'))\n",
+    "ws = []\nfor w in E.split('e'):\n    ws.append(w)\nsink(len(ws))\nsink(bool(ws))\n",
+    "ws = []\nfor w in ['p', 'q']:\n    if w in E:\n        ws.append(w)\nsink(len(ws))\n",
+];
+
 pub fn expr() -> impl Strategy<Value = String> {
     leaf().prop_recursive(3, 16, 3, |inner| {
         prop_oneof![
@@ -113,7 +170,17 @@ pub fn expr() -> impl Strategy<Value = String> {
             inner
                 .clone()
                 .prop_map(|e| format!("e['subject'][len(str({e})) % 2:]")),
-            inner.prop_map(|e| format!("sum([1 for t in xs if t == {e}])")),
+            inner
+                .clone()
+                .prop_map(|e| format!("sum([1 for t in xs if t == {e}])")),
+            (inner.clone(), prop::sample::select(CONTAINERS))
+                .prop_map(|(e, c)| format!("len({})", c.replace('E', &format!("str({e})")))),
+            (
+                inner,
+                prop::sample::select(CONTAINERS),
+                prop::sample::select(vec!["bool", "not "])
+            )
+                .prop_map(|(e, c, f)| format!("({f}({}))", c.replace('E', &format!("str({e})")))),
         ]
     })
 }
@@ -158,6 +225,8 @@ pub fn stmt() -> impl Strategy<Value = String> {
         1 => expr().prop_map(|c| format!("ts = list(e['tags'])\nts.sort(key=lambda t: [sink(str({c})), t][1])\nsink(ts)\n")),
         1 => expr().prop_map(|c| format!("mx = max(e['tags'], key=lambda t: t == str({c}), default='z')\nsink(mx)\nfs = list(filter(lambda t: sink(t) is None, ['p', str({c})]))\nsink(fs)\n")),
         1 => expr().prop_map(|c| format!("zs2 = list(map(lambda t, u: [sink(u), t][1], ['p', str({c})], e['tags']))\nsink(zs2)\n")),
+        2 => (expr(), prop::sample::select(RESHAPES))
+            .prop_map(|(c, r)| r.replace('E', &format!("str({c})"))),
         1 => (expr(), simple2).prop_map(|(c, t)| format!("def mk(w):\n    def inner():\n        return w\n    return inner\nfn = mk({c})\nif fn():\n    {t}sink(fn())\n")),
     ]
 }
