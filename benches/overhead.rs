@@ -72,6 +72,10 @@ const WORDS_PLAN: &str = "doc = get_text(name=\"big\")\ncounts = {}\nfor w in do
 /// labels are big ints inside Monty (exact lineage), and the final join names all 500 calls.
 const CALLS_PLAN: &str = "parts = []\nfor i in range(500):\n    parts.append(get_text(name=\"n\"))\nout = ''.join(parts)\nsend_email(to=\"me@example.com\", subject=\"s\", body=out)\n";
 
+/// `len` of the 20-mail list, 100 times: the structure label alone (#19), where `len` took the deep join
+/// over every field of every mail before (180 µs a call then).
+const LEN_PLAN: &str = "emails = get_emails(limit=20)\nn = 0\nfor i in range(100):\n    n = n + len(emails)\n";
+
 fn emails() -> Value {
     Value::Array(
         (0..20)
@@ -293,6 +297,18 @@ fn calls_500_lowered(b: Bencher) {
             },
         )
     });
+}
+
+#[divan::bench(sample_count = 10)]
+fn len_mails_100_plain(b: Bencher) {
+    let r = to_monty(&emails());
+    b.bench(|| run_plain(LEN_PLAN, &r));
+}
+
+#[divan::bench(sample_count = 10)]
+fn len_mails_100_lowered(b: Bencher) {
+    let r = labelled(&emails());
+    b.bench(|| run_lowered(LEN_PLAN, &r));
 }
 
 #[divan::bench(sample_count = 5)]
