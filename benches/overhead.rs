@@ -74,7 +74,8 @@ const CALLS_PLAN: &str = "parts = []\nfor i in range(500):\n    parts.append(get
 
 /// `len` of the 20-mail list, 100 times: the structure label alone (#19), where `len` took the deep join
 /// over every field of every mail before (180 µs a call then).
-const LEN_PLAN: &str = "emails = get_emails(limit=20)\nn = 0\nfor i in range(100):\n    n = n + len(emails)\n";
+const LEN_PLAN: &str =
+    "emails = get_emails(limit=20)\nn = 0\nfor i in range(100):\n    n = n + len(emails)\n";
 
 fn emails() -> Value {
     Value::Array(
