@@ -80,6 +80,12 @@ pub const RESHAPES: &[&str] = &[
     "zs = [E, 'p']\nzs.sort()\nsink(len(zs))\nsink(zs.index('p'))\n",
     "ws = []\nfor w in E.split('e'):\n    ws.append(w)\nsink(len(ws))\nsink(bool(ws))\n",
     "ws = []\nfor w in ['p', 'q']:\n    if w in E:\n        ws.append(w)\nsink(len(ws))\n",
+    "zs = ['p', 'q']\nzs.pop(len(E) % 2)\nsink(zs[0])\n",
+    "ys4 = sorted([E, 'p'])\nsink(ys4[1])\nsink(ys4.index('p'))\n",
+    "ys4 = [E, 'p']\nys4.sort()\nsink(ys4[1])\n",
+    "ys4 = list(reversed(sorted([E, 'p'])))\nsink(ys4[0])\n",
+    "ks = list({E: 1, 'p': 2}.keys())\nsink(ks[-1])\nsink(len(ks))\n",
+    "ss = set(['p', 'x'])\nif E in ss:\n    ss.remove(E)\nsink(len(ss))\n",
 ];
 
 pub fn expr() -> impl Strategy<Value = String> {
