@@ -77,3 +77,43 @@ fn the_check_sees_a_wrong_prediction() {
         zamburak::policy::Outcome::Draft
     );
 }
+
+/// Lint's structure model against the runtime's, exhaustively over the container-building forms:
+/// `len`, `bool`, `not` and `if` of each take the structure label at run time, so lint's bounds must
+/// cover it (#19: lint's `len` reads the modelled structure; a set or dict comprehension's keys were
+/// missing from it, found by 3,000 random cases).
+#[test]
+fn lint_bounds_len_and_truth_of_every_container_form() {
+    let policy = Policy::from_yaml_str(POLICY, "<test>", Path::new(".")).unwrap();
+    let mut failures = Vec::new();
+    let mut forms: Vec<String> = Vec::new();
+    for c in common::CONTAINERS {
+        let c = c.replace('E', "e['subject']");
+        for wrap in ["len", "bool", "not "] {
+            forms.push(format!("sink({wrap}({c}))\n"));
+        }
+        forms.push(format!("if {c}:\n    sink('t')\nsink('after')\n"));
+        forms.push(format!(
+            "def outer():\n    for t in ['p', 'q']:\n        if len({c}):\n            return t\n    return 'none'\nsink(outer())\n"
+        ));
+    }
+    for r in common::RESHAPES {
+        forms.push(r.replace('E', "e['subject']"));
+    }
+    for body in &forms {
+        let plan = format!(
+            "import json\nimport re\na = 'x'\nb = 1\nxs = ['s']\nd = {{'k': 'v'}}\ne = get()\nv = check('p')\nsink(v)\n{body}"
+        );
+        for subject in ["x", "k", "pe\nqe", ""] {
+            let mail = json!({"subject": subject, "from": "mallory@evil.test", "tags": ["p"]});
+            for mode in [Mode::Strict, Mode::Normal] {
+                if let Err(e) = check(&plan, &mail, &policy, mode) {
+                    failures.push(format!(
+                        "{e}\n--- {mode:?}, subject {subject:?} ---\n{body}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

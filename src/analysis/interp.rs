@@ -1165,12 +1165,12 @@ impl<'a> Interp<'a> {
                     ..AVal::literal()
                 }
             }
-            Expr::ListComp(c) => self.comprehension(at, &c.generators, &[&c.elt]),
-            Expr::SetComp(c) => self.comprehension(at, &c.generators, &[&c.elt]),
-            Expr::Generator(c) => self.comprehension(at, &c.generators, &[&c.elt]),
+            Expr::ListComp(c) => self.comprehension(at, &c.generators, &[&c.elt], false),
+            Expr::SetComp(c) => self.comprehension(at, &c.generators, &[&c.elt], true),
+            Expr::Generator(c) => self.comprehension(at, &c.generators, &[&c.elt], false),
             Expr::DictComp(c) => match &c.key {
-                Some(k) => self.comprehension(at, &c.generators, &[k, &c.value]),
-                None => self.comprehension(at, &c.generators, &[&c.value]),
+                Some(k) => self.comprehension(at, &c.generators, &[k, &c.value], true),
+                None => self.comprehension(at, &c.generators, &[&c.value], false),
             },
             Expr::Starred(s) => self.expr(&s.value),
             _ => AVal::top(),
@@ -1207,11 +1207,14 @@ impl<'a> Interp<'a> {
         v
     }
 
+    /// `keyed`: a set or dict comprehension, whose first element is a key: equal keys collapse, so every
+    /// key's label decides the result's length and joins its structure (the structure invariant).
     fn comprehension(
         &mut self,
         at: usize,
         generators: &'a [ruff_python_ast::Comprehension],
         elts: &[&'a Expr],
+        keyed: bool,
     ) -> AVal {
         let parent = self.frames.len() - 1;
         self.push_frame(Env::new(), Some(parent));
@@ -1240,6 +1243,9 @@ impl<'a> Interp<'a> {
                 may: v.may.join(&self.pc_may),
                 ..v
             });
+        }
+        if keyed && let Some(k) = elems.first() {
+            structure_may = structure_may.join(&self.deep_may(k));
         }
         self.pc_may = ps_may;
         self.pc_must = ps_must;
