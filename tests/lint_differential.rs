@@ -86,20 +86,7 @@ fn the_check_sees_a_wrong_prediction() {
 fn lint_bounds_len_and_truth_of_every_container_form() {
     let policy = Policy::from_yaml_str(POLICY, "<test>", Path::new(".")).unwrap();
     let mut failures = Vec::new();
-    let mut forms: Vec<String> = Vec::new();
-    for c in common::CONTAINERS {
-        let c = c.replace('E', "e['subject']");
-        for wrap in ["len", "bool", "not "] {
-            forms.push(format!("sink({wrap}({c}))\n"));
-        }
-        forms.push(format!("if {c}:\n    sink('t')\nsink('after')\n"));
-        forms.push(format!(
-            "def outer():\n    for t in ['p', 'q']:\n        if len({c}):\n            return t\n    return 'none'\nsink(outer())\n"
-        ));
-    }
-    for r in common::RESHAPES {
-        forms.push(r.replace('E', "e['subject']"));
-    }
+    let forms = common::structure_observations();
     for body in &forms {
         let plan = format!(
             "import json\nimport re\na = 'x'\nb = 1\nxs = ['s']\nd = {{'k': 'v'}}\ne = get()\nv = check('p')\nsink(v)\n{body}"

@@ -197,18 +197,7 @@ proptest! {
 #[test]
 fn every_container_operation_keeps_the_structure_invariant() {
     let subjects = ["", "k", "p", "x", "pe\nqe", "e", "eee p"];
-    let mut plans: Vec<String> = Vec::new();
-    for c in common::CONTAINERS {
-        let c = c.replace('E', "e['subject']");
-        for wrap in ["len", "bool", "not "] {
-            plans.push(format!("sink({wrap}({c}))\n"));
-        }
-        // In a condition too (STRICT: the structure label joins the control context).
-        plans.push(format!("if {c}:\n    sink('t')\nsink('after')\n"));
-    }
-    for r in common::RESHAPES {
-        plans.push(r.replace('E', "e['subject']"));
-    }
+    let plans = common::structure_observations();
     let mut failures = Vec::new();
     for body in &plans {
         let plan = format!(

@@ -88,6 +88,27 @@ pub const RESHAPES: &[&str] = &[
     "ss = set(['p', 'x'])\nif E in ss:\n    ss.remove(E)\nsink(len(ss))\n",
 ];
 
+/// Plan bodies over `e['subject']` that observe each container form's structure: `len`, `bool` and `not` of
+/// it, an `if` on it, a return decided by its length inside a loop; then each reshaping statement.
+pub fn structure_observations() -> Vec<String> {
+    let mut forms = Vec::new();
+    for c in CONTAINERS {
+        let c = c.replace('E', "e['subject']");
+        for wrap in ["len", "bool", "not "] {
+            forms.push(format!("sink({wrap}({c}))\n"));
+        }
+        // In a condition too (STRICT: the structure label joins the control context).
+        forms.push(format!("if {c}:\n    sink('t')\nsink('after')\n"));
+        forms.push(format!(
+            "def outer():\n    for t in ['p', 'q']:\n        if len({c}):\n            return t\n    return 'none'\nsink(outer())\n"
+        ));
+    }
+    for r in RESHAPES {
+        forms.push(r.replace('E', "e['subject']"));
+    }
+    forms
+}
+
 pub fn expr() -> impl Strategy<Value = String> {
     leaf().prop_recursive(3, 16, 3, |inner| {
         prop_oneof![
