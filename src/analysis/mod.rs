@@ -468,39 +468,7 @@ fn verdict(
         let arg = b.arg.map(|a| a.name.as_str());
         let h = match (arg, b.rule.check()) {
             (Some(name), Some(Check::Require)) if implicit => {
-                let kinds: Vec<String> = kinds_accepted(policy, tool, name)
-                    .iter()
-                    .map(|k| format!("`verified({k})`"))
-                    .collect();
-                let removes = if kinds.is_empty() {
-                    "its verified kinds".to_string()
-                } else {
-                    kinds.join(" and ")
-                };
-                let note = match &site.control {
-                    Some(ctl) => {
-                        let from = describe_sources(&sources(interp, &ctl.test_may, source, lines));
-                        let (line, _) = lines.line_col(source, ctl.at);
-                        let place = match ctl.kind {
-                            ControlKind::For => {
-                                format!("the loop at line {line}, which iterates over")
-                            }
-                            ControlKind::While => {
-                                format!("the `while` at line {line}, which tests")
-                            }
-                            ControlKind::If => format!("the `if` at line {line}, which tests"),
-                        };
-                        format!(
-                            "`{name}` is computed inside {place} data from {from}; in strict mode that removes {removes}"
-                        )
-                    }
-                    None => {
-                        let from = describe_sources(&sources(interp, &site.pc_may, source, lines));
-                        format!(
-                            "`{name}` is computed where control depends on {from}; in strict mode that removes {removes}"
-                        )
-                    }
-                };
+                let note = implicit_flow_note(policy, interp, site, name, source, lines);
                 if !notes.contains(&note) {
                     notes.push(note);
                 }
@@ -649,6 +617,43 @@ impl<'s> Broken<'s> {
             what,
         }
     }
+}
+
+/// What removed the verified kinds of argument `name` in strict mode: the loop or branch around the call
+/// whose test reads tool data (its line and sources), and the kinds the argument accepts.
+fn implicit_flow_note(
+    policy: &Policy,
+    interp: &Interp<'_>,
+    site: &SiteAcc,
+    name: &str,
+    source: &str,
+    lines: &LineIndex,
+) -> String {
+    let kinds: Vec<String> = kinds_accepted(policy, &site.tool, name)
+        .iter()
+        .map(|k| format!("`verified({k})`"))
+        .collect();
+    let removes = if kinds.is_empty() {
+        "its verified kinds".to_string()
+    } else {
+        kinds.join(" and ")
+    };
+    let Some(ctl) = &site.control else {
+        let from = describe_sources(&sources(interp, &site.pc_may, source, lines));
+        return format!(
+            "`{name}` is computed where control depends on {from}; in strict mode that removes {removes}"
+        );
+    };
+    let from = describe_sources(&sources(interp, &ctl.test_may, source, lines));
+    let (line, _) = lines.line_col(source, ctl.at);
+    let place = match ctl.kind {
+        ControlKind::For => format!("the loop at line {line}, which iterates over"),
+        ControlKind::While => format!("the `while` at line {line}, which tests"),
+        ControlKind::If => format!("the `if` at line {line}, which tests"),
+    };
+    format!(
+        "`{name}` is computed inside {place} data from {from}; in strict mode that removes {removes}"
+    )
 }
 
 /// The sources among `srcs` whose results are lists of records with per-record readers
