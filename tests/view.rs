@@ -156,6 +156,34 @@ fn a_denied_call_stands_out() {
     assert!(html.contains("<td class=\"decision-deny\">1</td>"));
 }
 
+/// A synthetic `send` call at line 1 whose untrusted `body` comes from `arg_sources` and whose trusted
+/// control context names `pc_sources`, decided by `args.body.require`.
+fn send_call(
+    id: u32,
+    arg_sources: &[&str],
+    pc_sources: &[&str],
+    decision: &str,
+    before_run: bool,
+) -> Record {
+    Record::Call(Call {
+        call_id: id,
+        line: 1,
+        tool: "send".into(),
+        args: vec![ArgRecord {
+            name: "body".into(),
+            label: view_label("untrusted", &[], false, arg_sources),
+            digest: "none".into(),
+            preview: None,
+        }],
+        pc: view_label("trusted", &[], true, pc_sources),
+        decision: decision.into(),
+        rule: "args.body.require".into(),
+        reason: "r".into(),
+        before_run,
+        tool_sha256: None,
+    })
+}
+
 fn view_label(integrity: &str, tags: &[&str], public: bool, sources: &[&str]) -> LabelView {
     LabelView {
         integrity: integrity.into(),
@@ -739,24 +767,7 @@ fn a_forged_flood_of_predicted_sources_is_bounded() {
     let mut w =
         TraceWriter::create(&path, Header::new("x = 1\n", "sha256:00".into(), "strict")).unwrap();
     for id in 1..=3 {
-        w.append(Record::Call(Call {
-            call_id: id,
-            line: 1,
-            tool: "send".into(),
-            args: vec![ArgRecord {
-                name: "body".into(),
-                label: view_label("untrusted", &[], false, &refs),
-                digest: "none".into(),
-                preview: None,
-            }],
-            pc: view_label("trusted", &[], true, &refs),
-            decision: "deny".into(),
-            rule: "args.body.require".into(),
-            reason: "r".into(),
-            before_run: true,
-            tool_sha256: None,
-        }))
-        .unwrap();
+        w.append(send_call(id, &refs, &refs, "deny", true)).unwrap();
     }
     w.append(Record::End(End {
         status: "denied".into(),
@@ -1021,24 +1032,7 @@ fn an_export_bounds_the_lineages_it_draws() {
             .into_iter()
             .collect();
         let refs: Vec<&str> = from.iter().map(String::as_str).collect();
-        w.append(Record::Call(Call {
-            call_id: id,
-            line: 1,
-            tool: "send".into(),
-            args: vec![ArgRecord {
-                name: "body".into(),
-                label: view_label("untrusted", &[], false, &refs),
-                digest: "none".into(),
-                preview: None,
-            }],
-            pc: view_label("trusted", &[], true, &[]),
-            decision: "draft".into(),
-            rule: "args.body.require".into(),
-            reason: "r".into(),
-            before_run: false,
-            tool_sha256: None,
-        }))
-        .unwrap();
+        w.append(send_call(id, &refs, &[], "draft", false)).unwrap();
         w.append(Record::Result(CallResult {
             call_id: id,
             tool: "send".into(),
