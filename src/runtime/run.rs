@@ -69,6 +69,7 @@ pub struct Run<'i, 'a> {
     preflight: bool,
     approver: Option<&'a mut Approver>,
     engine: Engine,
+    compile: lower::Options,
 }
 
 impl<'i, 'a> Run<'i, 'a> {
@@ -79,6 +80,16 @@ impl<'i, 'a> Run<'i, 'a> {
             preflight: true,
             approver: None,
             engine: Engine::InProcess,
+            compile: lower::Options::default(),
+        }
+    }
+
+    /// Compiles the plan with `options` instead of the defaults. Every option gives the same labels and
+    /// decisions; the tests that check that use this.
+    pub fn compiled_with(self, options: lower::Options) -> Run<'i, 'a> {
+        Run {
+            compile: options,
+            ..self
         }
     }
 
@@ -140,9 +151,10 @@ pub fn machine_limits(policy: &Policy) -> MachineLimits {
 fn front_end(
     input: &RunInput<'_>,
     sigs: &Signatures,
+    options: lower::Options,
 ) -> Result<(ParsedPlan, Lowered), Vec<Diagnostic>> {
     let parsed = plan::check(input.source, sigs)?;
-    let lowered = lower::compile(&parsed.module, input.source, sigs, input.mode)?;
+    let lowered = lower::compile_with(&parsed.module, input.source, sigs, input.mode, options)?;
     Ok((parsed, lowered))
 }
 
@@ -170,6 +182,7 @@ fn run_plan<'a>(
         preflight,
         approver,
         engine,
+        compile,
     } = run;
     let sigs = input.policy.signatures();
     let mut recorder = Recorder {
@@ -177,7 +190,7 @@ fn run_plan<'a>(
         failed: None,
     };
 
-    let (parsed, lowered) = match front_end(input, &sigs) {
+    let (parsed, lowered) = match front_end(input, &sigs, compile) {
         Ok(both) => both,
         Err(diagnostics) => return rejected(diagnostics, &mut recorder),
     };
@@ -270,7 +283,8 @@ pub fn resume_plan(
         trace,
         failed: None,
     };
-    let lowered = match front_end(&r.input, &sigs) {
+    // The snapshot's session was compiled with the defaults (`zamburak run` never changes them).
+    let lowered = match front_end(&r.input, &sigs, lower::Options::default()) {
         Ok((_, lowered)) => lowered,
         Err(diagnostics) => return rejected(diagnostics, &mut recorder),
     };

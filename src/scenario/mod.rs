@@ -208,6 +208,15 @@ pub fn each_run_without_preflight(
     file: &Path,
     f: &mut dyn FnMut(ScenarioRun<'_>),
 ) -> Result<(), String> {
+    each_run_compiled_with(file, crate::lower::Options::default(), f)
+}
+
+/// [`each_run_without_preflight`] with the plan compiled with `options` (tests compare the options).
+pub fn each_run_compiled_with(
+    file: &Path,
+    options: crate::lower::Options,
+    f: &mut dyn FnMut(ScenarioRun<'_>),
+) -> Result<(), String> {
     let shown = file.display();
     let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {shown}: {e}"))?;
     let parsed: ScenarioFile =
@@ -228,10 +237,10 @@ pub fn each_run_without_preflight(
                 policy: &policy,
                 mode,
             };
-            let report =
-                Run::new(&input)
-                    .without_preflight()
-                    .execute(&mut backend, None, &mut |_| {});
+            let report = Run::new(&input)
+                .without_preflight()
+                .compiled_with(options)
+                .execute(&mut backend, None, &mut |_| {});
             f(ScenarioRun {
                 name: &scenario.name,
                 plan: &scenario.plan,

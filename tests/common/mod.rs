@@ -252,6 +252,12 @@ pub fn stmt() -> impl Strategy<Value = String> {
         1 => expr().prop_map(|c| format!("ts = list(e['tags'])\nts.sort(key=lambda t: [sink(str({c})), t][1])\nsink(ts)\n")),
         1 => expr().prop_map(|c| format!("mx = max(e['tags'], key=lambda t: t == str({c}), default='z')\nsink(mx)\nfs = list(filter(lambda t: sink(t) is None, ['p', str({c})]))\nsink(fs)\n")),
         1 => expr().prop_map(|c| format!("zs2 = list(map(lambda t, u: [sink(u), t][1], ['p', str({c})], e['tags']))\nsink(zs2)\n")),
+        // Loops over ranges: of literals (labels known when compiling), of a bound data may reach, with a
+        // counter data reaches inside the loop (src/lower/constant.rs).
+        1 => (expr(), simple2.clone()).prop_map(|(c, t)| format!("for i in range(3):\n    b = b + i\n    if i == 1:\n        {t}    if {c}:\n        sink(i)\n")),
+        1 => (expr(), simple2.clone()).prop_map(|(c, t)| format!("for i in range(min(b, 4)):\n    if {c}:\n        {t}    sink(i)\n")),
+        1 => (expr(), simple2.clone()).prop_map(|(c, t)| format!("if {c}:\n    {t}    sink(a)\n    sink(b)\n")),
+        1 => expr().prop_map(|c| format!("k = 0\nfor i in range(2, 9, 3):\n    k += i\n    if i > 4:\n        k = k + len(str({c}))\nsink(k)\n")),
         2 => (expr(), prop::sample::select(RESHAPES))
             .prop_map(|(c, r)| r.replace('E', &format!("str({c})"))),
         1 => (expr(), simple2).prop_map(|(c, t)| format!("def mk(w):\n    def inner():\n        return w\n    return inner\nfn = mk({c})\nif fn():\n    {t}sink(fn())\n")),

@@ -382,6 +382,8 @@ impl Compiler<'_> {
             first_def: Default::default(),
             sure: SureSet::default(),
             flat: BTreeSet::new(),
+            constant: BTreeSet::new(),
+            neutral: false,
         });
         build(self, 1);
         self.frames.pop();

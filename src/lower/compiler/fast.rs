@@ -74,7 +74,10 @@ impl Compiler<'_> {
     /// A flat expression as raw and label code: written out where the rules allow, else the boxed code
     /// split through a temporary.
     pub(super) fn flat(&mut self, e: &Expr, pc: &str) -> Flat {
-        if let Some(f) = self.try_flat(e, pc) {
+        if let Some(mut f) = self.try_flat(e, pc) {
+            if f.label != "_LIT" && self.folds(&f.label) {
+                f.label = "_LIT".into();
+            }
             return f;
         }
         let code = self.expr(e, pc);
@@ -290,12 +293,98 @@ impl Compiler<'_> {
         Some(Flat { raw, label })
     }
 
+    // ---- labels known when compiling (`constant.rs`) -------------------------------------------------------
+    /// `_pc` is known to be neutral at the code being compiled now.
+    pub(super) fn neutral(&self) -> bool {
+        self.frame().neutral
+    }
+
+    /// Sets what is known about `_pc` for the code compiled next; returns what it was.
+    pub(super) fn set_neutral(&mut self, neutral: bool) -> bool {
+        match self.frames.last_mut() {
+            Some(f) => std::mem::replace(&mut f.neutral, neutral),
+            None => false,
+        }
+    }
+
+    /// A constant expression of the current scope (its label is the literal label).
+    pub(super) fn is_constant_expr(&self, e: &Expr) -> bool {
+        if !self.constant_labels || self.frames.len() > 1 {
+            // With the option off, or outside the module scope: nothing is constant.
+            return false;
+        }
+        let f = self.frame();
+        let is_builtin_call = |n: &str| self.is_builtin_call(n);
+        crate::lower::constant::is_constant(e, &f.constant, &self.constant_scope(&is_builtin_call))
+    }
+
+    /// `for x in range(...)` of constant arguments.
+    pub(super) fn is_constant_range(&self, iter: &Expr) -> bool {
+        if !self.constant_labels || self.frames.len() > 1 {
+            return false;
+        }
+        let f = self.frame();
+        let is_builtin_call = |n: &str| self.is_builtin_call(n);
+        self.range_args(iter).is_some()
+            && crate::lower::constant::constant_range(
+                iter,
+                &f.constant,
+                &self.constant_scope(&is_builtin_call),
+            )
+    }
+
+    fn constant_scope<'s>(
+        &'s self,
+        is_builtin_call: &'s dyn Fn(&str) -> bool,
+    ) -> crate::lower::constant::Scope<'s> {
+        crate::lower::constant::Scope {
+            flat: &self.frame().flat,
+            is_builtin_call,
+            range_is_builtin: !self.is_local("range"),
+            strict: self.strict,
+        }
+    }
+
+    /// Label code that is the literal label whatever the run (only literal and constant labels in it).
+    pub(super) fn folds(&self, label: &str) -> bool {
+        self.constant_labels
+            && crate::lower::constant::folds_to_literal(label, &self.frame().constant)
+    }
+
+    /// Where the compiler relies on a constant label that its code does not show, it refuses the plan
+    /// rather than drop a label (a disagreement between `constant.rs` and the code written).
+    pub(super) fn unproved_constant(&mut self, what: &str) {
+        let start = self
+            .line_starts
+            .get((self.line as usize).saturating_sub(1))
+            .copied()
+            .unwrap_or(0);
+        self.diags.push(Diagnostic {
+            code: "Z098",
+            severity: Severity::Error,
+            start,
+            end: start,
+            message: format!("internal error: the compiler could not confirm the label of {what}"),
+            hint: Some("please report the plan; rewriting this line may avoid it".into()),
+        });
+    }
+
     /// Assigns a flat value to a shadowed variable (raw first: the label code may read temporaries it binds).
-    /// STRICT: a shadowed variable assigned under `_pc` carries it (joined in the same statement).
+    /// STRICT: a shadowed variable assigned under `_pc` carries it (joined in the same statement). A
+    /// constant variable keeps the literal label the preamble gave it: only its raw value is assigned.
     pub(super) fn assign_flat(&mut self, name: &str, v: Flat, indent: usize) {
         let m = mangle(name);
+        if self.frame().constant.contains(name) {
+            if !((self.neutral() || !self.strict) && (v.label == "_LIT" || self.folds(&v.label))) {
+                self.unproved_constant(&format!("`{name}`"));
+            }
+            self.emit(indent, format!("{m} = {}", v.raw));
+            return;
+        }
         self.emit(indent, format!("{m} = {}", v.raw));
-        if self.strict {
+        if self.strict && self.neutral() {
+            self.emit(indent, format!("{name}_l = {}", v.label));
+        } else if self.strict {
             self.emit(indent, format!("{name}_l = {} | _pc", v.label));
         } else {
             self.emit(indent, format!("{name}_l = {}", v.label));

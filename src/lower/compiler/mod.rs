@@ -43,6 +43,11 @@ struct Frame {
     sure: SureSet,
     /// Flat variables of this scope, kept unboxed as `x_` (raw) and `x_l` (label); see `flat.rs`.
     flat: BTreeSet<String>,
+    /// Flat variables whose label is always the literal label (module scope only; see `constant.rs`):
+    /// their label is never assigned after the preamble's `x_l = _LIT`.
+    constant: BTreeSet<String>,
+    /// `_pc` is known to be neutral at the code being compiled now (module scope only; `constant.rs`).
+    neutral: bool,
 }
 
 /// A flat expression compiled to two pieces of code: `raw` (evaluated first) and `label` (side-effect free;
@@ -106,6 +111,8 @@ impl SureSet {
 struct Compiler<'a> {
     sigs: &'a Signatures,
     strict: bool,
+    /// [`Options::constant_labels`].
+    constant_labels: bool,
     out: Vec<Line>,
     /// Hoisted definitions (lambdas, comprehensions) waiting to be emitted before the current statement.
     pre: Vec<Line>,
@@ -213,7 +220,34 @@ pub fn compile(
     sigs: &Signatures,
     mode: Mode,
 ) -> Result<Lowered, Vec<Diagnostic>> {
-    let c = lower_plan(module, source, sigs, mode)?;
+    compile_with(module, source, sigs, mode, Options::default())
+}
+
+/// How the compiler may write the program. Every choice gives the same labels and decisions; the default
+/// is the fastest. Tests compile with each to check that.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Drop the run-time label code of values whose label is known when compiling (`constant.rs`).
+    pub constant_labels: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            constant_labels: true,
+        }
+    }
+}
+
+/// [`compile`] with explicit [`Options`].
+pub fn compile_with(
+    module: &ModModule,
+    source: &str,
+    sigs: &Signatures,
+    mode: Mode,
+    options: Options,
+) -> Result<Lowered, Vec<Diagnostic>> {
+    let c = lower_plan(module, source, sigs, mode, options)?;
     link(c)
 }
 
@@ -231,7 +265,7 @@ pub fn check(
     sigs: &Signatures,
     mode: Mode,
 ) -> Result<(), Vec<Diagnostic>> {
-    lower_plan(module, source, sigs, mode).map(|_| ())
+    lower_plan(module, source, sigs, mode, Options::default()).map(|_| ())
 }
 
 fn lower_plan<'a>(
@@ -239,12 +273,14 @@ fn lower_plan<'a>(
     source: &str,
     sigs: &'a Signatures,
     mode: Mode,
+    options: Options,
 ) -> Result<Compiler<'a>, Vec<Diagnostic>> {
     let mut line_starts = vec![0];
     line_starts.extend(source.match_indices('\n').map(|(i, _)| i + 1));
     let mut c = Compiler {
         sigs,
         strict: mode == Mode::Strict,
+        constant_labels: options.constant_labels,
         out: Vec::new(),
         pre: Vec::new(),
         line: 0,
@@ -274,10 +310,27 @@ fn lower_plan<'a>(
         first_def: first_defs(&module.body),
         sure: SureSet::default(),
         flat: BTreeSet::new(),
+        constant: BTreeSet::new(),
+        neutral: options.constant_labels,
     });
     let flat = c.infer_flat(&module.body, &BTreeSet::new());
+    let constant = if options.constant_labels {
+        let is_builtin_call = |n: &str| c.is_builtin_call(n);
+        crate::lower::constant::infer(
+            &module.body,
+            &crate::lower::constant::Scope {
+                flat: &flat,
+                is_builtin_call: &is_builtin_call,
+                range_is_builtin: !c.is_local("range"),
+                strict: c.strict,
+            },
+        )
+    } else {
+        BTreeSet::new()
+    };
     if let Some(f) = c.frames.last_mut() {
         f.flat = flat;
+        f.constant = constant;
     }
     c.emit(0, "_pc = _NEUTRAL".into());
     for n in &names {

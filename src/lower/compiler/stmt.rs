@@ -166,7 +166,7 @@ impl Compiler<'_> {
             }
             Expr::Name(n) => {
                 let name = mangle(n.id.as_str());
-                if self.strict {
+                if self.strict && !self.neutral() {
                     // `_as` written out: no call when `_pc` is neutral (0), the common case.
                     self.emit(indent, format!("{name} = {value}"));
                     self.emit(indent, "if _pc:".into());
@@ -389,6 +389,10 @@ impl Compiler<'_> {
 
     /// Raises one variable's label by `label` (not-taken branches, loop exits).
     pub(super) fn raise_name(&mut self, name: &str, label: &str, indent: usize) {
+        if self.frame().constant.contains(name) {
+            // `constant.rs` keeps only variables no branch or loop raises; a raise here disagrees.
+            self.unproved_constant(&format!("`{name}`"));
+        }
         if self.is_shadow(name) {
             self.emit(indent, format!("{name}_l = ({name}_l | {label})"));
         } else {
@@ -439,6 +443,25 @@ impl Compiler<'_> {
         rest: &[(Option<&Expr>, &[Stmt])],
         indent: usize,
     ) {
+        let before = self.neutral();
+        let mut bodies: Vec<&[Stmt]> = vec![body];
+        bodies.extend(rest.iter().map(|(_, b)| *b));
+        // Later `elif` tests run only when this one failed, so their branches are part of this decision.
+        let mut esc = escapes(body);
+        for (_, b) in rest {
+            let e = escapes(b);
+            esc.loop_exit |= e.loop_exit;
+            esc.ret |= e.ret;
+        }
+        let escaping = esc.loop_exit || esc.ret;
+        if before && self.is_flat_expr(test) && self.is_constant_expr(test) {
+            self.quiet_if(test, body, rest, indent);
+            // Nothing to join: the condition's influence is neutral, so every accumulator and every
+            // variable a branch not taken assigns would be raised by nothing.
+            self.set_neutral(before && !escaping);
+            return;
+        }
+        self.set_neutral(false);
         let c = self.fresh("c");
         let ps = self.fresh("ps");
         let l = self.fresh("l");
@@ -463,15 +486,6 @@ impl Compiler<'_> {
             format!("{l} = ({l} | _UV) if {l} & 1 else ({l} & _NUV)"),
         );
         self.emit(indent, format!("_pc = _pc | {l}"));
-        let mut bodies: Vec<&[Stmt]> = vec![body];
-        bodies.extend(rest.iter().map(|(_, b)| *b));
-        // Later `elif` tests run only when this one failed, so their branches are part of this decision.
-        let mut esc = escapes(body);
-        for (_, b) in rest {
-            let e = escapes(b);
-            esc.loop_exit |= e.loop_exit;
-            esc.ret |= e.ret;
-        }
         for acc in self.exit_accumulators(esc) {
             self.emit(indent, format!("{acc} = ({acc} | {l})"));
         }
@@ -500,7 +514,6 @@ impl Compiler<'_> {
                 None => self.block(next_body, indent + 1),
             }
         }
-        let escaping = esc.loop_exit || esc.ret;
         if escaping {
             // What follows runs only if no branch left early: it depends on the condition.
             self.emit(indent, format!("_pc = ({ps} | {l})"));
@@ -508,9 +521,106 @@ impl Compiler<'_> {
             self.emit(indent, format!("_pc = {ps}"));
         }
         self.raise_assigned(&bodies, &format!("({ps} | {l})"), indent);
+        self.set_neutral(before && !escaping);
+    }
+
+    /// An `if` on a constant condition at a neutral point: tested raw, with no `_pc` bookkeeping (its
+    /// influence is neutral), its branches neutral too.
+    fn quiet_if(
+        &mut self,
+        test: &Expr,
+        body: &[Stmt],
+        rest: &[(Option<&Expr>, &[Stmt])],
+        indent: usize,
+    ) {
+        let f = self.flat(test, "_pc");
+        if f.label != "_LIT" {
+            self.unproved_constant("this condition");
+        }
+        self.flush_pre(indent);
+        self.emit(indent, format!("if {}:", f.raw));
+        self.block(body, indent + 1);
+        if let Some(((next_test, next_body), tail)) = rest.split_first() {
+            self.emit(indent, "else:".into());
+            match next_test {
+                Some(t) => self.if_chain(t, next_body, tail, indent + 1),
+                None => self.block(next_body, indent + 1),
+            }
+        }
+    }
+
+    /// `for x in range(...)` of constant arguments at a neutral point, without early exits: the raw range,
+    /// no `_pc` bookkeeping, a neutral body. `None` when the loop is not one.
+    fn quiet_range_loop(
+        &mut self,
+        target: &Expr,
+        iter: &Expr,
+        body: &[Stmt],
+        indent: usize,
+    ) -> Option<()> {
+        let esc = escapes(body);
+        if !self.neutral() || esc.loop_exit || esc.ret || !self.is_constant_range(iter) {
+            return None;
+        }
+        let args = self.range_args(iter)?;
+        let mut raws = Vec::new();
+        for a in args {
+            let f = self.flat(a, "_pc");
+            if f.label != "_LIT" {
+                self.unproved_constant("this range");
+            }
+            raws.push(f.raw);
+        }
+        self.flush_pre(indent);
+        // Never read (no early exit), but a nested construct finds the loop's accumulator where it looks.
+        let x = self.fresh("x");
+        self.emit(indent, format!("{x} = _NEUTRAL"));
+        let range = format!("range({})", raws.join(", "));
+        match target {
+            Expr::Name(n) if self.frame().constant.contains(n.id.as_str()) => {
+                self.emit(indent, format!("for {} in {range}:", mangle(n.id.as_str())));
+            }
+            Expr::Name(n) if self.is_shadow(n.id.as_str()) => {
+                let e = self.fresh("e");
+                self.emit(indent, format!("for {e} in {range}:"));
+                let v = Flat {
+                    raw: e,
+                    label: "_LIT".into(),
+                };
+                self.assign_flat(n.id.as_str(), v, indent + 1);
+            }
+            _ => {
+                let e = self.fresh("e");
+                self.emit(indent, format!("for {e}r in {range}:"));
+                self.assign(target, format!("({e}r, _LIT)"), indent + 1);
+            }
+        }
+        let mut targets = BTreeSet::new();
+        collect_target_names(target, &mut targets);
+        let added: Vec<String> = targets
+            .into_iter()
+            .filter(|t| self.frame().sure.insert_new(t))
+            .collect();
+        if let Some(f) = self.frames.last_mut() {
+            f.loops.push(x);
+        }
+        self.block(body, indent + 1);
+        if let Some(f) = self.frames.last_mut() {
+            f.loops.pop();
+            for t in &added {
+                f.sure.borrow_mut().remove(t);
+            }
+        }
+        Some(())
     }
 
     pub(super) fn for_loop(&mut self, target: &Expr, iter: &Expr, body: &[Stmt], indent: usize) {
+        if self.quiet_range_loop(target, iter, body, indent).is_some() {
+            return;
+        }
+        let before = self.neutral();
+        // Known when compiling even where the loop is not quiet (NORMAL, or a loop with early exits).
+        let constant_elements = self.is_constant_range(iter);
         let it = self.fresh("it");
         let ps = self.fresh("ps");
         let x = self.fresh("x");
@@ -559,6 +669,7 @@ impl Compiler<'_> {
             }
         };
         let is_range = header.contains(&format!("{e}r in"));
+        self.set_neutral(false);
         self.emit(indent, format!("{ps} = _pc"));
         self.emit(indent, format!("{x} = _NEUTRAL"));
         self.emit(indent, format!("_pc = (_pc | _inf({struct_label}))"));
@@ -593,9 +704,14 @@ impl Compiler<'_> {
         }
         match &shadow_target {
             Some(name) => {
+                let label = if constant_elements {
+                    "_LIT".to_string()
+                } else {
+                    format!("{it}l")
+                };
                 let v = Flat {
                     raw: format!("{e}r"),
-                    label: format!("{it}l"),
+                    label,
                 };
                 self.assign_flat(name, v, indent + 1);
             }
@@ -629,6 +745,7 @@ impl Compiler<'_> {
                 self.raise_name(&n, &format!("({lp} | {x})"), indent);
             }
         }
+        self.set_neutral(before && !(esc.loop_exit || esc.ret));
     }
 
     pub(super) fn while_loop(&mut self, test: &Expr, body: &[Stmt], indent: usize) {
@@ -636,6 +753,7 @@ impl Compiler<'_> {
         let x = self.fresh("x");
         let w = self.fresh("w");
         let c = self.fresh("c");
+        let before = self.set_neutral(false);
         self.emit(indent, format!("{ps} = _pc"));
         self.emit(indent, format!("{x} = _NEUTRAL"));
         self.emit(indent, format!("{w} = _NEUTRAL"));
@@ -671,6 +789,7 @@ impl Compiler<'_> {
         }
         self.emit(indent, format!("_pc = ({ps} | {x})"));
         self.raise_assigned(&[body], &format!("(({ps} | {x}) | {w})"), indent);
+        self.set_neutral(before && !(esc.loop_exit || esc.ret));
     }
 
     pub(super) fn params(
@@ -752,6 +871,8 @@ impl Compiler<'_> {
             },
             sure: SureSet::default(),
             flat: BTreeSet::new(),
+            constant: BTreeSet::new(),
+            neutral: false,
         });
         let flat = self.infer_flat(&f.body, &param_names);
         if let Some(fr) = self.frames.last_mut() {

@@ -1,0 +1,333 @@
+//! Labels known when the plan is compiled. Some flat values can only ever carry the literal label: a loop
+//! counter over `range(10)`, `total = total + i * 2`, `str(i)`, a comparison of such values. For those the
+//! lowered program need not compute a label at run time, and a branch or loop that depends only on them
+//! cannot raise the program counter (`_inf` of the literal label is neutral: trusted, and every kind
+//! unverified, which `_inf` clears). This module decides, before any code is emitted, which variables of
+//! the module scope are such *constant* variables; the compiler then drops their label assignments and the
+//! program-counter bookkeeping of the branches and loops that depend only on them (`docs/lowering.md`,
+//! "Labels known at compile time").
+//!
+//! The rules, all conservative (anything they do not know is left to run time, which only costs speed):
+//!
+//! * A *constant expression* is a flat expression built only from literals, constant variables, operators,
+//!   comparisons, the flat builtins and raw `str` methods, f-strings and subscripts, in exactly the forms
+//!   the compiler writes out raw (`compiler::fast::try_flat`); its label is the join of literal labels,
+//!   which is the literal label.
+//! * A point of the module's code is *neutral* when `_pc` is known to be neutral there: the module starts
+//!   neutral; the body of an `if` whose test is constant, or of a `for` over `range(...)` of constant
+//!   arguments without `break`, `continue` or `return` in it, is as neutral as the statement; every other
+//!   body is not; after a statement with no early exit in it the point is as neutral as before.
+//! * A variable is constant if it is flat and every binding of it assigns a constant expression (a `for`
+//!   target: over `range` of constant arguments), at a neutral point in STRICT (where assignments join
+//!   `_pc`). This is a greatest fixpoint: dropping a variable can make a test non-constant, hence a point
+//!   non-neutral, hence drop more.
+//!
+//! Plan functions, lambdas and comprehensions are other scopes, called under their caller's `_pc`: nothing
+//! in them is constant. The compiler checks, where it relies on a constant label, that the label code it
+//! wrote folds to the literal label, and rejects the plan with an internal error if it does not (fail
+//! closed: a wrong constant would be a dropped label).
+
+use std::collections::BTreeSet;
+
+use ruff_python_ast::{ConversionFlag, Expr, FStringPart, InterpolatedStringElement, Number, Stmt};
+
+use super::flat::{Names, flat_operator, is_flat, is_flat_builtin, is_raw_method};
+use super::scope::escapes;
+
+/// The facts the rules read about names, besides the flat set.
+pub(crate) struct Scope<'a> {
+    /// The flat variables of the module scope (`flat::infer`).
+    pub flat: &'a BTreeSet<String>,
+    /// A call of this name reaches the builtin.
+    pub is_builtin_call: &'a dyn Fn(&str) -> bool,
+    /// Whether the range is not shadowed by a plan variable.
+    pub range_is_builtin: bool,
+    /// STRICT: assignments join `_pc`, so bindings must be at neutral points.
+    pub strict: bool,
+}
+
+/// The constant variables of the module scope whose statements are `body`.
+pub(crate) fn infer(body: &[Stmt], scope: &Scope) -> BTreeSet<String> {
+    let mut known = scope.flat.clone();
+    loop {
+        let mut dropped = BTreeSet::new();
+        let mut w = Walk {
+            scope,
+            known: &known,
+            dropped: &mut dropped,
+        };
+        w.block(body, true);
+        if dropped.is_empty() {
+            return known;
+        }
+        for d in dropped {
+            known.remove(&d);
+        }
+    }
+}
+
+struct Walk<'a, 'b> {
+    scope: &'b Scope<'a>,
+    known: &'b BTreeSet<String>,
+    dropped: &'b mut BTreeSet<String>,
+}
+
+impl Walk<'_, '_> {
+    fn bind(&mut self, name: &str, ok: bool, neutral: bool) {
+        if self.known.contains(name) && !(ok && (neutral || !self.scope.strict)) {
+            self.dropped.insert(name.to_string());
+        }
+    }
+
+    fn constant(&self, e: &Expr) -> bool {
+        is_constant(e, self.known, self.scope)
+    }
+
+    /// Walks a block entered at a point that is `neutral` or not.
+    fn block(&mut self, body: &[Stmt], mut neutral: bool) {
+        for stmt in body {
+            match stmt {
+                Stmt::Assign(s) => {
+                    let ok = self.constant(&s.value);
+                    for t in &s.targets {
+                        if let Expr::Name(n) = t {
+                            self.bind(n.id.as_str(), ok, neutral);
+                        }
+                    }
+                }
+                Stmt::AugAssign(s) => {
+                    if let Expr::Name(n) = s.target.as_ref() {
+                        let ok = flat_operator(s.op) && self.constant(&s.value);
+                        self.bind(n.id.as_str(), ok, neutral);
+                    }
+                }
+                Stmt::For(s) => {
+                    let exits = escapes(&s.body);
+                    let exits = exits.loop_exit || exits.ret;
+                    let over_constant = constant_range(&s.iter, self.known, self.scope);
+                    let inner = neutral && over_constant && !exits;
+                    if let Expr::Name(n) = s.target.as_ref() {
+                        self.bind(n.id.as_str(), over_constant, inner);
+                    }
+                    self.block(&s.body, inner);
+                    neutral &= !exits;
+                }
+                Stmt::While(s) => {
+                    self.block(&s.body, false);
+                    let exits = escapes(&s.body);
+                    neutral &= !(exits.loop_exit || exits.ret);
+                }
+                Stmt::If(s) => {
+                    let clauses: Vec<(Option<&Expr>, &[Stmt])> = s
+                        .elif_else_clauses
+                        .iter()
+                        .map(|c| (c.test.as_ref(), c.body.as_slice()))
+                        .collect();
+                    self.chain(&s.test, &s.body, &clauses, neutral);
+                    let mut exits = escapes(&s.body);
+                    for (_, b) in &clauses {
+                        let e = escapes(b);
+                        exits.loop_exit |= e.loop_exit;
+                        exits.ret |= e.ret;
+                    }
+                    neutral &= !(exits.loop_exit || exits.ret);
+                }
+                // Another scope: its body never binds a module variable that is flat (`flat::infer` keeps
+                // every name a nested scope mentions boxed).
+                _ => {}
+            }
+        }
+    }
+
+    /// An `if`/`elif`/`else` chain as the compiler lowers it: each `elif` is an `if` in the else branch.
+    fn chain(
+        &mut self,
+        test: &Expr,
+        body: &[Stmt],
+        rest: &[(Option<&Expr>, &[Stmt])],
+        neutral: bool,
+    ) {
+        let inner = neutral && self.constant(test);
+        self.block(body, inner);
+        if let Some(((next_test, next_body), tail)) = rest.split_first() {
+            match next_test {
+                Some(t) => self.chain(t, next_body, tail, inner),
+                None => self.block(next_body, inner),
+            }
+        }
+    }
+}
+
+/// `range(a[, b[, c]])` of constant arguments, as the compiler iterates it raw.
+pub(crate) fn constant_range(iter: &Expr, known: &BTreeSet<String>, scope: &Scope) -> bool {
+    match iter {
+        Expr::Call(c) => {
+            matches!(c.func.as_ref(), Expr::Name(n) if n.id.as_str() == "range")
+                && scope.range_is_builtin
+                && c.arguments.keywords.is_empty()
+                && (1..=3).contains(&c.arguments.args.len())
+                && c.arguments
+                    .args
+                    .iter()
+                    .all(|a| is_constant(a, known, scope))
+        }
+        _ => false,
+    }
+}
+
+struct FlatNames<'a> {
+    scope: &'a Scope<'a>,
+}
+
+impl Names for FlatNames<'_> {
+    fn is_flat_name(&self, name: &str) -> bool {
+        self.scope.flat.contains(name)
+    }
+    fn is_builtin_call(&self, name: &str) -> bool {
+        (self.scope.is_builtin_call)(name)
+    }
+}
+
+/// A constant expression: flat, and in one of the forms whose label the compiler writes out as the join
+/// of its parts' labels, every part constant.
+pub(crate) fn is_constant(e: &Expr, known: &BTreeSet<String>, scope: &Scope) -> bool {
+    let names = FlatNames { scope };
+    if !is_flat(e, &names) {
+        return false;
+    }
+    let c = |x: &Expr| is_constant(x, known, scope);
+    match e {
+        Expr::NumberLiteral(n) => match &n.value {
+            Number::Int(_) => true,
+            Number::Float(f) => f.is_finite(),
+            _ => false,
+        },
+        Expr::StringLiteral(_) | Expr::BooleanLiteral(_) | Expr::NoneLiteral(_) => true,
+        Expr::Name(n) => known.contains(n.id.as_str()),
+        Expr::BinOp(b) => flat_operator(b.op) && c(&b.left) && c(&b.right),
+        Expr::UnaryOp(u) => c(&u.operand),
+        Expr::Compare(cmp) => cmp.ops.len() == 1 && c(&cmp.left) && c(&cmp.comparators[0]),
+        Expr::Call(call) if call.arguments.keywords.is_empty() => match call.func.as_ref() {
+            Expr::Name(f) => {
+                let name = f.id.as_str();
+                is_flat_builtin(name)
+                    && name != "round"
+                    && (scope.is_builtin_call)(name)
+                    && call.arguments.args.len() == 1
+                    && c(&call.arguments.args[0])
+            }
+            Expr::Attribute(a) => {
+                is_raw_method(a.attr.id.as_str())
+                    && c(&a.value)
+                    && call.arguments.args.iter().all(c)
+            }
+            _ => false,
+        },
+        Expr::FString(f) => f.value.iter().all(|part| match part {
+            FStringPart::Literal(_) => true,
+            FStringPart::FString(fs) => fs.elements.iter().all(|el| match el {
+                InterpolatedStringElement::Literal(_) => true,
+                InterpolatedStringElement::Interpolation(i) => {
+                    i.debug_text.is_none()
+                        && i.format_spec.is_none()
+                        && i.conversion != ConversionFlag::Ascii
+                        && c(&i.expression)
+                }
+            }),
+        }),
+        Expr::Subscript(s) => {
+            !matches!(s.slice.as_ref(), Expr::Slice(_)) && c(&s.value) && c(&s.slice)
+        }
+        _ => false,
+    }
+}
+
+/// Whether label code the compiler wrote is the literal label: made only of `_LIT`, `_UV`, the labels of
+/// constant variables (`x_l`), `|` and parentheses. The compiler calls it wherever it relies on a constant.
+pub(crate) fn folds_to_literal(code: &str, known: &BTreeSet<String>) -> bool {
+    let mut rest = code;
+    while let Some(c) = rest.chars().next() {
+        if c == ' ' || c == '|' || c == '(' || c == ')' {
+            rest = &rest[1..];
+            continue;
+        }
+        let end = rest
+            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+            .unwrap_or(rest.len());
+        let word = &rest[..end];
+        let ok = word == "_LIT"
+            || word == "_UV"
+            || word
+                .strip_suffix("_l")
+                .is_some_and(|name| known.contains(name));
+        if !ok {
+            return false;
+        }
+        rest = &rest[end..];
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn constants(src: &str, strict: bool) -> BTreeSet<String> {
+        let m = ruff_python_parser::parse_module(src)
+            .expect("test plans parse")
+            .into_syntax();
+        let is_range = |e: &Expr| matches!(e, Expr::Call(c) if matches!(c.func.as_ref(), Expr::Name(n) if n.id.as_str() == "range"));
+        let flat = super::super::flat::infer(&m.body, &BTreeSet::new(), &|_| true, &is_range);
+        let builtin = |n: &str| n != "get_text";
+        infer(
+            &m.body,
+            &Scope {
+                flat: &flat,
+                is_builtin_call: &builtin,
+                range_is_builtin: true,
+                strict,
+            },
+        )
+    }
+
+    fn set(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn counters_and_arithmetic_on_literals_are_constant() {
+        let src = "t = 0\nfor i in range(10):\n    t = t + i * 2\n    s = str(i)\n    if i % 3 == 0:\n        u = f'{s}!'\n";
+        assert_eq!(constants(src, true), set(&["i", "s", "t", "u"]));
+    }
+
+    #[test]
+    fn data_spreads_through_bindings_and_branches() {
+        // `n` depends on a tool result; `k` is assigned under a branch on `n` (STRICT joins the pc), `j`
+        // inside a loop over a range of `n`.
+        let src = "d = get_text()\nn = len(d)\nk = 0\nif n > 3:\n    k = 1\nfor j in range(n):\n    pass\nm = k + 1\nz = 2\n";
+        assert_eq!(constants(src, true), set(&["z"]));
+        // NORMAL never joins the pc into values: `k` and `m` stay constant there.
+        assert_eq!(constants(src, false), set(&["k", "m", "z"]));
+    }
+
+    #[test]
+    fn early_exits_and_while_loops_make_their_bodies_unknown() {
+        let src = "a = 0\nfor i in range(5):\n    if i == 2:\n        break\n    a = i\nb = 1\nwhile b < 3:\n    b = b + 1\nc = 2\n";
+        // The loop has a `break`: its body (and `i`, `a`) are not neutral, nor is anything after it.
+        assert_eq!(constants(src, true), set(&[]));
+        let src = "b = 1\nwhile b < 3:\n    b = b + 1\nc = 2\n";
+        assert_eq!(constants(src, true), set(&["c"]));
+    }
+
+    #[test]
+    fn only_the_written_out_forms_fold() {
+        let known = set(&["i", "t"]);
+        assert!(folds_to_literal("(t_l | i_l | _UV)", &known));
+        assert!(folds_to_literal("_LIT", &known));
+        assert!(!folds_to_literal("(t_l | j_l | _UV)", &known));
+        assert!(!folds_to_literal("_f3[1]", &known));
+        assert!(!folds_to_literal("_pc", &known));
+        assert!(!folds_to_literal("_LITX", &known));
+        assert!(!folds_to_literal("_l", &known));
+    }
+}
