@@ -50,6 +50,7 @@ pub const CODES: &[(&str, &str)] = &[
     ("Z095", "construct the compiler cannot lower"),
     ("Z096", "construct the compiler cannot lower"),
     ("Z097", "construct the compiler cannot lower"),
+    ("Z098", "label the compiler could not confirm"),
     ("Z101", "unknown function or name"),
     ("Z102", "unknown tool argument"),
     ("Z103", "missing tool argument"),
