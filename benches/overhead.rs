@@ -9,7 +9,7 @@ use monty::{MontyRun, RunProgress};
 use monty_types::{CompileOptions, MontyObject, PrintWriter, ResourceTracker};
 use serde_json::{Value, json};
 use zamburak::label::Packed;
-use zamburak::lower::{Mode, compile};
+use zamburak::lower::{Mode, Options, compile, compile_with};
 use zamburak::plan::Signatures;
 use zamburak::policy::{Claim, Policy, decide, label_result};
 use zamburak::runtime::exec::{ExecLimits, Host, HostReply, execute_on};
@@ -190,10 +190,14 @@ const CALLS_1000_PLAN: &str =
     "n = 0\nfor i in range(1000):\n    n = n + len(get_text(name=\"n\"))\n";
 
 fn run_on(engine: &Engine, code: &str, host: &mut dyn Host) {
+    run_compiled_with(engine, code, host, Options::default());
+}
+
+fn run_compiled_with(engine: &Engine, code: &str, host: &mut dyn Host, options: Options) {
     let module = ruff_python_parser::parse_module(code)
         .unwrap()
         .into_syntax();
-    let lowered = compile(&module, code, &sigs(), Mode::Strict).unwrap();
+    let lowered = compile_with(&module, code, &sigs(), Mode::Strict, options).unwrap();
     let limits = ExecLimits {
         timeout: Duration::from_secs(60),
         max_recursion: 200,
@@ -277,6 +281,24 @@ fn loop_100k_plain(b: Bencher) {
 fn loop_100k_lowered(b: Bencher) {
     let r = labelled(&Value::Null);
     b.bench(|| run_lowered(LOOP_PLAN, &r));
+}
+
+/// The same loop with the labels known at compile time left to run time (src/lower/constant.rs): what
+/// that analysis saves, in the same run.
+#[divan::bench(sample_count = 5)]
+fn loop_100k_lowered_without_constant_labels(b: Bencher) {
+    let r = labelled(&Value::Null);
+    let off = Options {
+        constant_labels: false,
+    };
+    b.bench(|| {
+        run_compiled_with(
+            &Engine::InProcess,
+            LOOP_PLAN,
+            &mut FixedHost(r.clone()),
+            off,
+        )
+    });
 }
 
 #[divan::bench(sample_count = 10)]
