@@ -2,6 +2,8 @@
 //! * plainly on Monty and lowered, in both modes, printing the same thing (transparency);
 //! * on untrusted, private tool data into a sink, where the runtime's decision lies between lint's `must` and
 //!   `may` predictions, in both modes;
+//! * for a mutating method, on a receiver whose structure the plan fixed, raising that structure by at
+//!   least what the row's `Extra` says;
 //!
 //! the checks accept every example, and the builtin list in `docs/diagnostics.md` is the catalogue's. A new row is covered by adding it: no
 //! test to write.
@@ -13,9 +15,12 @@ use std::path::Path;
 use common::bounds::lint_bounds_runtime;
 use common::monty::{lowered, plain};
 use serde_json::json;
+use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
 use zamburak::lower::Mode;
 use zamburak::plan::catalogue::{BUILTINS, METHODS, MODULE_FNS};
 use zamburak::policy::{Outcome, Policy};
+use zamburak::runtime::exec::{ExecLimits, ExecOutcome, Host, HostReply, execute};
+use zamburak::value::{LValue, Raw};
 
 /// Every example, with the imports it may need.
 fn examples() -> Vec<(String, &'static str)> {
@@ -179,4 +184,112 @@ fn no_plan_can_make_bytes() {
             .iter()
             .all(|b| !["bytes", "bytearray", "memoryview"].contains(&b.name))
     );
+}
+
+/// Records the label of every `sink` argument; `get` answers the tool data every example reads.
+struct StructureHost {
+    seen: Vec<i64>,
+}
+
+impl Host for StructureHost {
+    fn call(&mut self, name: &str, args: Vec<(String, LValue)>, _: Packed, _: u32) -> HostReply {
+        if name == "sink" {
+            self.seen.push(args[0].1.label.bits());
+            return HostReply::Return(LValue::new(Raw::None, Packed::LITERAL));
+        }
+        let taint = Packed::from_bits(LITERAL | UNTRUSTED_BIT);
+        let s = |v: &str| LValue::new(Raw::Str(v.into()), taint.clone());
+        let field = |k: &str, v: LValue| (LValue::new(Raw::Str(k.into()), Packed::LITERAL), v);
+        HostReply::Return(LValue::new(
+            Raw::Dict(vec![
+                field("s", s("hello world. a")),
+                field(
+                    "xs",
+                    LValue::new(Raw::List(vec![s("b"), s("a"), s("ccc")]), taint.clone()),
+                ),
+                field(
+                    "d",
+                    LValue::new(
+                        Raw::Dict(vec![(s("a"), s("x")), (s("b"), s("y"))]),
+                        taint.clone(),
+                    ),
+                ),
+                field("n", LValue::new(Raw::Int(7), taint.clone())),
+            ]),
+            Packed::LITERAL,
+        ))
+    }
+}
+
+/// Each mutating method's row says what its change reveals (`Extra`): the runtime must raise the
+/// receiver's structure by at least that. A receiver whose structure the plan fixed (a literal) is changed
+/// by the row's example call with untrusted arguments (and, for a list, an untrusted element, since `sort`
+/// compares elements); `len` of it must then be untrusted. The row is the one statement of the rule: a
+/// prelude helper that raises less fails here.
+#[test]
+fn every_mutator_raises_the_structure_by_what_its_row_says() {
+    use zamburak::plan::catalogue::Extra;
+    let mut sigs = zamburak::plan::Signatures::default();
+    sigs.tools.insert("get".into(), vec![]);
+    sigs.tools.insert("sink".into(), vec!["x".into()]);
+    let mut checked = 0;
+    for m in METHODS {
+        let Some(mutation) = m.mutation else { continue };
+        if mutation.extra == Extra::Nothing {
+            continue;
+        }
+        let call = format!(".{}(", m.name);
+        let (receiver, rest) = m
+            .example
+            .split_once(&call)
+            .unwrap_or_else(|| panic!("{}: the example calls the method", m.name));
+        let args = rest.strip_suffix(')').unwrap_or(rest);
+        let literal = match receiver {
+            "list(xs)" => "[xs[0], 'a', 'ccc']",
+            "dict(d)" => "{'a': 'x', 'b': 'y'}",
+            "set(xs)" => "{'b', 'a', 'ccc'}",
+            other => panic!("{}: a receiver this test does not know: {other}", m.name),
+        };
+        // An index that decides what changes: given untrusted, when the example gives none.
+        let args = match (mutation.extra, args) {
+            (Extra::IndexInfluence, "") => "n % 2",
+            _ => args,
+        };
+        let plan = format!(
+            "{FROM_TOOL}c = {literal}\nsink(x=len(c))\nc.{}({args})\nsink(x=len(c))\n",
+            m.name
+        );
+        for mode in [Mode::Strict, Mode::Normal] {
+            let module = ruff_python_parser::parse_module(&plan)
+                .unwrap()
+                .into_syntax();
+            let lowered = zamburak::lower::compile(&module, &plan, &sigs, mode)
+                .unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
+            let limits = ExecLimits {
+                timeout: std::time::Duration::from_secs(5),
+                max_recursion: 100,
+                max_host_calls: 50,
+                max_memory_mb: 256,
+            };
+            let mut host = StructureHost { seen: Vec::new() };
+            let out = execute(&lowered, &sigs, &mut host, &limits, &mut |_| {});
+            assert_eq!(out, ExecOutcome::Completed, "{plan}");
+            assert_eq!(host.seen.len(), 2, "{plan}");
+            assert_eq!(
+                host.seen[0] & UNTRUSTED_BIT,
+                0,
+                "{}: the plan fixed the structure before the call ({mode:?})\n{plan}",
+                m.name
+            );
+            assert_ne!(
+                host.seen[1] & UNTRUSTED_BIT,
+                0,
+                "{}: the row says {:?}, but the runtime left the structure trusted ({mode:?})\n{plan}",
+                m.name,
+                mutation.extra
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 7, "only {checked} mutators checked");
 }
