@@ -139,6 +139,8 @@ fn the_rules_edges_see_the_same_labels() {
         "c = len(e['tags'])\nfor i in range(2):\n    if c > 1:\n        sink(i)\n    sink(c)\n",
         "v = 0\nfor i in range(2):\n    v = i\nif e['subject'] == 'x':\n    for i in range(2):\n        v = v + i\nsink(v)\n",
         "f = 1.5\ng = f * 2\nh = f'{g}!' + 'x'[0]\nsink(h)\nsink(-g)\nsink(not g)\n",
+        // Found by fuzzing: a name outside ASCII (the label code `ߚ_l` must still fold).
+        "ߚ = 2\nߚ -= 1\nsink(ߚ)\nfor é in range(2):\n    ߚ = ߚ + é\nsink(ߚ)\n",
     ];
     for p in plans {
         let plan = format!("{HEADER}{p}{FOOTER}");

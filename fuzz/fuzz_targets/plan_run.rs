@@ -4,14 +4,16 @@
 //!   same thing both ways (docs/semantics.md: labels never change what a plan computes);
 //! * non-interference (STRICT): run twice with `get()` answering two different untrusted values, the calls
 //!   made under a trusted control context, with their trusted arguments, are the same in both runs up to
-//!   where either run stops.
+//!   where either run stops;
+//! * labels known at compile time change nothing: compiled with and without them, the plan compiles both
+//!   ways (the compiler never refuses it with `Z098`) and makes the same calls with the same labels.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use monty::MontyRun;
 use monty_types::{CompileOptions, PrintWriter, ResourceLimits, ResourceTracker};
 use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
-use zamburak::lower::{Mode, compile};
+use zamburak::lower::{Mode, Options, compile, compile_with};
 use zamburak::plan::Signatures;
 use zamburak::runtime::exec::{ExecLimits, ExecOutcome, Host, HostReply, execute};
 use zamburak::value::{LValue, Raw};
@@ -35,11 +37,14 @@ struct Observer {
     calls: usize,
     /// Calls under a trusted pc: the first argument if its label is trusted, else `None`.
     low: Vec<Option<Raw>>,
+    /// Every call: the tool, its arguments with all their labels, the control context.
+    seen: Vec<(String, Vec<(String, LValue)>, i64)>,
 }
 
 impl Host for Observer {
     fn call(&mut self, name: &str, args: Vec<(String, LValue)>, pc: Packed, _: u32) -> HostReply {
         self.calls += 1;
+        self.seen.push((name.to_string(), args.clone(), pc.bits()));
         if name == "get" {
             return HostReply::Return(self.answer.clone());
         }
@@ -71,6 +76,7 @@ fn lowered_run(
         answer: untrusted(answer),
         calls: 0,
         low: Vec::new(),
+        seen: Vec::new(),
     };
     let mut out = String::new();
     let outcome = execute(lowered, &sigs(), &mut host, &limits(), &mut |t| {
@@ -105,9 +111,24 @@ fuzz_target!(|data: &[u8]| {
     let Ok(parsed) = zamburak::plan::check(src, &sigs) else {
         return;
     };
-    let Ok(lowered) = compile(&parsed.module, src, &sigs, Mode::Strict) else {
+    let off = Options {
+        constant_labels: false,
+    };
+    let Ok(without) = compile_with(&parsed.module, src, &sigs, Mode::Strict, off) else {
         return;
     };
+    let lowered = match compile(&parsed.module, src, &sigs, Mode::Strict) {
+        Ok(lowered) => lowered,
+        Err(d) => panic!("labels known at compile time refuse a plan that compiles without them: {d:?}\n{src}"),
+    };
+    // A run that hit the clock stops wherever the (faster or slower) code happened to be.
+    let timed_out = |o: &ExecOutcome| matches!(o, ExecOutcome::Halted { exc_type, .. } if exc_type == "TimeoutError");
+    let (off_end, _, off_run) = lowered_run(&without, "alpha");
+    let (on_end, _, on_run) = lowered_run(&lowered, "alpha");
+    if !timed_out(&off_end) && !timed_out(&on_end) {
+        assert_eq!(off_run.seen, on_run.seen, "labels known at compile time:\n{src}");
+        assert_eq!(off_end, on_end, "labels known at compile time:\n{src}");
+    }
     let (one, printed, first) = lowered_run(&lowered, "alpha");
     let (two, _, second) = lowered_run(&lowered, "a much longer answer, with 3 words");
     let n = first.low.len().min(second.low.len());

@@ -244,28 +244,17 @@ pub(crate) fn is_constant(e: &Expr, known: &BTreeSet<String>, scope: &Scope) -> 
 
 /// Whether label code the compiler wrote is the literal label: made only of `_LIT`, `_UV`, the labels of
 /// constant variables (`x_l`), `|` and parentheses. The compiler calls it wherever it relies on a constant.
+/// The code is split on those delimiters only, so a plan name in any script (`ߚ_l`) stays one word.
 pub(crate) fn folds_to_literal(code: &str, known: &BTreeSet<String>) -> bool {
-    let mut rest = code;
-    while let Some(c) = rest.chars().next() {
-        if c == ' ' || c == '|' || c == '(' || c == ')' {
-            rest = &rest[1..];
-            continue;
-        }
-        let end = rest
-            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
-            .unwrap_or(rest.len());
-        let word = &rest[..end];
-        let ok = word == "_LIT"
-            || word == "_UV"
-            || word
-                .strip_suffix("_l")
-                .is_some_and(|name| known.contains(name));
-        if !ok {
-            return false;
-        }
-        rest = &rest[end..];
-    }
-    true
+    code.split([' ', '|', '(', ')'])
+        .filter(|word| !word.is_empty())
+        .all(|word| {
+            word == "_LIT"
+                || word == "_UV"
+                || word
+                    .strip_suffix("_l")
+                    .is_some_and(|name| known.contains(name))
+        })
 }
 
 #[cfg(test)]
@@ -329,5 +318,9 @@ mod tests {
         assert!(!folds_to_literal("_pc", &known));
         assert!(!folds_to_literal("_LITX", &known));
         assert!(!folds_to_literal("_l", &known));
+        assert!(!folds_to_literal("(t_l|_f3[1])", &known));
+        // Plan names outside ASCII (found by fuzzing: `ߚ -= 1` was refused with Z098).
+        assert!(folds_to_literal("(ߚ_l | _UV)", &set(&["ߚ"])));
+        assert!(!folds_to_literal("(ߚ_l | _UV)", &known));
     }
 }
