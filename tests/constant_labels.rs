@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::stmt;
 use proptest::prelude::*;
 use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
@@ -187,23 +185,7 @@ fn the_option_removes_label_code_only_where_labels_are_known() {
 /// Every scenario of the corpora, in each mode it states, decides the same with the option on and off.
 #[test]
 fn every_corpus_scenario_decides_the_same_with_and_without_constant_labels() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
-    let mut files: Vec<_> = ["", "spec", "mcp", "llm", "structure"]
-        .iter()
-        .flat_map(|d| {
-            std::fs::read_dir(root.join(d))
-                .unwrap()
-                .map(|e| e.unwrap().path())
-        })
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml") && !p.ends_with("policy.yaml"))
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with(char::is_numeric)
-        })
-        .collect();
-    files.sort();
+    let files = common::corpus_files();
     let mut runs = 0;
     for f in &files {
         let reports = |options| {

@@ -2,6 +2,8 @@
 //! point (real checker, lowering, Monty and decision procedure; fixtures stand in for adapters).
 
 use std::path::Path;
+
+mod common;
 use zamburak::runtime::run::Engine;
 
 #[test]
@@ -9,24 +11,7 @@ fn every_corpus_scenario_meets_its_expectation() {
     // Five corpora, each over its own policy: tests/scenarios, the larger tests/scenarios/spec,
     // tests/scenarios/mcp (MCP-sourced tools, offline), tests/scenarios/llm (the quarantined LLM) and
     // tests/scenarios/structure (`returns.structure_readers`).
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
-    let mut files: Vec<_> = [
-        root.clone(),
-        root.join("spec"),
-        root.join("mcp"),
-        root.join("llm"),
-        root.join("structure"),
-    ]
-    .iter()
-    .flat_map(|dir| std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()))
-    .filter(|p| {
-        p.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with(char::is_numeric)
-    })
-    .collect();
-    files.sort();
+    let files = common::corpus_files();
     let (mut passed, mut failed) = (0, 0);
     let mut report = String::new();
     for f in &files {

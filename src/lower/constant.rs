@@ -32,7 +32,7 @@ use std::collections::BTreeSet;
 use ruff_python_ast::{ConversionFlag, Expr, FStringPart, InterpolatedStringElement, Number, Stmt};
 
 use super::flat::{Names, flat_operator, is_flat, is_flat_builtin, is_raw_method};
-use super::scope::escapes;
+use super::scope::{chain_escapes, escapes, if_clauses};
 
 /// The facts the rules read about names, besides the flat set.
 pub(crate) struct Scope<'a> {
@@ -118,18 +118,9 @@ impl Walk<'_, '_> {
                     neutral &= !(exits.loop_exit || exits.ret);
                 }
                 Stmt::If(s) => {
-                    let clauses: Vec<(Option<&Expr>, &[Stmt])> = s
-                        .elif_else_clauses
-                        .iter()
-                        .map(|c| (c.test.as_ref(), c.body.as_slice()))
-                        .collect();
+                    let clauses = if_clauses(s);
                     self.chain(&s.test, &s.body, &clauses, neutral);
-                    let mut exits = escapes(&s.body);
-                    for (_, b) in &clauses {
-                        let e = escapes(b);
-                        exits.loop_exit |= e.loop_exit;
-                        exits.ret |= e.ret;
-                    }
+                    let exits = chain_escapes(&s.body, &clauses);
                     neutral &= !(exits.loop_exit || exits.ret);
                 }
                 // Another scope: its body never binds a module variable that is flat (`flat::infer` keeps

@@ -267,6 +267,25 @@ pub struct Escapes {
     pub ret: bool,
 }
 
+/// The `elif` and `else` clauses of an `if`, as (test, body); `else` has no test.
+pub fn if_clauses(s: &ruff_python_ast::StmtIf) -> Vec<(Option<&Expr>, &[Stmt])> {
+    s.elif_else_clauses
+        .iter()
+        .map(|c| (c.test.as_ref(), c.body.as_slice()))
+        .collect()
+}
+
+/// Early exits in any branch of an `if` chain (its body, then its `elif`/`else` clauses).
+pub fn chain_escapes(body: &[Stmt], rest: &[(Option<&Expr>, &[Stmt])]) -> Escapes {
+    let mut e = escapes(body);
+    for (_, b) in rest {
+        let x = escapes(b);
+        e.loop_exit |= x.loop_exit;
+        e.ret |= x.ret;
+    }
+    e
+}
+
 /// Early exits in a block: break/continue not inside a nested loop, return not inside a nested def.
 pub fn escapes(body: &[Stmt]) -> Escapes {
     let mut e = Escapes::default();

@@ -11,6 +11,28 @@ pub mod world;
 
 use proptest::prelude::*;
 
+/// The scenario files of the five security corpora (tests/scenarios, its `spec`, `mcp`, `llm` and
+/// `structure` folders), sorted: each over its own policy.
+pub fn corpus_files() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
+    let mut files: Vec<_> = ["", "spec", "mcp", "llm", "structure"]
+        .iter()
+        .flat_map(|dir| {
+            std::fs::read_dir(root.join(dir))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+        })
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(char::is_numeric)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 pub fn leaf() -> impl Strategy<Value = String> {
     prop_oneof![
         (0i64..4).prop_map(|n| n.to_string()),

@@ -19,7 +19,9 @@ use ruff_python_ast::{
 };
 use ruff_text_size::Ranged;
 
-use super::scope::{Escapes, assigned_names, each_child, escapes, mutation_receivers};
+use super::scope::{
+    Escapes, assigned_names, chain_escapes, each_child, escapes, if_clauses, mutation_receivers,
+};
 use super::{Lowered, Mode};
 use crate::label::{LITERAL, UNVERIFIED_MASK};
 use crate::plan::{Diagnostic, Severity, Signatures};

@@ -74,14 +74,7 @@ impl Compiler<'_> {
                 }
             }
             Stmt::AugAssign(s) => self.aug_assign(s, indent),
-            Stmt::If(s) => {
-                let clauses: Vec<(Option<&Expr>, &[Stmt])> = s
-                    .elif_else_clauses
-                    .iter()
-                    .map(|c| (c.test.as_ref(), c.body.as_slice()))
-                    .collect();
-                self.if_chain(&s.test, &s.body, &clauses, indent);
-            }
+            Stmt::If(s) => self.if_chain(&s.test, &s.body, &if_clauses(s), indent),
             Stmt::For(s) => {
                 if !s.orelse.is_empty() || s.is_async {
                     self.reject(
@@ -447,12 +440,7 @@ impl Compiler<'_> {
         let mut bodies: Vec<&[Stmt]> = vec![body];
         bodies.extend(rest.iter().map(|(_, b)| *b));
         // Later `elif` tests run only when this one failed, so their branches are part of this decision.
-        let mut esc = escapes(body);
-        for (_, b) in rest {
-            let e = escapes(b);
-            esc.loop_exit |= e.loop_exit;
-            esc.ret |= e.ret;
-        }
+        let esc = chain_escapes(body, rest);
         let escaping = esc.loop_exit || esc.ret;
         if before && self.is_flat_expr(test) && self.is_constant_expr(test) {
             self.quiet_if(test, body, rest, indent);
@@ -506,14 +494,7 @@ impl Compiler<'_> {
                 format!("if ({c}[0] if type({c}[0]) is not list else {c}[0][1]):"),
             );
         }
-        self.block(body, indent + 1);
-        if let Some(((next_test, next_body), tail)) = rest.split_first() {
-            self.emit(indent, "else:".into());
-            match next_test {
-                Some(t) => self.if_chain(t, next_body, tail, indent + 1),
-                None => self.block(next_body, indent + 1),
-            }
-        }
+        self.branches(body, rest, indent);
         if escaping {
             // What follows runs only if no branch left early: it depends on the condition.
             self.emit(indent, format!("_pc = ({ps} | {l})"));
@@ -522,6 +503,19 @@ impl Compiler<'_> {
         }
         self.raise_assigned(&bodies, &format!("({ps} | {l})"), indent);
         self.set_neutral(before && !escaping);
+    }
+
+    /// The branches after an `if` line: its body, then `else:` with the next `elif` (as an `if` chain) or
+    /// the `else` body.
+    fn branches(&mut self, body: &[Stmt], rest: &[(Option<&Expr>, &[Stmt])], indent: usize) {
+        self.block(body, indent + 1);
+        if let Some(((next_test, next_body), tail)) = rest.split_first() {
+            self.emit(indent, "else:".into());
+            match next_test {
+                Some(t) => self.if_chain(t, next_body, tail, indent + 1),
+                None => self.block(next_body, indent + 1),
+            }
+        }
     }
 
     /// An `if` on a constant condition at a neutral point: tested raw, with no `_pc` bookkeeping (its
@@ -539,14 +533,7 @@ impl Compiler<'_> {
         }
         self.flush_pre(indent);
         self.emit(indent, format!("if {}:", f.raw));
-        self.block(body, indent + 1);
-        if let Some(((next_test, next_body), tail)) = rest.split_first() {
-            self.emit(indent, "else:".into());
-            match next_test {
-                Some(t) => self.if_chain(t, next_body, tail, indent + 1),
-                None => self.block(next_body, indent + 1),
-            }
-        }
+        self.branches(body, rest, indent);
     }
 
     /// `for x in range(...)` of constant arguments at a neutral point, without early exits: the raw range,
@@ -595,6 +582,13 @@ impl Compiler<'_> {
                 self.assign(target, format!("({e}r, _LIT)"), indent + 1);
             }
         }
+        self.loop_body(target, x, body, indent + 1);
+        Some(())
+    }
+
+    /// A `for` loop's body, with `x` as the loop's exit accumulator. The target is assigned at the top of
+    /// every iteration: loads of it in the body need no check.
+    fn loop_body(&mut self, target: &Expr, x: String, body: &[Stmt], indent: usize) {
         let mut targets = BTreeSet::new();
         collect_target_names(target, &mut targets);
         let added: Vec<String> = targets
@@ -604,14 +598,13 @@ impl Compiler<'_> {
         if let Some(f) = self.frames.last_mut() {
             f.loops.push(x);
         }
-        self.block(body, indent + 1);
+        self.block(body, indent);
         if let Some(f) = self.frames.last_mut() {
             f.loops.pop();
             for t in &added {
                 f.sure.borrow_mut().remove(t);
             }
         }
-        Some(())
     }
 
     pub(super) fn for_loop(&mut self, target: &Expr, iter: &Expr, body: &[Stmt], indent: usize) {
@@ -717,23 +710,7 @@ impl Compiler<'_> {
             }
             None => self.assign(target, e.clone(), indent + 1),
         }
-        // The target is assigned at the top of every iteration: loads of it in the body need no check.
-        let mut targets = BTreeSet::new();
-        collect_target_names(target, &mut targets);
-        let added: Vec<String> = targets
-            .into_iter()
-            .filter(|t| self.frame().sure.insert_new(t))
-            .collect();
-        if let Some(f) = self.frames.last_mut() {
-            f.loops.push(x.clone());
-        }
-        self.block(body, indent + 1);
-        if let Some(f) = self.frames.last_mut() {
-            f.loops.pop();
-            for t in &added {
-                f.sure.borrow_mut().remove(t);
-            }
-        }
+        self.loop_body(target, x.clone(), body, indent + 1);
         self.emit(indent, format!("_pc = ({ps} | {x})"));
         if self.strict {
             let mut names = BTreeSet::new();
