@@ -139,6 +139,8 @@ fn the_rules_edges_see_the_same_labels() {
         "f = 1.5\ng = f * 2\nh = f'{g}!' + 'x'[0]\nsink(h)\nsink(-g)\nsink(not g)\n",
         // Found by fuzzing: a name outside ASCII (the label code `ߚ_l` must still fold).
         "ߚ = 2\nߚ -= 1\nsink(ߚ)\nfor é in range(2):\n    ߚ = ߚ + é\nsink(ߚ)\n",
+        // Found by fuzzing: one value, several targets (`a = a = a` was refused with Z098).
+        "p = q = 3\nsink(p)\nq = q + 1\nsink(q)\nr = 1\nr = r = r\nsink(r)\n",
     ];
     for p in plans {
         let plan = format!("{HEADER}{p}{FOOTER}");
