@@ -19,7 +19,7 @@ use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
 use zamburak::lower::Mode;
 use zamburak::plan::catalogue::{BUILTINS, METHODS, MODULE_FNS};
 use zamburak::policy::{Outcome, Policy};
-use zamburak::runtime::exec::{ExecLimits, ExecOutcome, Host, HostReply, execute};
+use zamburak::runtime::exec::{ExecOutcome, Host, HostReply, execute};
 use zamburak::value::{LValue, Raw};
 
 /// Every example, with the imports it may need.
@@ -265,12 +265,7 @@ fn every_mutator_raises_the_structure_by_what_its_row_says() {
                 .into_syntax();
             let lowered = zamburak::lower::compile(&module, &plan, &sigs, mode)
                 .unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
-            let limits = ExecLimits {
-                timeout: std::time::Duration::from_secs(5),
-                max_recursion: 100,
-                max_host_calls: 50,
-                max_memory_mb: 256,
-            };
+            let limits = common::monty::test_limits();
             let mut host = StructureHost { seen: Vec::new() };
             let out = execute(&lowered, &sigs, &mut host, &limits, &mut |_| {});
             assert_eq!(out, ExecOutcome::Completed, "{plan}");

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
 use zamburak::lower::{Mode, Options, compile_with};
 use zamburak::plan::Signatures;
-use zamburak::runtime::exec::{ExecLimits, ExecOutcome, Host, HostReply, execute};
+use zamburak::runtime::exec::{ExecOutcome, Host, HostReply, execute};
 use zamburak::value::{LValue, Raw};
 
 const ON: Options = Options {
@@ -69,20 +69,11 @@ impl Host for Recorder {
 }
 
 fn calls(plan: &str, mode: Mode, options: Options) -> (Vec<Seen>, String) {
-    let mut sigs = Signatures::default();
-    sigs.tools.insert("get".into(), vec![]);
-    sigs.tools.insert("sink".into(), vec!["x".into()]);
-    let module = ruff_python_parser::parse_module(plan)
-        .unwrap_or_else(|e| panic!("generated plan does not parse: {e:?}\n{plan}"))
-        .into_syntax();
+    let sigs = common::get_and_sink();
+    let module = common::parse(plan);
     let lowered = compile_with(&module, plan, &sigs, mode, options)
         .unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
-    let limits = ExecLimits {
-        timeout: std::time::Duration::from_secs(5),
-        max_recursion: 100,
-        max_host_calls: 500,
-        max_memory_mb: 512,
-    };
+    let limits = common::monty::test_limits();
     let mut host = Recorder { seen: Vec::new() };
     let out = execute(&lowered, &sigs, &mut host, &limits, &mut |_| {});
     let ended = match out {

@@ -57,12 +57,8 @@ impl Host for Observer {
 }
 
 fn observe(plan: &str, result: LValue) -> Vec<Option<Raw>> {
-    let mut sigs = Signatures::default();
-    sigs.tools.insert("get".into(), vec![]);
-    sigs.tools.insert("sink".into(), vec!["x".into()]);
-    let module = ruff_python_parser::parse_module(plan)
-        .unwrap_or_else(|e| panic!("generated plan does not parse: {e:?}\n{plan}"))
-        .into_syntax();
+    let sigs = common::get_and_sink();
+    let module = common::parse(plan);
     let lowered =
         compile(&module, plan, &sigs, Mode::Strict).unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
     let limits = ExecLimits {

@@ -11,6 +11,21 @@ pub mod world;
 
 use proptest::prelude::*;
 
+/// The tools the random plans call: `get()`, which answers tool data, and `sink(x)`.
+pub fn get_and_sink() -> zamburak::plan::Signatures {
+    let mut sigs = zamburak::plan::Signatures::default();
+    sigs.tools.insert("get".into(), vec![]);
+    sigs.tools.insert("sink".into(), vec!["x".into()]);
+    sigs
+}
+
+/// A generated plan, parsed (it always parses: a failure is the generator's bug).
+pub fn parse(plan: &str) -> ruff_python_ast::ModModule {
+    ruff_python_parser::parse_module(plan)
+        .unwrap_or_else(|e| panic!("generated plan does not parse: {e:?}\n{plan}"))
+        .into_syntax()
+}
+
 /// The scenario files of the five security corpora (tests/scenarios, its `spec`, `mcp`, `llm` and
 /// `structure` folders), sorted: each over its own policy.
 pub fn corpus_files() -> Vec<std::path::PathBuf> {

@@ -38,18 +38,23 @@ pub fn plain(plan: &str) -> String {
     out
 }
 
+/// The limits a test run of a small plan gets: generous, so only a runaway plan meets them.
+pub fn test_limits() -> ExecLimits {
+    ExecLimits {
+        timeout: std::time::Duration::from_secs(10),
+        max_recursion: 200,
+        max_host_calls: 500,
+        max_memory_mb: 512,
+    }
+}
+
 pub fn lowered(plan: &str, mode: Mode) -> String {
     let module = ruff_python_parser::parse_module(plan)
         .unwrap()
         .into_syntax();
     let sigs = Signatures::default();
     let low = compile(&module, plan, &sigs, mode).unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
-    let limits = ExecLimits {
-        timeout: std::time::Duration::from_secs(10),
-        max_recursion: 200,
-        max_host_calls: 100,
-        max_memory_mb: 512,
-    };
+    let limits = test_limits();
     let mut out = String::new();
     let r = execute(&low, &sigs, &mut NoTools, &limits, &mut |t| out.push_str(t));
     match r {
