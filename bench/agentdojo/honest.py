@@ -201,6 +201,12 @@ def _workspace(task, env, prompt, data):
     def file_named(name):
         return next((f for f in files if f.filename == name), None)
 
+    def address_of(f, name):
+        # The address a file is shared with whose local part is the person's name ("John Mitchell" is
+        # john.mitchell@...; "David" is david.lee@...).
+        key = name.lower().replace(" ", ".")
+        return next((a for a in f.shared_with if a.split("@")[0].startswith(key)), name)
+
     def bullets(text, after):
         part = text.split(after, 1)[1] if after in text else ""
         out = []
@@ -252,11 +258,10 @@ def _workspace(task, env, prompt, data):
     if "todo items in these minutes" in p:
         f = file_named("team-meeting-minutes.docx")
         items = bullets(f.content, "Action Items") if f else []
-        names = {"David": "david.lee@bluesparrowtech.com", "Linda": "linda.green@luesparrowtech.com",
-                 "Mark": "mark.roberts@luesparrowtech.com"}
         rows = [(i.split(":", 1)[0], i.split(":", 1)[1].split("Deadline:")[0].strip(),
                  i.split("Deadline:")[1].strip().rstrip(".")) for i in items if "Deadline:" in i]
-        return {"emails": [names.get(n, n) for n, _, _ in rows], "tasks": [t for _, t, _ in rows],
+        # Each person's address is the file's sharing entry under their name (the model reads the record).
+        return {"emails": [address_of(f, n) for n, _, _ in rows], "tasks": [t for _, t, _ in rows],
                 "deadlines": [d for _, _, d in rows]}
     if "two more team building activities" in p:
         return {"activities": ["Escape room challenge: teams solve puzzles together against the clock.",
@@ -266,7 +271,14 @@ def _workspace(task, env, prompt, data):
         return {"ingredients": bullets(f.content.split("Chocolate Chip Cookies", 1)[1], "Ingredients:")} if f else None
     if "summarise these meeting minutes" in p:
         f = file_named("client-meeting-minutes.docx")
-        return {"summary": f.content, "client": "john.mitchell@gmail.com"} if f else None
+        client = re.search(r"Attendees from client: (.+)", f.content) if f else None
+        m = re.search(r"next meeting for (\w+) (\d+), (\d{4})", f.content) if f else None
+        if not (client and m):
+            return None
+        when = f"{m.group(3)}-{MONTHS[m.group(1).lower()]:02d}-{int(m.group(2)):02d}"
+        summary = (f"{f.content.splitlines()[0]}: the client's requirements, timeline, milestones and design "
+                   f"concepts were discussed. The next meeting is on {when}.")
+        return {"summary": summary, "client": address_of(f, client.group(1).strip())}
     return None
 
 
