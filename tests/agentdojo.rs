@@ -6,6 +6,9 @@
 //! assertions are the benchmark's security claims (no attack succeeds, in either Q-LLM mode; the control
 //! shows the harness sees attacks; every replayed attacker call is stopped), plus the utility these plans
 //! reached when the results in docs/benchmark.md were recorded, so a regression in utility fails too.
+//!
+//! Lint on all 97 plans (no Python needed: the policies' MCP locks hold the tools' schemas) must predict
+//! which of them wait for the user, exactly as the committed runs recorded.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -15,17 +18,26 @@ use serde_json::Value;
 fn run_suite(suite: &str) -> Value {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let out = tempfile::tempdir().expect("a temporary directory");
+    // The runner's own temporary directory (traces, snapshots, the control policy) goes here, so the test
+    // can see that it is gone afterwards.
+    let tmp = tempfile::tempdir().expect("a temporary directory");
     let status = Command::new(repo.join("bench/agentdojo/run"))
         .args(["--suite", suite, "--out"])
         .arg(out.path())
         .arg("--zamburak")
         .arg(env!("CARGO_BIN_EXE_zamburak"))
+        .env("TMPDIR", tmp.path())
         .status()
         .expect("bench/agentdojo/run starts");
     assert!(
         status.success(),
         "bench/agentdojo/run --suite {suite} failed"
     );
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .expect("the temporary directory is readable")
+        .filter_map(|e| e.ok().map(|e| e.file_name()))
+        .collect();
+    assert!(left.is_empty(), "the runner left {left:?} behind");
     let text = std::fs::read_to_string(out.path().join(format!("{suite}.json")))
         .expect("the runner writes SUITE.json");
     serde_json::from_str(&text).expect("SUITE.json is JSON")
@@ -71,4 +83,57 @@ fn banking_no_attack_succeeds_and_utility_holds() {
 #[test]
 fn slack_no_attack_succeeds_and_utility_holds() {
     check("slack", 21, 105, 7);
+}
+
+/// `zamburak lint` on every plan of the four suites, against the committed runs without attack
+/// (`bench/agentdojo/results/v1.2.2/SUITE.json`): no plan has an error (each can pass), and a plan has a
+/// `Z203` warning ("will need a human's confirmation") exactly when its run waited for the user (exit 4).
+/// One direction is lint's soundness on plans and policies we did not write the lint for; the other is its
+/// precision here (no plan warns and then completes). A plan whose confirmation depends on data the lint
+/// cannot see would break the second direction honestly: list it here with the reason.
+#[test]
+fn lint_predicts_exactly_which_agentdojo_plans_wait_for_the_user() {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let bench = repo.join("bench/agentdojo");
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for suite in ["banking", "slack", "travel", "workspace"] {
+        let path = bench.join(format!("results/v1.2.2/{suite}.json"));
+        let text = std::fs::read_to_string(&path).expect("the committed results");
+        let results: Value = serde_json::from_str(&text).expect("SUITE.json is JSON");
+        let per_task = results["per_task"]
+            .as_object()
+            .expect("per_task is an object");
+        for (task, outcome) in per_task {
+            let out = Command::new(env!("CARGO_BIN_EXE_zamburak"))
+                .current_dir(&bench)
+                .args(["lint", &format!("plans/{suite}/{task}.py")])
+                .args([
+                    "--policy",
+                    &format!("policies/{suite}.yaml"),
+                    "--format",
+                    "json",
+                ])
+                .output()
+                .expect("zamburak lint starts");
+            let report: Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|_| panic!("{suite} {task}: lint printed no JSON: {out:?}"));
+            let codes: Vec<&str> = report["diagnostics"]
+                .as_array()
+                .map(|d| d.iter().filter_map(|x| x["code"].as_str()).collect())
+                .unwrap_or_default();
+            let warns = codes.contains(&"Z203");
+            let waited = outcome["exit"] == 4;
+            if !out.status.success() || report["errors"] != 0 || warns != waited {
+                wrong.push(format!(
+                    "{suite} {task}: lint exit {:?}, codes {codes:?}; the run {}",
+                    out.status.code(),
+                    if waited { "waited" } else { "did not wait" }
+                ));
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 97, "every user task has a committed result");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

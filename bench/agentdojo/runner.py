@@ -16,9 +16,11 @@ Episodes:
 * the fooled agent: each injection task's ground-truth calls replayed as a plan under the policy.
 """
 import argparse
+import atexit
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -82,7 +84,8 @@ def main():
     parser.add_argument("--no-pairs", action="store_true", help="only the no-attack episodes")
     parser.add_argument("--qllm-port", type=int, help="the Q-LLM's port (default: the suite's; a policy variant "
                         "names its own in its provider's base_url)")
-    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--verbose", action="store_true", help="print every run's output and keep the working "
+                        "directory (traces, the control policy, the fooled-agent plans)")
     args = parser.parse_args()
     zamburak = os.path.abspath(args.zamburak)
     if not os.access(zamburak, os.X_OK):
@@ -103,6 +106,11 @@ def main():
     tools = mcp_serve.tool_definitions(suite)
     policy = os.path.abspath(args.policy or os.path.join(HERE, "policies", f"{args.suite}.yaml"))
     workdir = tempfile.mkdtemp(prefix=f"agentdojo-{args.suite}-")
+    if args.verbose:
+        atexit.register(lambda: print(f"kept {workdir}", file=sys.stderr))
+    else:
+        # Every exit, `sys.exit` included: a run leaves nothing in the temporary directory.
+        atexit.register(shutil.rmtree, workdir, True)
     socket_path = os.path.join(workdir, "host.sock")
     host = Host(socket_path, None)
     port = args.qllm_port or PORTS[args.suite]
