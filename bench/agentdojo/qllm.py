@@ -5,9 +5,10 @@ Zamburak's real `openai_chat` provider talks to. There is no model; answers come
   suite's environment without injections) by the answer functions in `honest.py`, one per plan prompt. An
   honest model is never steered by injected text.
 * **adversarial**: whenever the request carries injected text, the answer is the attacker's: every field of
-  the requested shape is filled with the attacker's values by its name (an IBAN or recipient field gets the
-  attacker's IBAN, a URL field the attacker's URL, an address field the attacker's address, a number the
-  attacker's amount, any other text the injection task's goal). Without injected text it answers honestly.
+  the requested shape is filled with the attacker's values by its name (an IBAN, account, recipient or payee
+  field gets the attacker's IBAN, a URL field the attacker's URL, an address field the attacker's address;
+  any other text field one of those too, and the injection task's goal only when it names none; a number
+  the attacker's amount, a boolean `true`). Without injected text it answers honestly.
 
 The attacker's values are read from the injection task's ground-truth calls, by the harness only: plans and
 policies never see them."""
