@@ -60,6 +60,7 @@ fn trace() -> &'static PathBuf {
                     tool: "tool".into(),
                     args: vec![ArgRecord {
                         name: "x".into(),
+                        elements: None,
                         label: label(
                             if from.is_empty() {
                                 "trusted"

@@ -82,3 +82,51 @@ fn a_long_run_records_the_exact_sources_of_every_sink() {
         assert!(send["pc"]["sources"].as_array().unwrap().is_empty());
     }
 }
+
+/// A list argument is what its elements are: a recipient read from a file, inside a list the plan wrote,
+/// makes the whole `to` untrusted and derived from that read, in the trace (lineage, the viewer's edges)
+/// and on the approval screen. The trace once recorded the list's own label ("trusted, public", no
+/// source) while the decision read the element, so the screen said "label: trusted, public" above "why
+/// it waits: element 2 … must be trusted; it is: untrusted".
+#[test]
+fn a_list_arguments_label_and_sources_are_its_elements() {
+    let world = World::new(None);
+    let plan = world.write_plan(
+        "plan.py",
+        "who = read_file(path=\"todo.txt\")\nsend_email(to=[\"me@example.com\", who], subject=\"todo\", body=\"hi\")\n",
+    );
+    let out = world.run_expect(&plan, &[], 4);
+    assert!(
+        world.messages("out/outbox").is_empty(),
+        "a held send sent nothing"
+    );
+    let calls = calls(&world.path("plan.zjson"), None);
+    let send = calls.iter().find(|c| c["tool"] == "send_email").unwrap();
+    assert_eq!(send["decision"], "confirm");
+    assert_eq!(sources(send, "to"), ids(&[1]));
+    let to = send["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "to")
+        .unwrap();
+    assert_eq!(to["label"]["integrity"], "untrusted", "{to}");
+    // Each element as the decision read it: the plan's address, then the read.
+    let elements: Vec<&str> = to["elements"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no elements in {to}"))
+        .iter()
+        .map(|e| e["integrity"].as_str().unwrap())
+        .collect();
+    assert_eq!(elements, ["trusted", "untrusted"]);
+    let screen = String::from_utf8_lossy(&out.stderr);
+    let block: String = screen
+        .lines()
+        .skip_while(|l| !l.starts_with("  to = "))
+        .take_while(|l| !l.starts_with("  subject = "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(block.contains("! UNTRUSTED"), "{block}");
+    assert!(!block.contains("label: trusted"), "{block}");
+    assert!(block.contains("element 2: untrusted"), "{block}");
+}

@@ -55,6 +55,7 @@ fn fixture() -> Fixture {
             tool: "get_email".into(),
             args: vec![ArgRecord {
                 name: "id".into(),
+                elements: None,
                 label: trusted.clone(),
                 digest: "sha256:11".into(),
                 preview: Some(json!(2)),
@@ -87,12 +88,14 @@ fn fixture() -> Fixture {
             args: vec![
                 ArgRecord {
                     name: "to".into(),
+                    elements: None,
                     label: secret.clone(),
                     digest: "sha256:33".into(),
                     preview: None,
                 },
                 ArgRecord {
                     name: "body".into(),
+                    elements: None,
                     label: trusted.clone(),
                     digest: "sha256:44".into(),
                     preview: Some(

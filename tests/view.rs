@@ -171,6 +171,7 @@ fn send_call(
         tool: "send".into(),
         args: vec![ArgRecord {
             name: "body".into(),
+            elements: None,
             label: view_label("untrusted", &[], false, arg_sources),
             digest: "none".into(),
             preview: None,
@@ -213,6 +214,7 @@ fn hostile_trace(dir: &Path, port: u16) -> PathBuf {
         tool: script.clone(),
         args: vec![ArgRecord {
             name: img.clone(),
+            elements: None,
             label: view_label("trusted", &[], true, &[]),
             digest: link.clone(),
             preview: Some(Value::String(img.clone())),
@@ -240,6 +242,7 @@ fn hostile_trace(dir: &Path, port: u16) -> PathBuf {
         tool: "send".into(),
         args: vec![ArgRecord {
             name: "body".into(),
+            elements: None,
             label: view_label("untrusted", &[&img], false, &[&format!("{script}#1")]),
             digest: "sha256:01".into(),
             preview: Some(Value::String(PRIVATE.into())),
@@ -1049,4 +1052,42 @@ fn an_export_bounds_the_lineages_it_draws() {
     let drawn = outside_graph.matches("<g class=\"node ").count();
     assert!(drawn > 0 && drawn <= 5_000, "{drawn} lineage nodes drawn");
     assert!(outside_graph.contains("Its lineage is too large to draw in an export"));
+}
+
+/// A recipient read from a file inside a list the plan wrote: the page draws the edge from the read to the
+/// send and shows each element's label beside the whole list's (the trace once gave the list's own
+/// label, so the page showed `to` as trusted and public, with no edge).
+#[test]
+fn a_list_argument_shows_its_elements_and_its_lineage() {
+    let world = World::new(None);
+    let plan = world.write_plan(
+        "plan.py",
+        "who = read_file(path=\"todo.txt\")\nsend_email(to=[\"me@example.com\", who], subject=\"todo\", body=\"hi\")\n",
+    );
+    world.run_expect(&plan, &[], 4);
+    assert!(world.messages("out/outbox").is_empty());
+    let trace = plan.with_extension("zjson");
+    let (code, html) = export(&trace);
+    assert_eq!(code, 0);
+    assert!(
+        shown_edges(&html).contains(&(1, 2, "data")),
+        "{}",
+        graph_section(&html)
+    );
+    let row = html
+        .split("<tr")
+        .find(|r| r.contains("<td>to"))
+        .expect("a row for `to`");
+    assert!(
+        row.contains("element 1: <span class=\"label integrity-trusted\""),
+        "{row}"
+    );
+    assert!(
+        row.contains("element 2: <span class=\"label integrity-untrusted\""),
+        "{row}"
+    );
+    assert!(
+        !row.contains("<td><span class=\"label integrity-trusted\""),
+        "{row}"
+    );
 }

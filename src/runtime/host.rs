@@ -294,12 +294,18 @@ impl RunHost<'_, '_> {
                 .zip(&claim.args)
                 .map(|((n, v), c)| {
                     let json = v.to_json();
-                    let (digest, preview) =
-                        trace::redact::stored(&json, &self.space.decode(&v.deep_label()));
+                    let whole = self.space.decode(&v.deep_label());
+                    let (digest, preview) = trace::redact::stored(&json, &whole);
                     self.recorder.keep(&digest, &json);
                     ArgRecord {
                         name: n.clone(),
-                        label: self.space.describe(&c.label),
+                        // The whole value, not the list's own label: a list the plan wrote around a
+                        // value read from data carries that value's label and sources.
+                        label: self.space.describe(&whole),
+                        elements: c
+                            .elements
+                            .as_ref()
+                            .map(|els| els.iter().map(|l| self.space.describe(l)).collect()),
                         digest,
                         preview,
                     }

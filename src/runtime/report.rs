@@ -68,6 +68,7 @@ pub(super) fn denied_before_run(
                 .map(|a| ArgRecord {
                     name: a.name.clone(),
                     label: predicted(&a.must, &a.sources),
+                    elements: None,
                     // No value exists before the run.
                     digest: "none".into(),
                     preview: None,

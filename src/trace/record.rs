@@ -14,8 +14,10 @@ use serde_json::{Value, json};
 
 use crate::label::LabelView;
 
-/// The trace format this code writes. Format 2 added the header's `policy`; format 1 traces are read too.
-pub const FORMAT: u32 = 2;
+/// The trace format this code writes. Format 2 added the header's `policy`; format 3 gives each argument the
+/// whole value's label and a list's `elements` (format 2 recorded a list argument's own label). Formats 1
+/// and 2 are read too.
+pub const FORMAT: u32 = 3;
 /// The oldest format this code reads.
 pub const OLDEST_FORMAT: u32 = 1;
 
@@ -129,7 +131,12 @@ impl Header {
 #[serde(deny_unknown_fields)]
 pub struct ArgRecord {
     pub name: String,
+    /// The label of the whole value: its own joined with everything inside it (what reaches the tool).
     pub label: LabelView,
+    /// For a list or tuple, each element's whole label, as the decision reads them (docs/semantics.md §5,
+    /// list arguments); absent for any other value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elements: Option<Vec<LabelView>>,
     /// `sha256:<hex>` of the value's canonical JSON (see [`crate::trace::redact::digest`]).
     pub digest: String,
     /// The value itself, only when trusted and public (see [`crate::trace::redact::stored`]).

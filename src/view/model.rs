@@ -50,7 +50,10 @@ pub struct ChainView {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ArgView {
     pub name: String,
+    /// The whole value's label.
     pub label: LabelView,
+    /// A list's or tuple's elements, as the decision read them, only when they are not all the whole.
+    pub elements: Vec<LabelView>,
     pub digest: String,
     /// Only for a trusted, public, untagged value.
     pub preview: Option<String>,
@@ -480,6 +483,10 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
                 .into_iter()
                 .map(|a| ArgView {
                     preview: safe_preview(&a.label, &a.preview),
+                    elements: a
+                        .elements
+                        .filter(|els| els.iter().any(|e| *e != a.label))
+                        .unwrap_or_default(),
                     name: a.name,
                     label: a.label,
                     digest: a.digest,
