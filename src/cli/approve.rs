@@ -208,13 +208,8 @@ pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String 
             who.extend(names.iter().map(|n| visible(n)));
             out.push_str(&format!("      readers: {}\n", who.join(", ")));
         }
-        // The decision reads a list element by element: show them where they are not all the whole.
-        if let Some(elements) = &a.elements
-            && elements.iter().any(|e| *e != a.label)
-        {
-            for (i, e) in elements.iter().enumerate() {
-                out.push_str(&format!("      element {}: {e}\n", i + 1));
-            }
+        for (i, e) in a.distinct_elements().iter().enumerate() {
+            out.push_str(&format!("      element {}: {e}\n", i + 1));
         }
     }
     for (arg, who) in &shown.non_readers {

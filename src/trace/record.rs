@@ -143,6 +143,17 @@ pub struct ArgRecord {
     pub preview: Option<Value>,
 }
 
+impl ArgRecord {
+    /// The elements worth showing beside the whole: a list's or tuple's, when they are not all the
+    /// whole value's label (the decision reads them one by one).
+    pub fn distinct_elements(&self) -> &[LabelView] {
+        match &self.elements {
+            Some(els) if els.iter().any(|e| *e != self.label) => els,
+            _ => &[],
+        }
+    }
+}
+
 /// A tool call: the claim and the policy's decision on it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

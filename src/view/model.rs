@@ -483,10 +483,7 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
                 .into_iter()
                 .map(|a| ArgView {
                     preview: safe_preview(&a.label, &a.preview),
-                    elements: a
-                        .elements
-                        .filter(|els| els.iter().any(|e| *e != a.label))
-                        .unwrap_or_default(),
+                    elements: a.distinct_elements().to_vec(),
                     name: a.name,
                     label: a.label,
                     digest: a.digest,
