@@ -132,6 +132,20 @@ fn the_rules_edges_see_the_same_labels() {
         "ߚ = 2\nߚ -= 1\nsink(ߚ)\nfor é in range(2):\n    ߚ = ߚ + é\nsink(ߚ)\n",
         // Found by fuzzing: one value, several targets (`a = a = a` was refused with Z098).
         "p = q = 3\nsink(p)\nq = q + 1\nsink(q)\nr = 1\nr = r = r\nsink(r)\n",
+        // Red-team (2026-11-26): bindings hidden in expressions, names rebound by other statements.
+        "x = 0\nif (x := len(e['subject'])) > 0:\n    pass\nsink(x)\n",
+        "x = 0\nwhile (x := len(e['subject'])) > 5:\n    pass\nsink(x)\n",
+        "x = 0\nsink(f\"{(x := len(e['subject']))}\")\nsink(x)\n",
+        "x = 0\nfor i in range((x := len(e['subject']))):\n    pass\nsink(x)\n",
+        "x = 0\nsink((x := e['subject']))\nsink(x)\n",
+        "x = 0\nif (x := 2) > 1 and e['subject'] == 'x':\n    x = 3\nsink(x)\n",
+        "x = 0\nif e['subject'] == 'x':\n    pass\nelif (x := 1):\n    pass\nsink(x)\n",
+        "x = 1\ndef x():\n    return e['subject']\nsink(x)\n",
+        "x = 1\ndef f(y=(x := e['subject'])):\n    return y\nsink(x)\n",
+        "x = 0\nfor x in range(3):\n    pass\nfor x in e['tags']:\n    pass\nsink(x)\n",
+        "x = 0\nn = 3\nif e['subject'] == 'x':\n    n = 4\nfor i in range(n):\n    x = x + 1\nsink(x)\n",
+        "x = 0\ny = 0\nfor i in range(2):\n    if e['subject'] == 'x':\n        continue\n    y = 1\nx = y\nsink(x)\n",
+        "k = 0\nx = 0\nwhile k < 3:\n    k += 1\n    if k == 2:\n        continue\n    x = k\nsink(x)\n",
     ];
     for p in plans {
         let plan = format!("{HEADER}{p}{FOOTER}");
