@@ -130,3 +130,25 @@ fn a_list_arguments_label_and_sources_are_its_elements() {
     assert!(!block.contains("label: trusted"), "{block}");
     assert!(block.contains("element 2: untrusted"), "{block}");
 }
+
+/// A list whose elements all carry the whole value's label records no `elements`: a long run of calls with
+/// lists pays for them only where they tell something.
+#[test]
+fn a_list_of_like_elements_records_only_the_whole() {
+    let world = World::new(None);
+    let plan = world.write_plan(
+        "plan.py",
+        "send_email(to=[\"me@example.com\", \"me@example.com\"], subject=\"s\", body=\"b\")\n",
+    );
+    world.run_expect(&plan, &[], 0);
+    assert_eq!(world.messages("out/outbox").len(), 1);
+    let calls = calls(&world.path("plan.zjson"), None);
+    let to = calls[0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "to")
+        .unwrap();
+    assert_eq!(to["label"]["integrity"], "trusted", "{to}");
+    assert!(to.get("elements").is_none(), "{to}");
+}

@@ -208,7 +208,7 @@ pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String 
             who.extend(names.iter().map(|n| visible(n)));
             out.push_str(&format!("      readers: {}\n", who.join(", ")));
         }
-        for (i, e) in a.distinct_elements().iter().enumerate() {
+        for (i, e) in a.elements.iter().flatten().enumerate() {
             out.push_str(&format!("      element {}: {e}\n", i + 1));
         }
     }

@@ -297,15 +297,17 @@ impl RunHost<'_, '_> {
                     let whole = self.space.decode(&v.deep_label());
                     let (digest, preview) = trace::redact::stored(&json, &whole);
                     self.recorder.keep(&digest, &json);
+                    // The whole value, not the list's own label: a list the plan wrote around a value
+                    // read from data carries that value's label and sources.
+                    let label = self.space.describe(&whole);
+                    let elements = c.elements.as_ref().and_then(|els| {
+                        let els = els.iter().map(|l| self.space.describe(l)).collect();
+                        ArgRecord::elements_beside(&label, els)
+                    });
                     ArgRecord {
                         name: n.clone(),
-                        // The whole value, not the list's own label: a list the plan wrote around a
-                        // value read from data carries that value's label and sources.
-                        label: self.space.describe(&whole),
-                        elements: c
-                            .elements
-                            .as_ref()
-                            .map(|els| els.iter().map(|l| self.space.describe(l)).collect()),
+                        label,
+                        elements,
                         digest,
                         preview,
                     }

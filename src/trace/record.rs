@@ -133,8 +133,9 @@ pub struct ArgRecord {
     pub name: String,
     /// The label of the whole value: its own joined with everything inside it (what reaches the tool).
     pub label: LabelView,
-    /// For a list or tuple, each element's whole label, as the decision reads them (docs/semantics.md §5,
-    /// list arguments); absent for any other value.
+    /// For a list or tuple whose elements' labels are not all the whole value's, each element's whole label,
+    /// as the decision reads them (docs/semantics.md §5, list arguments); absent otherwise, where each
+    /// element's label is `label` (so a long run of calls with lists pays nothing for it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elements: Option<Vec<LabelView>>,
     /// `sha256:<hex>` of the value's canonical JSON (see [`crate::trace::redact::digest`]).
@@ -144,13 +145,10 @@ pub struct ArgRecord {
 }
 
 impl ArgRecord {
-    /// The elements worth showing beside the whole: a list's or tuple's, when they are not all the
-    /// whole value's label (the decision reads them one by one).
-    pub fn distinct_elements(&self) -> &[LabelView] {
-        match &self.elements {
-            Some(els) if els.iter().any(|e| *e != self.label) => els,
-            _ => &[],
-        }
+    /// What `elements` records for a list or tuple whose elements have these labels and whose whole value
+    /// has `whole`: the elements, unless every one is the whole (then `None`, and each is `label`).
+    pub fn elements_beside(whole: &LabelView, elements: Vec<LabelView>) -> Option<Vec<LabelView>> {
+        elements.iter().any(|e| e != whole).then_some(elements)
     }
 }
 

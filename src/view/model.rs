@@ -52,7 +52,8 @@ pub struct ArgView {
     pub name: String,
     /// The whole value's label.
     pub label: LabelView,
-    /// A list's or tuple's elements, as the decision read them, only when they are not all the whole.
+    /// A list's or tuple's elements, as the decision read them, when the trace records them (they are not
+    /// all the whole).
     pub elements: Vec<LabelView>,
     pub digest: String,
     /// Only for a trusted, public, untagged value.
@@ -483,7 +484,7 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
                 .into_iter()
                 .map(|a| ArgView {
                     preview: safe_preview(&a.label, &a.preview),
-                    elements: a.distinct_elements().to_vec(),
+                    elements: a.elements.unwrap_or_default(),
                     name: a.name,
                     label: a.label,
                     digest: a.digest,
