@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::world::{World, calls};
+use common::world::{LIST_AROUND_A_READ, World, calls};
 use serde_json::Value;
 
 fn sources(call: &Value, arg: &str) -> BTreeSet<String> {
@@ -91,10 +91,7 @@ fn a_long_run_records_the_exact_sources_of_every_sink() {
 #[test]
 fn a_list_arguments_label_and_sources_are_its_elements() {
     let world = World::new(None);
-    let plan = world.write_plan(
-        "plan.py",
-        "who = read_file(path=\"todo.txt\")\nsend_email(to=[\"me@example.com\", who], subject=\"todo\", body=\"hi\")\n",
-    );
+    let plan = world.write_plan("plan.py", LIST_AROUND_A_READ);
     let out = world.run_expect(&plan, &[], 4);
     assert!(
         world.messages("out/outbox").is_empty(),

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use assert_cmd::Command;
-use common::world::World;
+use common::world::{LIST_AROUND_A_READ, World};
 use serde_json::Value;
 use zamburak::label::LabelView;
 use zamburak::trace::TraceWriter;
@@ -1060,10 +1060,7 @@ fn an_export_bounds_the_lineages_it_draws() {
 #[test]
 fn a_list_argument_shows_its_elements_and_its_lineage() {
     let world = World::new(None);
-    let plan = world.write_plan(
-        "plan.py",
-        "who = read_file(path=\"todo.txt\")\nsend_email(to=[\"me@example.com\", who], subject=\"todo\", body=\"hi\")\n",
-    );
+    let plan = world.write_plan("plan.py", LIST_AROUND_A_READ);
     world.run_expect(&plan, &[], 4);
     assert!(world.messages("out/outbox").is_empty());
     let trace = plan.with_extension("zjson");

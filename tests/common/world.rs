@@ -5,6 +5,10 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+/// A plan that sends to a list it wrote around a recipient read from a file (`todo.txt`): the list's
+/// own label is trusted, its second element is not. Under the default policy the send waits (exit 4).
+pub const LIST_AROUND_A_READ: &str = "who = read_file(path=\"todo.txt\")\nsend_email(to=[\"me@example.com\", who], subject=\"todo\", body=\"hi\")\n";
+
 /// A copy of the example world in a temporary directory, with a policy pointing at it.
 pub struct World {
     pub dir: tempfile::TempDir,
