@@ -82,6 +82,7 @@ fn trace() -> &'static PathBuf {
                     reason: "every requirement holds".into(),
                     before_run: false,
                     tool_sha256: None,
+                    on_approval: None,
                 }))
                 .expect("append");
                 w.append(Record::Result(CallResult {

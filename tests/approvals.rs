@@ -22,8 +22,28 @@ fn zamburak(args: &[&std::ffi::OsStr]) -> std::process::Output {
         .unwrap()
 }
 
+/// `approve|reject SNAPSHOT --claim CODE` with the code of the claim the snapshot holds (as a person copies it
+/// from the claim `run` printed), and `--by tester`.
 fn decide(verb: &str, snapshot: &Path) -> std::process::Output {
-    zamburak(&[verb.as_ref(), snapshot.as_os_str()])
+    let code = claim_code_of(snapshot);
+    zamburak(&[
+        verb.as_ref(),
+        snapshot.as_os_str(),
+        "--claim".as_ref(),
+        code.as_ref(),
+        "--by".as_ref(),
+        "tester".as_ref(),
+    ])
+}
+
+/// The claim code of the snapshot at `path` (`0000-0000-0000` when it is unreadable, which names no claim).
+fn claim_code_of(path: &Path) -> String {
+    let digest = std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .and_then(|v| v["claim_digest"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    zamburak::trace::record::claim_code(&digest)
 }
 
 fn suspended(world: &World, plan: &str, extra: &[&str]) -> (PathBuf, PathBuf) {
@@ -96,9 +116,10 @@ fn reject_never_sends_and_ends_the_run_as_denied() {
     let world = World::new(None);
     let (snapshot, trace) = suspended(&world, FORWARD, &[]);
     let out = decide("reject", &snapshot);
+    // The rejection was recorded: the command did what was asked (the run itself ended as denied).
     assert_eq!(
         out.status.code(),
-        Some(3),
+        Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -441,16 +462,27 @@ fn draft_ids_cannot_reach_outside_the_drafts_folder() {
 
 #[test]
 fn a_decision_in_progress_blocks_a_second_one() {
-    // Two `approve` processes racing on one snapshot would both find the trace waiting; the trace is
-    // locked for the whole decision. Hold the lock here, as a concurrent approve would.
+    // Two `approve` processes racing on one snapshot would both find the trace waiting, and a re-run
+    // during a decision would replace the trace the approved effect is recorded in: `run`, `approve` and
+    // `reject` of one plan hold the lock beside its trace for their whole length. Hold it here, as a
+    // concurrent approve would.
     let world = World::new(None);
     let (snapshot, trace) = suspended(&world, FORWARD, &[]);
-    let held = std::fs::File::open(&trace).unwrap();
+    let held = std::fs::File::open(trace.with_extension("zlock")).unwrap();
     held.lock().unwrap();
+    let before = std::fs::read(&trace).unwrap();
     let out = decide("approve", &snapshot);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("in progress"));
+    let rerun = world.run(&world.path("plan.py"), &[]);
+    assert_eq!(rerun.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&rerun.stderr).contains("in progress"));
     assert!(world.messages("out/outbox").is_empty());
+    assert_eq!(
+        std::fs::read(&trace).unwrap(),
+        before,
+        "the trace is untouched"
+    );
     held.unlock().unwrap();
     assert_eq!(decide("approve", &snapshot).status.code(), Some(0));
     assert_eq!(world.messages("out/outbox").len(), 1);
@@ -464,13 +496,14 @@ fn the_claim_shows_the_values_and_names_their_readers() {
     let plan =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/forward.py"))
             .unwrap();
-    let (_, _) = suspended(&world, &plan, &[]);
-    // The claim is printed by the run that suspended; run again to capture it (the first run's snapshot is
-    // replaced, which is what a user who reruns the plan gets).
-    let plan = world.path("plan.py");
+    let plan = world.write_plan("plan.py", &plan);
     let out = world.run(&plan, &[]);
     assert_eq!(out.status.code(), Some(4));
     let stderr = String::from_utf8_lossy(&out.stderr);
+    // The claim's code, and the commands that name it.
+    let code = claim_code_of(&world.path("plan.zsnap"));
+    assert!(stderr.contains(&format!("claim {code}\n")), "{stderr}");
+    assert!(stderr.contains(&format!("--claim {code}")), "{stderr}");
     assert!(stderr.contains("quarterly numbers"), "{stderr}");
     assert!(
         stderr.contains("UNTRUSTED: written by whoever wrote read_inbox#1"),
@@ -491,7 +524,12 @@ fn the_claim_shows_the_values_and_names_their_readers() {
     );
     assert!(world.messages("out/outbox").is_empty());
 
-    // The JSON report carries the same claim, the values and the snapshot's path.
+    // The JSON report carries the same claim, the values and the snapshot's path (a new run, once the
+    // pending claim is rejected).
+    assert_eq!(
+        decide("reject", &world.path("plan.zsnap")).status.code(),
+        Some(0)
+    );
     let out = world.run(&plan, &["--format", "json"]);
     assert_eq!(out.status.code(), Some(4));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -66,6 +66,7 @@ fn fixture() -> Fixture {
             reason: "read tool, trusted arguments".into(),
             before_run: false,
             tool_sha256: None,
+            on_approval: None,
         }),
         Record::Result(CallResult {
             call_id: 1,
@@ -109,6 +110,7 @@ fn fixture() -> Fixture {
             reason: "recipient is untrusted".into(),
             before_run: false,
             tool_sha256: None,
+            on_approval: None,
         }),
         Record::Approval(Approval {
             call_id: 2,

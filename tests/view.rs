@@ -182,6 +182,7 @@ fn send_call(
         reason: "r".into(),
         before_run,
         tool_sha256: None,
+        on_approval: None,
     })
 }
 
@@ -225,6 +226,7 @@ fn hostile_trace(dir: &Path, port: u16) -> PathBuf {
         reason: link.clone(),
         before_run: false,
         tool_sha256: None,
+        on_approval: None,
     }))
     .unwrap();
     w.append(Record::Result(CallResult {
@@ -253,6 +255,7 @@ fn hostile_trace(dir: &Path, port: u16) -> PathBuf {
         reason: script.clone(),
         before_run: false,
         tool_sha256: None,
+        on_approval: None,
     }))
     .unwrap();
     w.append(Record::End(End {

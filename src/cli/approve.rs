@@ -6,18 +6,43 @@ use std::path::Path;
 
 use crate::exit;
 use crate::runtime::run::{ClaimShown, RunReport, Status};
-use crate::runtime::snapshot::{self, Decided};
+use crate::runtime::snapshot::{self, Decided, Verdict};
 
 /// Longest stretch of one value shown to an approver before it is cut (the rest is counted; `run --format
 /// json` carries it whole).
 const SHOWN_CHARS: usize = 600;
 
-/// `zamburak approve|reject SNAPSHOT [--by NAME]`: records the decision in the trace and continues the run.
-pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
-    let by = by
+/// `zamburak approve|reject SNAPSHOT [--claim CODE] [--by NAME]`: records the decision in the trace and
+/// continues the run. An approval names its claim: by `--claim`, or by the person's `y` after the claim is
+/// shown again at a terminal.
+pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Option<&str>) -> i32 {
+    let Some(by) = by
         .map(str::to_string)
-        .or_else(|| std::env::var("USER").ok())
-        .unwrap_or_else(|| "unknown".into());
+        .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
+    else {
+        errln!(
+            "error: who decides is recorded in the trace: name yourself with `--by NAME` (no $USER is set)"
+        );
+        errln!("nothing was run.");
+        return exit::USAGE;
+    };
+    let verb = if approve { "approve" } else { "reject" };
+    let mut code = claim.map(str::to_string);
+    if code.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        // Show the claim again, exactly as the snapshot's code binds it, and let the person say.
+        match ask_again(path, verb) {
+            Ok(Some(c)) => code = Some(c),
+            Ok(None) => {
+                errln!("not {verb}d: the claim still waits.");
+                return exit::USAGE;
+            }
+            Err(e) => {
+                errln!("error: {e}");
+                errln!("nothing was run.");
+                return exit::USAGE;
+            }
+        }
+    }
     // A resumed run may start MCP servers again.
     super::mcp::on_interrupt_kill_servers();
     let engine = match super::worker_engine() {
@@ -28,7 +53,13 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
             return exit::USAGE;
         }
     };
-    let decided = match snapshot::decide(path, approve, &by, &engine, &mut |text| out!("{text}")) {
+    let verdict = Verdict {
+        approve,
+        code: code.as_deref(),
+    };
+    let decided = match snapshot::decide(path, verdict, &by, &engine, &mut |text| {
+        out!("{}", crate::text::visible_lines(text))
+    }) {
         Ok(d) => d,
         Err(e) => {
             errln!("error: {e}");
@@ -61,23 +92,27 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
         .find(|a| matches!(a.name.as_str(), "to" | "url" | "path"))
         .and_then(|a| a.preview.as_ref())
         .map(|v| match v {
-            serde_json::Value::String(s) => format!(" to {s}"),
-            other => format!(" to {other}"),
+            serde_json::Value::String(s) => format!(" to {}", visible(s)),
+            other => format!(" to {}", visible(&other.to_string())),
         })
         .unwrap_or_default();
-    if approve {
+    let what = format!("`{}` #{}{target} (line {})", c.tool, c.call_id, c.line);
+    // The claimed call ran when the run's list of calls that ran grew: the claim is the first call made.
+    let ran = report.calls_run.len() > snapshot.state.calls_run.len();
+    let drafts = c.on_approval.as_deref() == Some("draft");
+    if !approve {
+        errln!("rejected by {}: {what} did not run", visible(&by));
+    } else if ran && drafts {
         errln!(
-            "approved by {by}: ran `{}` #{}{target} (line {})",
-            c.tool,
-            c.call_id,
-            c.line
+            "approved by {}: drafted {what}; as the claim said, nothing was sent",
+            visible(&by)
         );
+    } else if ran {
+        errln!("approved by {}: ran {what}", visible(&by));
     } else {
         errln!(
-            "rejected by {by}: `{}` #{}{target} (line {}) did not run",
-            c.tool,
-            c.call_id,
-            c.line
+            "approved by {}: {what} was called and failed (see below); the approval is recorded",
+            visible(&by)
         );
     }
     for d in report.decisions.iter().skip(snapshot.state.decisions.len()) {
@@ -121,7 +156,7 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
         ),
         Status::Denied => "run stopped: a tool call was denied".to_string(),
         Status::Error => "run stopped by an error".to_string(),
-        Status::Rejected => "run rejected".to_string(),
+        Status::Rejected => "run stopped: the claim was rejected, nothing pending".to_string(),
     };
     errln!("{ended}");
     if let Err(e) = snapshot_removed {
@@ -137,28 +172,38 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
             return exit::USAGE;
         }
     }
+    // A rejection that is recorded is the command succeeding: the run stopped as asked.
+    if !approve && code == report.exit_code {
+        return exit::OK;
+    }
     code
 }
 
-/// Text for a terminal with every control character (C0, DEL, C1 such as a lone CSI) and every invisible
-/// format character that reorders or hides text (bidi overrides and isolates, zero-width marks, BOM)
-/// written as `\u{..}`, so what the approver reads is what would be sent. Names from tool data (readers
-/// from mail headers) pass through here too.
-pub fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        let hidden = c.is_control()
-            || ('\u{200b}'..='\u{200f}').contains(&c)
-            || ('\u{202a}'..='\u{202e}').contains(&c)
-            || ('\u{2066}'..='\u{2069}').contains(&c)
-            || c == '\u{feff}';
-        if hidden {
-            out.push_str(&format!("\\u{{{:04x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
+pub use crate::text::visible;
+
+/// At a terminal without `--claim`: shows the snapshot's claim again (its values checked against the
+/// claim's digests) and asks. Returns the code of the claim shown when the person says yes.
+fn ask_again(path: &Path, verb: &str) -> Result<Option<String>, String> {
+    use std::io::Write;
+    let (snap, _) = snapshot::peek(path)?;
+    let shown = snap.shown_checked()?;
+    let code = snap.claim_code();
+    let mut err = std::io::stderr().lock();
+    let expired = if snap.expired() { " (expired)" } else { "" };
+    let _ = write!(
+        err,
+        "{}  claim {code}, waiting since {}, until {}{expired}\n{verb} claim {code}? [y/N] ",
+        claim_text(&snap.claim, shown),
+        visible(&snap.created_at),
+        visible(&snap.expires_at)
+    );
+    let _ = err.flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .read_line(&mut answer)
+        .map_err(|e| format!("cannot read the answer: {e}"))?;
+    let yes = matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+    Ok(yes.then_some(code))
 }
 
 /// A value for a terminal: JSON (so quotes, newlines and escape sequences an attacker wrote are escaped,
@@ -212,6 +257,9 @@ pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String 
             out.push_str(&format!("      element {}: {e}\n", i + 1));
         }
     }
+    if let Some(effect) = &shown.effect {
+        out.push_str(&effect_text(effect));
+    }
     for (arg, who) in &shown.non_readers {
         let who: Vec<String> = who.iter().map(|n| visible(n)).collect();
         out.push_str(&format!(
@@ -225,6 +273,51 @@ pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String 
         visible(&c.reason),
         c.rule
     ));
+    if c.on_approval.as_deref() == Some("draft") {
+        out.push_str(
+            "  approving this writes a draft; it does not send (the call also breaks a rule that only a draft \
+             may)\n",
+        );
+    }
+    out
+}
+
+/// What a call acts on beyond its arguments (the draft a commit sends), each part with its label.
+fn effect_text(effect: &crate::runtime::run::ShownEffect) -> String {
+    let mut out = format!("  {}:\n", effect.what);
+    for p in &effect.parts {
+        out.push_str(&format!("    {} = {}\n", p.name, shown_value(&p.value)));
+        match &p.label {
+            Some(label) => {
+                if label.integrity != "trusted" {
+                    let from = if label.sources.is_empty() {
+                        "tool data".to_string()
+                    } else {
+                        label.sources.join(", ")
+                    };
+                    out.push_str(&format!(
+                        "        ! {}: written by whoever wrote {from}, not by you\n",
+                        label.integrity.to_uppercase()
+                    ));
+                }
+                out.push_str(&format!("        label: {label}\n"));
+            }
+            None => out.push_str(
+                "        ! NOT KNOWN: written outside this run, so who wrote it and who may read it are not \
+                 recorded; read it as written by a stranger\n",
+            ),
+        }
+        if !p.non_readers.is_empty() {
+            let who: Vec<String> = p.non_readers.iter().map(|n| visible(n)).collect();
+            out.push_str(&format!(
+                "        not allowed to read it: {}\n",
+                who.join(", ")
+            ));
+        }
+    }
+    if let Some(problem) = &effect.problem {
+        out.push_str(&format!("    ! {}\n", visible(problem)));
+    }
     out
 }
 
@@ -234,8 +327,9 @@ pub fn describe_claim(report: &RunReport, snapshot: &Path) -> String {
         return String::new();
     };
     let mut out = claim_text(&s.claim, &s.shown);
+    let code = s.claim.claim_code();
     out.push_str(&format!(
-        "approve: zamburak approve {0}\nreject:  zamburak reject {0}",
+        "claim {code}\napprove: zamburak approve {0} --claim {code}\nreject:  zamburak reject {0}",
         snapshot.display()
     ));
     out

@@ -76,6 +76,10 @@ enum Command {
     Approve {
         /// The snapshot `run` wrote (TRACE.zsnap).
         snapshot: PathBuf,
+        /// The claim's code, as shown with the claim (`7KQF-3MZD-A1XR`): what you approve. Without it,
+        /// the claim is shown again at a terminal and you are asked; elsewhere nothing is approved.
+        #[arg(long, value_name = "CODE")]
+        claim: Option<String>,
         /// Who decides (recorded in the trace). Default: $USER.
         #[arg(long)]
         by: Option<String>,
@@ -84,6 +88,9 @@ enum Command {
     Reject {
         /// The snapshot `run` wrote (TRACE.zsnap).
         snapshot: PathBuf,
+        /// The claim's code, as shown with the claim: refuses when the snapshot holds another claim.
+        #[arg(long, value_name = "CODE")]
+        claim: Option<String>,
         /// Who decides (recorded in the trace). Default: $USER.
         #[arg(long)]
         by: Option<String>,
@@ -299,12 +306,16 @@ pub fn main() -> ExitCode {
             confirm_ask: confirm == Confirm::Ask,
             keep_values: !no_values,
         }),
-        Command::Approve { snapshot, by } => {
-            approve::decide_command(&snapshot, true, by.as_deref())
-        }
-        Command::Reject { snapshot, by } => {
-            approve::decide_command(&snapshot, false, by.as_deref())
-        }
+        Command::Approve {
+            snapshot,
+            claim,
+            by,
+        } => approve::decide_command(&snapshot, true, claim.as_deref(), by.as_deref()),
+        Command::Reject {
+            snapshot,
+            claim,
+            by,
+        } => approve::decide_command(&snapshot, false, claim.as_deref(), by.as_deref()),
         Command::Verify { trace } => verify::verify_command(&trace),
         Command::Worker {
             max_memory_mb,

@@ -122,6 +122,26 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         .clone()
         .unwrap_or_else(|| opts.plan.with_extension("zjson"));
     let mode_name = mode.name();
+    // One run or decision of a plan at a time, and a claim that waits is never replaced by a re-run: its
+    // trace is where the approved effect will be recorded.
+    let _lock = match snapshot::lock_run(&trace_path) {
+        Ok(lock) => lock,
+        Err(e) => return usage(opts.json, &e),
+    };
+    if let Some((pending, snap)) = snapshot::pending_at(&trace_path) {
+        return usage(
+            opts.json,
+            &format!(
+                "a claim is pending for {}: approve or reject it first (claim {}, `zamburak approve {} --claim \
+                 {}` or `zamburak reject {}`)",
+                opts.plan.display(),
+                snap.claim_code(),
+                pending.display(),
+                snap.claim_code(),
+                pending.display()
+            ),
+        );
+    }
     let engine = match super::worker_engine() {
         Ok(engine) => engine,
         Err(e) => return usage(opts.json, &e),
@@ -206,6 +226,11 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         }
     };
     let ask = opts.confirm_ask && std::io::IsTerminal::is_terminal(&std::io::stdin());
+    if opts.confirm_ask && !ask {
+        errln!(
+            "not asking: stdin is not a terminal (text piped in never approves); a claim suspends the run"
+        );
+    }
     let run = Run::new(&input).on(engine);
     let report = if ask {
         run.asking(&mut ask_on_terminal)
@@ -224,6 +249,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
             mode,
             trace: &trace_path,
             ttl_secs: opts.approval_ttl_secs.unwrap_or(snapshot::DEFAULT_TTL_SECS),
+            mcp_pins: backend.hub().map(|h| h.pins()).unwrap_or_default(),
         };
         match snapshot::suspend(&report, &ctx, &mut writer) {
             Ok(path) => {
@@ -325,6 +351,28 @@ fn ask_on_terminal(
     let _ = std::io::stdin().read_line(&mut answer);
     let yes = matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes");
     let by = std::env::var("USER").unwrap_or_else(|_| "terminal".into());
+    let what = if call.on_approval.as_deref() == Some("draft") {
+        "drafting it (nothing is sent)"
+    } else {
+        "running it"
+    };
+    if yes {
+        let _ = writeln!(
+            err,
+            "approved by {}: {what}, `{}` #{}",
+            super::approve::visible(&by),
+            call.tool,
+            call.call_id
+        );
+    } else {
+        let _ = writeln!(
+            err,
+            "rejected by {}: `{}` #{} does not run",
+            super::approve::visible(&by),
+            call.tool,
+            call.call_id
+        );
+    }
     (yes, by)
 }
 
@@ -389,16 +437,24 @@ fn print_text(report: &RunReport, policy: &Policy, source: &str, filename: &str)
 /// `: 2 allowed, 3 drafted → examples/out/drafts/new` (empty when no call was decided): how many calls
 /// each decision met, and where drafted mail waits for review.
 fn decision_counts(report: &RunReport, policy: &Policy) -> String {
-    let count = |o: Outcome| report.decisions.iter().filter(|d| d.decision == o).count();
+    let count = |o: Outcome, approval: Option<&str>| {
+        report
+            .decisions
+            .iter()
+            .filter(|d| d.decision == o && d.approval.as_deref() == approval)
+            .count()
+    };
     let parts: Vec<String> = [
-        (Outcome::Allow, "allowed"),
-        (Outcome::Draft, "drafted"),
-        (Outcome::Confirm, "held for confirmation"),
-        (Outcome::Deny, "denied"),
+        (Outcome::Allow, None, "allowed"),
+        (Outcome::Draft, None, "drafted"),
+        (Outcome::Confirm, Some("approved"), "approved by you"),
+        (Outcome::Confirm, Some("rejected"), "rejected by you"),
+        (Outcome::Confirm, None, "held for confirmation"),
+        (Outcome::Deny, None, "denied"),
     ]
     .into_iter()
-    .filter_map(|(o, word)| {
-        let n = count(o);
+    .filter_map(|(o, approval, word)| {
+        let n = count(o, approval);
         (n > 0).then(|| format!("{n} {word}"))
     })
     .collect();
@@ -406,7 +462,7 @@ fn decision_counts(report: &RunReport, policy: &Policy) -> String {
         return String::new();
     }
     let drafts = match policy.builtins().mail.as_ref() {
-        Some(mail) if count(Outcome::Draft) > 0 => {
+        Some(mail) if count(Outcome::Draft, None) > 0 => {
             format!(" → {}", shown_path(&mail.drafts.join("new")).display())
         }
         _ => String::new(),

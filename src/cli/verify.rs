@@ -12,7 +12,8 @@ use crate::trace::{VerifyReport, verify};
 ///
 /// Prints `ok: N records, head H` (exit 0); `broken at seq N (line L): why` (exit 1); `suspended at call #N,
 /// waiting on SNAPSHOT until TIME` (exit 4, like the `run` that suspended: the chain checks and ends in a
-/// `suspend` record); or `incomplete ...` (exit 1: the chain checks but has no end record, so a cut-off tail
+/// `suspend` record); `expired claim at call #N: ...` (exit 4 too: the claim still waits, for a rejection only);
+/// or `incomplete ...` (exit 1: the chain checks but has no end record, so a cut-off tail
 /// cannot be ruled out). A file that cannot be read is a usage error (exit 2).
 pub fn verify_command(file: &Path) -> i32 {
     let report = match verify(file) {
@@ -27,6 +28,24 @@ pub fn verify_command(file: &Path) -> i32 {
             let snapshot = snapshot::snapshot_path(file);
             let present =
                 std::fs::read(&snapshot).is_ok_and(|b| sha256_bytes(&b) == s.snapshot_sha256);
+            let expired = s
+                .expires_at
+                .parse::<jiff::Timestamp>()
+                .is_ok_and(|t| jiff::Timestamp::now() > t);
+            if expired {
+                // Still waiting, but only for a rejection: an expired claim cannot be approved.
+                outln!(
+                    "expired claim at call #{}: {} waited until {} and can no longer be approved; `zamburak \
+                     reject {}` closes the trace; {} records check, head {}",
+                    s.call_id,
+                    snapshot.display(),
+                    s.expires_at,
+                    snapshot.display(),
+                    report.records,
+                    report.head.as_deref().unwrap_or("none")
+                );
+                return exit::SUSPENDED;
+            }
             outln!(
                 "suspended at call #{}, waiting on {}{} until {}; {} records check, head {}",
                 s.call_id,

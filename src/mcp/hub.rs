@@ -94,6 +94,21 @@ impl Hub {
         &self.lock_sha256
     }
 
+    /// `server/tool` → pin of every locked tool of the servers this run may start: what a claim made in
+    /// this run was made under (see `runtime::snapshot`).
+    pub fn pins(&self) -> BTreeMap<String, String> {
+        self.specs
+            .keys()
+            .filter_map(|server| Some((server, self.lock.servers.get(server)?)))
+            .flat_map(|(server, locked)| {
+                locked
+                    .tools
+                    .iter()
+                    .map(move |(tool, t)| (format!("{server}/{tool}"), t.sha256.clone()))
+            })
+            .collect()
+    }
+
     /// The pin of server tool `tool` on `server`, as locked.
     pub fn tool_sha256(&self, server: &str, tool: &str) -> Option<&str> {
         Some(

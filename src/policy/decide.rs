@@ -587,6 +587,24 @@ impl Checker<'_> {
     }
 }
 
+/// What approving a claim [`decide`] held for confirmation performs (docs/semantics.md §5): an approval lifts
+/// exactly the confirm-level violations the claim lists, so when the call also breaks a draft-level rule it
+/// still only drafts (`Draft`); otherwise it runs as called (`Allow`). Never stronger than the claim: a
+/// claim that breaks a `deny` rule is denied and never reaches a person.
+pub fn on_approval(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Outcome {
+    let rest = violations(policy, space, claim)
+        .into_iter()
+        .map(|v| v.outcome)
+        .filter(|o| *o != Outcome::Confirm)
+        .max();
+    match rest {
+        None | Some(Outcome::Allow) => Outcome::Allow,
+        Some(Outcome::Draft) => Outcome::Draft,
+        // Not reached for a claim `decide` held for confirmation; should it be, an approval performs nothing.
+        Some(Outcome::Confirm | Outcome::Deny) => Outcome::Deny,
+    }
+}
+
 /// For the person deciding a claim: per argument a `readers_must_include` guards, the recipients who may
 /// not read it, by address. Only the approver sees this (the policy's user, a reader of every value);
 /// reasons, which the planner sees, still count rather than name untrusted recipients.

@@ -31,7 +31,9 @@ pub mod url_rule;
 mod validate;
 pub use validate::is_free_name;
 
-pub use decide::{ArgClaim, Claim, Decision, Outcome, Texts, decide, non_readers, violations};
+pub use decide::{
+    ArgClaim, Claim, Decision, Outcome, Texts, decide, non_readers, on_approval, violations,
+};
 pub use error::PolicyError;
 pub use labelling::label_result;
 pub(crate) use load::yaml_error;

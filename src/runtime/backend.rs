@@ -42,6 +42,16 @@ pub trait Backend {
     fn pin(&self, _source: &ToolSource) -> Option<String> {
         None
     }
+
+    /// What a call would act on beyond its arguments, for the person deciding its claim (the draft a
+    /// commit would send). `None`: the arguments are the whole effect.
+    fn preview(
+        &self,
+        _source: &ToolSource,
+        _args: &Map<String, Value>,
+    ) -> Option<Result<Value, String>> {
+        None
+    }
 }
 
 /// The built-in adapters of `crate::tools`, configured by the policy's `builtins:` section.
@@ -64,6 +74,19 @@ impl BuiltinBackend {
 }
 
 impl Backend for BuiltinBackend {
+    fn preview(
+        &self,
+        source: &ToolSource,
+        args: &Map<String, Value>,
+    ) -> Option<Result<Value, String>> {
+        let name = source.builtin()?.name();
+        Some(
+            self.builtins
+                .preview(name, args)?
+                .map_err(|e| e.to_string()),
+        )
+    }
+
     fn invoke(
         &mut self,
         tool: &str,
@@ -147,6 +170,14 @@ impl ToolBackend {
 }
 
 impl Backend for ToolBackend {
+    fn preview(
+        &self,
+        source: &ToolSource,
+        args: &Map<String, Value>,
+    ) -> Option<Result<Value, String>> {
+        self.builtins.preview(source, args)
+    }
+
     fn pin(&self, source: &ToolSource) -> Option<String> {
         let mcp = source.mcp()?;
         Some(

@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use super::backend::Backend;
 use super::report::{
-    CallDecision, ClaimShown, HostState, PlanError, Recorder, RunReport, Status, Suspension,
-    finish, serde_plain,
+    CallDecision, ClaimShown, DraftLabels, HostState, PlanError, Recorder, RunReport, ShownEffect,
+    ShownPart, Status, Suspension, finish, serde_plain,
 };
 use crate::label::{Label, LabelSpace, Packed};
 use crate::policy::{self, ArgClaim, Claim, Outcome, Policy, Texts};
@@ -53,6 +53,8 @@ pub(super) struct RunHost<'a, 't> {
     /// `tool#id` of every result or verifier output that was not trusted-and-public: an error message may
     /// depend on any of them.
     pub(super) tainted_sources: BTreeSet<String>,
+    /// Draft id → the labels of what this run wrote into it (shown when a commit of it is claimed).
+    pub(super) drafts: std::collections::BTreeMap<String, DraftLabels>,
     /// The claim a suspended run waits on.
     pub(super) pending: Option<Pending>,
     /// Asks a human on the spot (`run --confirm ask` on a terminal): whether the claim is approved, and by
@@ -87,6 +89,7 @@ impl<'a, 't> RunHost<'a, 't> {
             calls_run,
             worst,
             tainted_sources,
+            drafts,
         } = state;
         RunHost {
             policy,
@@ -100,6 +103,7 @@ impl<'a, 't> RunHost<'a, 't> {
             worst,
             stop: None,
             tainted_sources,
+            drafts,
             pending: None,
             approver,
         }
@@ -120,6 +124,7 @@ impl RunHost<'_, '_> {
             calls_run: self.calls_run.clone(),
             worst: self.worst,
             tainted_sources: self.tainted_sources.clone(),
+            drafts: self.drafts.clone(),
         };
         let space = self.space.clone();
         let paused = parked;
@@ -285,6 +290,9 @@ impl RunHost<'_, '_> {
             calls_so_far: self.tool_calls - 1,
         };
         let decision = policy::decide(self.policy, &self.space, &claim);
+        // What approving performs, when the call waits for a person: never stronger than the claim names.
+        let approval_drafts = decision.outcome == Outcome::Confirm
+            && policy::on_approval(self.policy, &self.space, &claim) == Outcome::Draft;
         let call = Call {
             call_id,
             line,
@@ -328,6 +336,7 @@ impl RunHost<'_, '_> {
                 .tool(name)
                 .and_then(|t| t.source.as_ref())
                 .and_then(|s| self.backend.pin(s)),
+            on_approval: approval_drafts.then(|| "draft".to_string()),
         };
         let recorded = self.recorder.record(Record::Call(call.clone()));
         self.decisions.push(CallDecision {
@@ -337,6 +346,7 @@ impl RunHost<'_, '_> {
             decision: decision.outcome,
             rule: decision.rule.clone(),
             reason: decision.reason.clone(),
+            approval: None,
         });
         self.worst = self.worst.max(decision.outcome);
         if !recorded {
@@ -350,10 +360,12 @@ impl RunHost<'_, '_> {
                 let shown = ClaimShown {
                     values: args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect(),
                     non_readers: policy::non_readers(self.policy, &self.space, &claim),
+                    effect: self.effect_shown(name, &args),
                 };
                 if let Some(ask) = self.approver.as_mut() {
                     let (approved, by) = ask(&call, &shown);
                     let decision = if approved { "approved" } else { "rejected" };
+                    self.mark_decided(call_id, decision);
                     if !self.recorder.record(Record::Approval(Approval {
                         call_id,
                         decision: decision.into(),
@@ -369,7 +381,7 @@ impl RunHost<'_, '_> {
                             message: format!("`{name}` was rejected by the user"),
                         };
                     }
-                    return self.perform(name, call_id, &args, line, false);
+                    return self.perform(name, call_id, &args, line, approval_drafts);
                 }
                 self.stop = Some(Stop::Suspended);
                 self.pending = Some(Pending {
@@ -390,6 +402,103 @@ impl RunHost<'_, '_> {
         };
 
         self.perform(name, call_id, &args, line, draft)
+    }
+
+    /// What the call would act on beyond its arguments, for the person deciding its claim: for a commit, the
+    /// draft as it would be sent, with the labels this run wrote it with (or none, when another run did).
+    fn effect_shown(&self, name: &str, args: &[(String, LValue)]) -> Option<ShownEffect> {
+        let source = self.policy.tool(name)?.source.as_ref()?;
+        let raw: Map<String, Value> = args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
+        let view = match self.backend.preview(source, &raw)? {
+            Ok(view) => view,
+            Err(why) => {
+                return Some(ShownEffect {
+                    what: "the draft as it would be sent".into(),
+                    parts: Vec::new(),
+                    problem: Some(format!(
+                        "it cannot be shown: {why}; committing it will fail"
+                    )),
+                });
+            }
+        };
+        let known = raw
+            .get("id")
+            .and_then(Value::as_str)
+            .and_then(|id| self.drafts.get(id));
+        let label_of = |part: &str| {
+            // `cc` is not a draft argument: its label is the recipients'.
+            let arg = if part == "cc" { "to" } else { part };
+            known.and_then(|k| {
+                k.labels
+                    .iter()
+                    .find(|(n, _)| n == arg)
+                    .map(|(_, l)| l.clone())
+            })
+        };
+        let non_readers_of = |part: &str| {
+            known
+                .and_then(|k| k.non_readers.iter().find(|(n, _)| n == part))
+                .map(|(_, who)| who.clone())
+                .unwrap_or_default()
+        };
+        let parts = ["to", "cc", "subject", "body"]
+            .iter()
+            .filter(|p| !(*p == &"cc" && view["cc"].as_array().is_some_and(Vec::is_empty)))
+            .map(|p| ShownPart {
+                name: p.to_string(),
+                value: view[*p].clone(),
+                label: label_of(p),
+                non_readers: non_readers_of(p),
+            })
+            .collect();
+        let problem = (view["digest_matches"] != Value::Bool(true)).then(|| {
+            "the draft changed since its digest was taken: committing it will be refused"
+                .to_string()
+        });
+        Some(ShownEffect {
+            what: "the draft as it would be sent".into(),
+            parts,
+            problem,
+        })
+    }
+
+    /// Keeps the labels a draft was written with, so that a claim to commit it can show them.
+    fn remember_draft(&mut self, name: &str, id: &str, args: &[(String, LValue)]) {
+        let claim = Claim {
+            tool: name.to_string(),
+            args: args.iter().map(|(n, v)| self.arg_claim(n, v)).collect(),
+            pc: Label::literal(),
+            calls_so_far: 0,
+        };
+        let labels = args
+            .iter()
+            .map(|(n, v)| {
+                (
+                    n.clone(),
+                    self.space.describe(&self.space.decode(&v.deep_label())),
+                )
+            })
+            .collect();
+        let non_readers = policy::non_readers(self.policy, &self.space, &claim);
+        self.drafts.insert(
+            id.to_string(),
+            DraftLabels {
+                labels,
+                non_readers,
+            },
+        );
+    }
+
+    /// Records on the reported decision of `call_id` what the person decided.
+    pub(super) fn mark_decided(&mut self, call_id: u32, decision: &str) {
+        if let Some(d) = self
+            .decisions
+            .iter_mut()
+            .rev()
+            .find(|d| d.call_id == call_id)
+        {
+            d.approval = Some(decision.to_string());
+        }
     }
 
     /// Runs a decided call (allowed, drafted, or approved by a human) and labels and records its result.
@@ -429,6 +538,9 @@ impl RunHost<'_, '_> {
             }
         };
         self.calls_run.push(name.to_string());
+        if draft && let Some(id) = value.get("id").and_then(Value::as_str) {
+            self.remember_draft(name, id, args);
+        }
         let args_join = args
             .iter()
             .fold(Packed::LITERAL, |acc, (_, v)| acc.join(&v.deep_label()));

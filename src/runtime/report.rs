@@ -80,6 +80,7 @@ pub(super) fn denied_before_run(
             reason: d.must.reason.clone(),
             before_run: true,
             tool_sha256: None,
+            on_approval: None,
         }));
         decisions.push(CallDecision {
             call_id,
@@ -88,6 +89,7 @@ pub(super) fn denied_before_run(
             decision: Outcome::Deny,
             rule: d.must.rule.clone(),
             reason: format!("denied before the run: {}", d.must.reason),
+            approval: None,
         });
     }
     finish(
@@ -174,6 +176,9 @@ pub struct CallDecision {
     pub decision: Outcome,
     pub rule: Rule,
     pub reason: String,
+    /// For a `confirm` decision a person took: `approved` or `rejected` (and by whom, in the trace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<String>,
 }
 
 /// A plan error as reported: the message is already redacted when it may depend on tool data.
@@ -221,6 +226,40 @@ pub struct ClaimShown {
     pub values: Vec<(String, Value)>,
     /// Per guarded argument, the recipients who may not read it.
     pub non_readers: Vec<(String, Vec<String>)>,
+    /// What the call acts on beyond its arguments (the draft a commit sends), when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<ShownEffect>,
+}
+
+/// What a call acts on beyond its arguments, shown with its claim (docs/approvals.md, "Drafts and commits").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShownEffect {
+    /// What it is, for the person: `the draft as it would be sent`.
+    pub what: String,
+    /// Its parts (`to`, `cc`, `subject`, `body`), each with its label where the run knows it.
+    pub parts: Vec<ShownPart>,
+    /// Why it cannot be shown, or why acting on it will be refused (a draft changed since it was written).
+    pub problem: Option<String>,
+}
+
+/// One part of a [`ShownEffect`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShownPart {
+    pub name: String,
+    pub value: Value,
+    /// The label of the value as this run wrote it; `None`: written outside this run, so not known.
+    pub label: Option<crate::label::LabelView>,
+    /// Recipients of the effect who may not read this part (known with the label only).
+    pub non_readers: Vec<String>,
+}
+
+/// The labels of a draft this run wrote, kept until a commit of it is shown to a person.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DraftLabels {
+    /// `to`, `subject`, `body` → the label of the value the draft was written from.
+    pub labels: Vec<(String, crate::label::LabelView)>,
+    /// Per argument, the recipients who may not read it.
+    pub non_readers: Vec<(String, Vec<String>)>,
 }
 
 /// What a suspended run needs to continue in another process, besides Monty's paused call.
@@ -232,6 +271,9 @@ pub struct HostState {
     pub calls_run: Vec<String>,
     pub worst: Outcome,
     pub tainted_sources: BTreeSet<String>,
+    /// Draft id → the labels it was written with, for drafts this run wrote.
+    #[serde(default)]
+    pub drafts: std::collections::BTreeMap<String, DraftLabels>,
 }
 
 /// A run stopped at a `confirm` claim: everything a snapshot holds.
@@ -283,6 +325,7 @@ impl HostState {
             calls_run: Vec::new(),
             worst: Outcome::Allow,
             tainted_sources: BTreeSet::new(),
+            drafts: std::collections::BTreeMap::new(),
         }
     }
 }

@@ -11,7 +11,8 @@ pub use super::backend::{Backend, BuiltinBackend, Failure, ToolBackend};
 pub use super::host::Approver;
 use super::host::{RunHost, Stop};
 pub use super::report::{
-    CallDecision, ClaimShown, HostState, PlanError, RunReport, Status, Suspension,
+    CallDecision, ClaimShown, DraftLabels, HostState, PlanError, RunReport, ShownEffect, ShownPart,
+    Status, Suspension,
 };
 use super::report::{Recorder, denied_before_run, finish, rejected};
 use crate::label::LabelSpace;
@@ -290,20 +291,34 @@ pub fn resume_plan(
     };
     let mut host = RunHost::new(r.input.policy, backend, r.space, recorder, r.state, None);
     let claim = &r.claim;
+    host.mark_decided(
+        claim.call_id,
+        if r.approved { "approved" } else { "rejected" },
+    );
     let reply = if !r.approved {
         host.stop = Some(Stop::Rejected);
         HostReply::Deny {
             message: format!("`{}` was rejected by the user", claim.tool),
         }
     } else {
-        match exec::paused_call(&r.call) {
-            Ok(paused) if paused.name == claim.tool && paused.line == claim.line => host.perform(
-                &paused.name,
-                claim.call_id,
-                &paused.args,
-                paused.line,
-                false,
-            ),
+        // The claim names what approving performs: the call, or (`on_approval: draft`) only its draft.
+        let drafts = match claim.on_approval.as_deref() {
+            None => Some(false),
+            Some("draft") => Some(true),
+            Some(_) => None,
+        };
+        match (exec::paused_call(&r.call), drafts) {
+            (Ok(paused), Some(drafts))
+                if paused.name == claim.tool && paused.line == claim.line =>
+            {
+                host.perform(
+                    &paused.name,
+                    claim.call_id,
+                    &paused.args,
+                    paused.line,
+                    drafts,
+                )
+            }
             _ => {
                 host.stop = Some(Stop::Denied);
                 HostReply::Deny {

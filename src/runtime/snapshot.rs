@@ -13,7 +13,8 @@
 //! use zamburak::label::LabelView;
 //! let view = LabelView { integrity: "trusted".into(), verified: vec![], tags: vec![], readers: None, sources: vec![] };
 //! let call = Call { call_id: 2, line: 5, tool: "send_email".into(), args: vec![], pc: view,
-//!     decision: "confirm".into(), rule: "r".into(), reason: "why".into(), before_run: false, tool_sha256: None };
+//!     decision: "confirm".into(), rule: "r".into(), reason: "why".into(), before_run: false, tool_sha256: None,
+//!     on_approval: None };
 //! let d = call.claim_digest();
 //! assert!(d.starts_with("sha256:"));
 //! let mut other = call.clone();
@@ -21,6 +22,7 @@
 //! assert_ne!(other.claim_digest(), d);
 //! ```
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -33,17 +35,19 @@ use crate::policy::Policy;
 use crate::runtime::exec::paused_call;
 use crate::runtime::machine::{Machine, RawCall};
 use crate::runtime::run::{
-    Engine, HostState, Resumption, RunInput, RunReport, Status, ToolBackend, machine_limits,
-    resume_plan,
+    ClaimShown, Engine, HostState, Resumption, RunInput, RunReport, Status, ToolBackend,
+    machine_limits, resume_plan,
 };
-use crate::trace::record::{Approval, Call, Record, Suspend};
+use crate::trace::record::{Approval, Call, Record, Suspend, same_claim_code};
 use crate::trace::redact::{digest, sha256_bytes};
 use crate::trace::{TraceWriter, verify};
 
 /// The snapshot format this code writes and reads. 2: packed labels store readers inverted (a format-1
 /// snapshot's labels would decode with the wrong readers, so it is refused). 3: the paused run is a Monty
-/// session (prelude and plan snippet), not a one-shot run.
-pub const FORMAT: u32 = 3;
+/// session (prelude and plan snippet), not a one-shot run. 4: the snapshot keeps what the claim showed (so
+/// `approve` at a terminal, `pending` and the review queue show it again) and the MCP pins the resumed run
+/// may call.
+pub const FORMAT: u32 = 4;
 /// How long a claim may wait for a decision unless `run --approval-ttl` says otherwise.
 pub const DEFAULT_TTL_SECS: u64 = 600;
 /// Largest snapshot read; a paused plan's state is far smaller.
@@ -71,6 +75,12 @@ pub struct Snapshot {
     /// The claim as the trace recorded it, and its digest.
     pub claim: Call,
     pub claim_digest: String,
+    /// The values the claim showed the person and who may not read them (live values: the file is the
+    /// owner's only). Each value is checked against its digest in `claim` before it is shown again.
+    pub shown: ClaimShown,
+    /// `server/tool` → pin, for every MCP tool the resumed run may call, as locked when the run suspended.
+    /// A re-lock in between refuses the approval with the difference.
+    pub mcp_pins: BTreeMap<String, String>,
     /// Monty's paused call (serialised `crate::runtime::exec::PausedRun`).
     pub paused: Value,
     pub space: LabelSpace,
@@ -91,6 +101,8 @@ pub struct SuspendContext<'a> {
     pub mode: Mode,
     pub trace: &'a Path,
     pub ttl_secs: u64,
+    /// The MCP pins of the run's servers ([`crate::mcp::hub::Hub::pins`]); empty without servers.
+    pub mcp_pins: BTreeMap<String, String>,
 }
 
 /// Writes the snapshot of a suspended run and the trace's `suspend` record. Returns the snapshot's path.
@@ -122,6 +134,8 @@ pub fn suspend(
         expires_at: expires.to_string(),
         claim: s.claim.clone(),
         claim_digest: s.claim_digest.clone(),
+        shown: s.shown.clone(),
+        mcp_pins: ctx.mcp_pins.clone(),
         paused: s.paused.clone(),
         space: s.space.clone(),
         state: s.state.clone(),
@@ -177,11 +191,57 @@ pub struct Opened {
     pub lock: std::fs::File,
 }
 
-/// Reads and checks a snapshot: integrity against the trace, single use, expiry, unchanged plan and policy,
-/// and that the paused call is exactly the claimed one.
-pub fn open(path: &Path, engine: &Engine) -> Result<Opened, String> {
+/// Where the lock serialising `run`, `approve` and `reject` of the run writing `trace` lives: beside the
+/// trace, so a re-run cannot replace the trace while a decision on it is being recorded.
+pub fn lock_path(trace: &Path) -> PathBuf {
+    trace.with_extension("zlock")
+}
+
+/// Takes the lock of the run writing `trace` ([`lock_path`]), held until the returned file is dropped.
+/// Refuses at once when another `run`, `approve` or `reject` of the same run holds it.
+pub fn lock_run(trace: &Path) -> Result<std::fs::File, String> {
+    let path = lock_path(trace);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open the lock {}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+            "another run, approval or rejection of {} is in progress: wait for it to finish",
+            trace.display()
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+    }
+}
+
+/// The claim waiting for a decision on the run writing `trace`, if any: the snapshot beside the trace that
+/// the trace's last record (a `suspend`) names. A snapshot the trace does not name is not pending.
+pub fn pending_at(trace: &Path) -> Option<(PathBuf, Snapshot)> {
+    let path = snapshot_path(trace);
+    let (snapshot, bytes) = peek(&path).ok()?;
+    let records = crate::trace::read(trace).ok()?;
+    let last = records.last()?;
+    let named = last["type"] == "suspend" && last["snapshot_sha256"] == json!(sha256_bytes(&bytes));
+    named.then_some((path, snapshot))
+}
+
+/// Reads a snapshot file without any of the checks [`open`] makes: for showing a claim (which checks the
+/// shown values against the claim's digests) and listing pending ones. Never trust it to run anything.
+pub fn peek(path: &Path) -> Result<(Snapshot, Vec<u8>), String> {
     let shown = path.display();
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(match decided_before(path) {
+                Some(said) => format!("{shown} is gone: {said}"),
+                None => format!("cannot read {shown}: no such file"),
+            });
+        }
+        Err(e) => return Err(format!("cannot read {shown}: {e}")),
+    };
     let mut bytes = Vec::new();
     file.take(MAX_SNAPSHOT_BYTES + 1)
         .read_to_end(&mut bytes)
@@ -189,14 +249,17 @@ pub fn open(path: &Path, engine: &Engine) -> Result<Opened, String> {
     if bytes.len() as u64 > MAX_SNAPSHOT_BYTES {
         return Err(format!("{shown} is larger than {MAX_SNAPSHOT_BYTES} bytes"));
     }
-    let snapshot: Snapshot = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("{shown} is not a zamburak snapshot: {e}"))?;
-    if snapshot.format != FORMAT {
+    // The format first, so an older snapshot is named as such rather than as unreadable.
+    let format = serde_json::from_slice::<Value>(&bytes)
+        .ok()
+        .and_then(|v| v.get("format").and_then(Value::as_u64));
+    if let Some(f) = format.filter(|f| *f != u64::from(FORMAT)) {
         return Err(format!(
-            "{shown} has snapshot format {}; this zamburak reads format {FORMAT}",
-            snapshot.format
+            "{shown} has snapshot format {f}; this zamburak reads format {FORMAT}"
         ));
     }
+    let snapshot: Snapshot = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{shown} is not a zamburak snapshot: {e}"))?;
     if snapshot.zamburak != env!("CARGO_PKG_VERSION") {
         // The paused run carries the program another version compiled; resume it with that version.
         return Err(format!(
@@ -205,27 +268,104 @@ pub fn open(path: &Path, engine: &Engine) -> Result<Opened, String> {
             env!("CARGO_PKG_VERSION")
         ));
     }
-    let digest_now = sha256_bytes(&bytes);
+    Ok((snapshot, bytes))
+}
 
-    // One decision at a time: two `approve` processes racing on one snapshot would both see the trace
-    // waiting. The lock is held until the decision is recorded and the run has continued.
-    let trace = &snapshot.trace;
-    let lock = std::fs::OpenOptions::new()
-        .read(true)
-        .open(trace)
-        .map_err(|e| format!("cannot read the trace {}: {e}", trace.display()))?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(format!(
-                "another decision on {} is in progress",
-                trace.display()
-            ));
-        }
-        Err(std::fs::TryLockError::Error(e)) => {
-            return Err(format!("cannot lock the trace {}: {e}", trace.display()));
+/// For a snapshot file that is gone: who decided its claim and when, from the trace it sat beside (the
+/// default place, `PLAN.zjson` beside `PLAN.zsnap`), when that trace says.
+fn decided_before(path: &Path) -> Option<String> {
+    let trace = path.with_extension("zjson");
+    let records = crate::trace::read(&trace).ok()?;
+    let last = records
+        .iter()
+        .rev()
+        .find(|r| r["type"] == "approval" || r["type"] == "suspend")?;
+    if last["type"] != "approval" {
+        return None;
+    }
+    Some(format!(
+        "its claim (call #{}) was {} by {} at {} (trace {})",
+        last["call_id"],
+        last["decision"].as_str().unwrap_or("decided"),
+        crate::text::visible(last["by"].as_str().unwrap_or("?")),
+        last["at"].as_str().unwrap_or("?"),
+        trace.display()
+    ))
+}
+
+impl Snapshot {
+    /// The claim's code, which `approve --claim` must name ([`crate::trace::record::claim_code`]).
+    pub fn claim_code(&self) -> String {
+        crate::trace::record::claim_code(&self.claim_digest)
+    }
+
+    /// The values to show the person, each checked against the digest the claim records for its argument
+    /// (a value that does not match is refused, so what is shown is what the claim's code binds).
+    pub fn shown_checked(&self) -> Result<&ClaimShown, String> {
+        let bound = self.shown.values.len() == self.claim.args.len()
+            && self
+                .shown
+                .values
+                .iter()
+                .zip(&self.claim.args)
+                .all(|((n, v), a)| *n == a.name && digest(v) == a.digest);
+        if bound && self.claim.claim_digest() == self.claim_digest {
+            Ok(&self.shown)
+        } else {
+            Err("the snapshot's values do not match its claim".into())
         }
     }
+
+    /// Whether the claim's time to decide has passed.
+    pub fn expired(&self) -> bool {
+        self.expires_at
+            .parse::<jiff::Timestamp>()
+            .map_or(true, |t| jiff::Timestamp::now() > t)
+    }
+}
+
+/// What a person said when deciding: approve or reject, and which claim (its code, as shown with the
+/// claim). An approval must name its claim; a rejection may leave it out (rejecting runs nothing).
+#[derive(Clone, Copy, Debug)]
+pub struct Verdict<'a> {
+    pub approve: bool,
+    pub code: Option<&'a str>,
+}
+
+/// Reads and checks a snapshot: integrity against the trace, single use, the claim named by the verdict,
+/// expiry (for an approval), unchanged plan and policy, and that the paused call is exactly the claimed one.
+pub fn open(path: &Path, verdict: Verdict<'_>, engine: &Engine) -> Result<Opened, String> {
+    let shown = path.display();
+    let (snapshot, bytes) = peek(path)?;
+    let digest_now = sha256_bytes(&bytes);
+
+    // The claim the person named, before anything else: a snapshot path that now holds another claim (a
+    // re-run, a swapped file) must never be approved under the old claim's code.
+    let code = snapshot.claim_code();
+    match verdict.code {
+        Some(given) if !same_claim_code(given, &code) => {
+            return Err(format!(
+                "{shown} waits on claim {code}, not on {}: it holds another claim than the one you named \
+                 (the plan ran again, or the file was replaced); look at it with `zamburak approve {shown}` at \
+                 a terminal or `zamburak pending`",
+                crate::text::visible(given)
+            ));
+        }
+        None if verdict.approve => {
+            return Err(format!(
+                "approving needs the claim's code, so that what runs is the claim you read: pass `--claim \
+                 {code}` after checking that this is the code shown with the claim, or run `zamburak approve \
+                 {shown}` at a terminal to see the claim again"
+            ));
+        }
+        _ => {}
+    }
+
+    // One decision at a time, and no re-run meanwhile: a second `approve`, or a `run` of the same plan that
+    // would replace the trace, waits for this one. The lock is held until the decision is recorded and the
+    // run has continued.
+    let trace = &snapshot.trace;
+    let lock = lock_run(trace)?;
 
     // Bound to the trace: it must verify, and its last record must be the suspend record naming exactly
     // these bytes. After a decision the trace moves on, so a snapshot is good for one decision only.
@@ -257,14 +397,12 @@ pub fn open(path: &Path, engine: &Engine) -> Result<Opened, String> {
             trace.display()
         ));
     }
-    let expires: jiff::Timestamp = snapshot
-        .expires_at
-        .parse()
-        .map_err(|e| format!("{shown}: unreadable expiry: {e}"))?;
-    if jiff::Timestamp::now() > expires {
+    // An expired claim can still be rejected: that runs nothing and closes the trace.
+    if verdict.approve && snapshot.expired() {
         return Err(format!(
-            "the claim expired at {}: run the plan again to get a fresh claim",
-            snapshot.expires_at
+            "the claim expired at {}: reject it (`zamburak reject {shown}`) and run the plan again to get a \
+             fresh claim",
+            crate::text::visible(&snapshot.expires_at)
         ));
     }
 
@@ -362,11 +500,12 @@ pub struct Decided {
 /// snapshot does not check or the decision could not be recorded.
 pub fn decide(
     path: &Path,
-    approve: bool,
+    verdict: Verdict<'_>,
     by: &str,
     engine: &Engine,
     print: &mut dyn FnMut(&str),
 ) -> Result<Decided, String> {
+    let approve = verdict.approve;
     let Opened {
         snapshot,
         policy,
@@ -376,14 +515,27 @@ pub fn decide(
         call,
         mut writer,
         lock: _lock,
-    } = open(path, engine)?;
-    // A resumed run starts its servers again and re-checks the lock before the decision is recorded, so a
-    // refusal leaves the claim pending.
+    } = open(path, verdict, engine)?;
+    // An approved run starts its servers again and re-checks them against the lock, and the lock against
+    // the pins the claim was made under, before the decision is recorded: a refusal leaves the claim
+    // pending. A rejection calls no tool, so it starts nothing.
     let mut backend =
         ToolBackend::for_policy(&policy, snapshot.policy.as_deref()).map_err(|e| e.to_string())?;
+    let mut pins_now = BTreeMap::new();
     if let Some(hub) = backend.hub() {
-        hub.start_named(&policy, &plan_source)
-            .map_err(|e| e.to_string())?;
+        pins_now = hub.pins();
+        if approve {
+            hub.start_named(&policy, &plan_source)
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    if approve && pins_now != snapshot.mcp_pins {
+        return Err(format!(
+            "the MCP lock changed since the claim was made (`mcp lock` ran in between), so the call would \
+             run against other tool definitions than the claim was made under:\n{}\nreject this claim and run \
+             the plan again",
+            pin_diff(&snapshot.mcp_pins, &pins_now)
+        ));
     }
     writer
         .append(Record::Approval(Approval {
@@ -424,6 +576,7 @@ pub fn decide(
             mode,
             trace: &snapshot.trace,
             ttl_secs: ttl_left(&snapshot),
+            mcp_pins: pins_now,
         };
         suspended_again = Some(suspend(&report, &ctx, &mut writer));
     }
@@ -442,4 +595,22 @@ pub fn decide(
         snapshot_removed,
         head,
     })
+}
+
+/// The pins that differ between the claim's time and now, one line each.
+fn pin_diff(then: &BTreeMap<String, String>, now: &BTreeMap<String, String>) -> String {
+    let mut lines = Vec::new();
+    for (tool, pin) in then {
+        match now.get(tool) {
+            Some(p) if p == pin => {}
+            Some(p) => lines.push(format!("  {tool}: {pin} at the claim, {p} now")),
+            None => lines.push(format!("  {tool}: {pin} at the claim, not locked now")),
+        }
+    }
+    for (tool, pin) in now {
+        if !then.contains_key(tool) {
+            lines.push(format!("  {tool}: not locked at the claim, {pin} now"));
+        }
+    }
+    lines.join("\n")
 }

@@ -227,19 +227,39 @@ pub fn send(
     Ok(json!({"id": id, "status": "sent"}))
 }
 
-/// Moves draft `id` from `drafts` into `outbox`, if its bytes still have the digest `sha256` (the one
-/// reviewed). Ids are Maildir file names: no path separators, no leading dot.
-pub fn commit(drafts: &Path, outbox: &Path, id: &str, sha256: &str) -> Result<Value, ToolError> {
+/// The file of draft `id` in `drafts`. Ids are Maildir file names: no path separators, no leading dot.
+fn draft_file(drafts: &Path, id: &str) -> Result<PathBuf, ToolError> {
     if id.is_empty() || id.starts_with('.') || id.contains(['/', '\\', '\0']) || id.contains("..") {
         return Err(ToolError::Refused("not a draft id"));
     }
-    let found = ["new", "cur"]
+    ["new", "cur"]
         .iter()
         .map(|sub| drafts.join(sub).join(id))
-        .find(|p| p.symlink_metadata().is_ok_and(|m| m.is_file()));
-    let Some(path) = found else {
-        return Err(ToolError::Refused("no such draft"));
-    };
+        .find(|p| p.symlink_metadata().is_ok_and(|m| m.is_file()))
+        .ok_or(ToolError::Refused("no such draft"))
+}
+
+/// Draft `id` as `commit` would send it, for the person approving the commit: its recipients, subject and
+/// body, and whether its bytes have the digest `sha256` (when not, committing it is refused).
+pub fn draft_view(drafts: &Path, id: &str, sha256: &str) -> Result<Value, ToolError> {
+    let path = draft_file(drafts, id)?;
+    let bytes = std::fs::read(&path).map_err(|_| ToolError::Io)?;
+    let msg = MessageParser::default()
+        .parse(&bytes[..])
+        .ok_or(ToolError::Refused("the draft is not an e-mail message"))?;
+    Ok(json!({
+        "to": addresses(msg.to()),
+        "cc": addresses(msg.cc()),
+        "subject": msg.subject().unwrap_or_default(),
+        "body": msg.body_text(0).map(|b| b.to_string()).unwrap_or_default(),
+        "digest_matches": crate::digest::sha256_bytes(&bytes) == sha256,
+    }))
+}
+
+/// Moves draft `id` from `drafts` into `outbox`, if its bytes still have the digest `sha256` (the one
+/// reviewed). Ids are Maildir file names: no path separators, no leading dot.
+pub fn commit(drafts: &Path, outbox: &Path, id: &str, sha256: &str) -> Result<Value, ToolError> {
+    let path = draft_file(drafts, id)?;
     let bytes = std::fs::read(&path).map_err(|_| ToolError::Io)?;
     if crate::digest::sha256_bytes(&bytes) != sha256 {
         return Err(ToolError::Refused(

@@ -78,6 +78,27 @@ impl Builtins {
     }
 
     /// Runs the built-in `source` with `args`. `draft`: the decision was `draft` (mail goes to drafts).
+    /// What a call to `source` would act on, for the person deciding its claim when the arguments alone do
+    /// not show it: the draft a `builtin.mail.commit` would send. `None`: the arguments are the effect.
+    pub fn preview(
+        &self,
+        source: &str,
+        args: &Map<String, Value>,
+    ) -> Option<Result<Value, ToolError>> {
+        if source != "builtin.mail.commit" {
+            return None;
+        }
+        let view = (|| {
+            let cfg = self
+                .config
+                .mail
+                .as_ref()
+                .ok_or(ToolError::NotConfigured("mail"))?;
+            mail::draft_view(&cfg.drafts, str_arg(args, "id")?, str_arg(args, "sha256")?)
+        })();
+        Some(view)
+    }
+
     pub fn call(
         &self,
         source: &str,

@@ -174,6 +174,11 @@ pub struct Call {
     /// against, as locked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_sha256: Option<String>,
+    /// For a `confirm` claim: what approving it performs when that is weaker than the call itself
+    /// (`draft`: the call also breaks a draft-level rule, which an approval does not lift; docs/semantics.md
+    /// §5). Part of the claim's digest, so the person approves exactly the effect the claim names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_approval: Option<String>,
 }
 
 /// What a tool returned (`type: result`).
@@ -257,19 +262,85 @@ impl Call {
             .iter()
             .map(|a| json!({"name": a.name, "digest": a.digest}))
             .collect();
-        let body = json!({
+        let mut body = json!({
             "tool": self.tool,
             "call_id": self.call_id,
             "line": self.line,
             "args": args,
             "pc": self.pc,
         });
+        // Added only when present, so the digests of claims recorded before these fields stay the same.
+        if let Some(effect) = &self.on_approval {
+            body["on_approval"] = json!(effect);
+        }
+        if let Some(pin) = &self.tool_sha256 {
+            body["tool_sha256"] = json!(pin);
+        }
         crate::digest::sha256_bytes(body.to_string().as_bytes())
     }
+
+    /// The short code a person gives `approve --claim` to say which claim they decided on: derived from
+    /// [`Call::claim_digest`], so a different claim (another body, recipient or effect) has another code.
+    pub fn claim_code(&self) -> String {
+        claim_code(&self.claim_digest())
+    }
+}
+
+/// The claim code of a claim digest (`sha256:<hex>`): its first 60 bits in Crockford base32, in three
+/// groups of four (`7KQF-3MZD-A1XR`). Sixty bits: an attacker who shapes the data a claim is made of cannot
+/// search for a second claim with the same code (2^60 digests), yet a person can read and type it.
+pub fn claim_code(digest: &str) -> String {
+    const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
+    // 15 hex digits are 60 bits; a malformed digest still yields a code (that matches no real claim).
+    let bits = u64::from_str_radix(hex.get(..15).unwrap_or("0"), 16).unwrap_or(0);
+    let mut out = String::with_capacity(14);
+    for i in 0..12 {
+        if i > 0 && i % 4 == 0 {
+            out.push('-');
+        }
+        let shift = 55 - 5 * i;
+        out.push(char::from(ALPHABET[((bits >> shift) & 31) as usize]));
+    }
+    out
+}
+
+/// Whether `given` names the claim whose code is `code`: case, spaces and dashes do not matter, and the
+/// letters Crockford base32 reads alike (`O`→`0`, `I`/`L`→`1`) are read as the digit.
+pub fn same_claim_code(given: &str, code: &str) -> bool {
+    let norm = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '-' | ' '))
+            .map(|c| match c.to_ascii_uppercase() {
+                'O' => '0',
+                'I' | 'L' => '1',
+                c => c,
+            })
+            .collect()
+    };
+    norm(given) == norm(code)
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn claim_codes_are_sixty_bits_of_the_digest_and_read_forgivingly() {
+        let a = format!("sha256:{}", "0".repeat(64));
+        assert_eq!(claim_code(&a), "0000-0000-0000");
+        let b = format!("sha256:fffffffffffffff{}", "0".repeat(49));
+        assert_eq!(claim_code(&b), "ZZZZ-ZZZZ-ZZZZ");
+        // The 61st bit onwards does not count; the 60th does.
+        let c = format!("sha256:000000000000000f{}", "0".repeat(48));
+        assert_eq!(claim_code(&c), claim_code(&a));
+        let d = format!("sha256:000000000000001{}", "0".repeat(49));
+        assert_eq!(claim_code(&d), "0000-0000-0001");
+        assert!(same_claim_code("0000 oooo-ooo1", "0000-0000-0001"));
+        assert!(same_claim_code("zzzz-zzzz-zzzz", "ZZZZ-ZZZZ-ZZZZ"));
+        assert!(!same_claim_code("ZZZZ-ZZZZ-ZZZ", "ZZZZ-ZZZZ-ZZZZ"));
+        assert!(!same_claim_code("", "ZZZZ-ZZZZ-ZZZZ"));
+        assert_eq!(claim_code("garbage"), "0000-0000-0000");
+    }
+
     use super::*;
     use serde_json::json;
 
