@@ -6,6 +6,7 @@ pub mod approve;
 pub mod lint;
 pub mod mcp;
 pub mod output;
+pub mod pending;
 pub mod policy;
 pub mod run;
 pub mod verify;
@@ -94,6 +95,13 @@ enum Command {
         /// Who decides (recorded in the trace). Default: $USER.
         #[arg(long)]
         by: Option<String>,
+    },
+    /// List every claim waiting for a decision under the given directories (default: the current one).
+    Pending {
+        /// Directories to search (each to 8 levels).
+        dirs: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+        format: RunFormat,
     },
     /// Check a trace's hash chain; prints the head hash, or the first broken record (exit 1).
     Verify {
@@ -316,6 +324,9 @@ pub fn main() -> ExitCode {
             claim,
             by,
         } => approve::decide_command(&snapshot, false, claim.as_deref(), by.as_deref()),
+        Command::Pending { dirs, format } => {
+            pending::pending_command(&dirs, matches!(format, RunFormat::Json))
+        }
         Command::Verify { trace } => verify::verify_command(&trace),
         Command::Worker {
             max_memory_mb,

@@ -472,7 +472,7 @@ fn decision_counts(report: &RunReport, policy: &Policy) -> String {
 
 /// `path` as a person would write it: `..` folded away, and relative to the working directory when it lies
 /// below it (`/home/me/policies/../examples/out` → `examples/out`).
-fn shown_path(path: &Path) -> PathBuf {
+pub(super) fn shown_path(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut clean = PathBuf::new();
     for part in path.components() {

@@ -228,6 +228,51 @@ pub fn pending_at(trace: &Path) -> Option<(PathBuf, Snapshot)> {
     named.then_some((path, snapshot))
 }
 
+/// How deep [`find_pending`] looks below each directory it is given.
+const PENDING_DEPTH: usize = 8;
+
+/// Every claim pending under `dirs` (each searched to [`PENDING_DEPTH`] levels, skipping hidden
+/// directories, `target` and `node_modules`): a `.zsnap` whose trace still waits on it, oldest first.
+/// Snapshots that are not pending (decided, replaced, unreadable) are left out.
+pub fn find_pending(dirs: &[PathBuf]) -> Vec<(PathBuf, Snapshot)> {
+    fn walk(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            let name = e.file_name().to_string_lossy().to_string();
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                let skip = name.starts_with('.') || name == "target" || name == "node_modules";
+                if !skip && depth < PENDING_DEPTH {
+                    walk(&path, depth + 1, found);
+                }
+            } else if kind.is_file() && name.ends_with(".zsnap") {
+                found.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for d in dirs {
+        walk(d, 0, &mut files);
+    }
+    files.sort();
+    files.dedup();
+    let mut out: Vec<(PathBuf, Snapshot)> = files
+        .into_iter()
+        .filter_map(|path| {
+            let (snap, _) = peek(&path).ok()?;
+            let (at, pending) = pending_at(&snap.trace)?;
+            // The trace names the snapshot at its default place; a copy elsewhere is not the pending one.
+            let same = std::fs::canonicalize(&at).ok()? == std::fs::canonicalize(&path).ok()?;
+            same.then_some((path, pending))
+        })
+        .collect();
+    out.sort_by(|a, b| a.1.created_at.cmp(&b.1.created_at));
+    out
+}
+
 /// Reads a snapshot file without any of the checks [`open`] makes: for showing a claim (which checks the
 /// shown values against the claim's digests) and listing pending ones. Never trust it to run anything.
 pub fn peek(path: &Path) -> Result<(Snapshot, Vec<u8>), String> {

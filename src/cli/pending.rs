@@ -1,0 +1,103 @@
+//! `zamburak pending [DIR…]`: every claim that waits for a person under the given directories, one entry
+//! each, with what a person needs to pick it up (plan and line, tool, the reason, age, expiry, claim code).
+
+use super::output::{errln, outln};
+use std::path::PathBuf;
+
+use super::run::shown_path;
+use crate::exit;
+use crate::runtime::snapshot::{self, Snapshot};
+use crate::text::visible;
+
+/// Lists pending claims (text or JSON). Exit 0 whether or not any waits; 2 when a directory is unreadable.
+pub fn pending_command(dirs: &[PathBuf], json: bool) -> i32 {
+    let dirs: Vec<PathBuf> = if dirs.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        dirs.to_vec()
+    };
+    for d in &dirs {
+        if !d.is_dir() {
+            errln!("error: {} is not a directory", d.display());
+            return exit::USAGE;
+        }
+    }
+    let found = snapshot::find_pending(&dirs);
+    let now = jiff::Timestamp::now();
+    if json {
+        let list: Vec<serde_json::Value> = found
+            .iter()
+            .map(|(path, s)| {
+                serde_json::json!({
+                    "snapshot": shown_path(path).display().to_string(),
+                    "claim": s.claim_code(),
+                    "claim_digest": s.claim_digest,
+                    "plan": s.plan.display().to_string(),
+                    "line": s.claim.line,
+                    "tool": s.claim.tool,
+                    "call_id": s.claim.call_id,
+                    "rule": s.claim.rule,
+                    "reason": s.claim.reason,
+                    "on_approval": s.claim.on_approval,
+                    "created_at": s.created_at,
+                    "expires_at": s.expires_at,
+                    "expired": s.expired(),
+                })
+            })
+            .collect();
+        outln!("{}", serde_json::json!({ "pending": list }));
+        return exit::OK;
+    }
+    for (path, s) in &found {
+        outln!("{}", entry(path, s, now));
+    }
+    match found.len() {
+        0 => errln!("no claim is pending"),
+        n => errln!(
+            "{n} claim{} pending: decide with `zamburak approve SNAPSHOT --claim CODE` or `zamburak reject \
+             SNAPSHOT` (or all in the browser: `zamburak view --queue`)",
+            if n == 1 { "" } else { "s" }
+        ),
+    }
+    exit::OK
+}
+
+/// One pending claim as two lines: where and what, then why.
+fn entry(path: &std::path::Path, s: &Snapshot, now: jiff::Timestamp) -> String {
+    let age = s
+        .created_at
+        .parse::<jiff::Timestamp>()
+        .map(|t| short(now.duration_since(t).as_secs()))
+        .unwrap_or_else(|_| "?".into());
+    let expiry = match s.expires_at.parse::<jiff::Timestamp>() {
+        Ok(t) if t > now => format!("expires in {}", short(t.duration_since(now).as_secs())),
+        Ok(_) => "expired: reject it to close the run".into(),
+        Err(_) => "expiry unreadable".into(),
+    };
+    let effect = if s.claim.on_approval.as_deref() == Some("draft") {
+        " (approving drafts it)"
+    } else {
+        ""
+    };
+    format!(
+        "{}  claim {}  {}:{} `{}` #{}{effect}  waiting {age}, {expiry}\n    why: {}",
+        shown_path(path).display(),
+        s.claim_code(),
+        shown_path(&s.plan).display(),
+        s.claim.line,
+        s.claim.tool,
+        s.claim.call_id,
+        visible(&s.claim.reason)
+    )
+}
+
+/// `42s`, `7m`, `3h`, `2d`.
+fn short(secs: i64) -> String {
+    let secs = secs.max(0);
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m", secs / 60),
+        3600..86400 => format!("{}h", secs / 3600),
+        _ => format!("{}d", secs / 86400),
+    }
+}
