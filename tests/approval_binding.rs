@@ -288,3 +288,29 @@ fn a_commit_claim_shows_the_draft_it_would_send() {
     assert_eq!(reject.status.code(), Some(0), "{}", text(&reject.stderr));
     assert!(world.messages("out/outbox").is_empty(), "nothing was sent");
 }
+
+/// `pending DIR` lists a waiting claim with its code, plan line and tool; a decided one is gone.
+#[test]
+fn pending_lists_what_waits_and_nothing_else() {
+    let world = World::new(None);
+    let plan = world.write_plan("plan.py", FORWARD);
+    let run = world.run(&plan, &[]);
+    assert_eq!(run.status.code(), Some(4));
+    let code = printed_code(&text(&run.stderr));
+    let dir = world.path("");
+    let listed = zamburak(&["pending", dir.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(listed.status.code(), Some(0));
+    let doc: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let all = doc["pending"].as_array().unwrap();
+    assert_eq!(all.len(), 1, "{doc}");
+    assert_eq!(all[0]["claim"], Value::from(code.clone()));
+    assert_eq!(all[0]["tool"], "send_email");
+    assert_eq!(all[0]["line"], 3);
+    let shown = zamburak(&["pending", dir.to_str().unwrap()]);
+    assert!(text(&shown.stdout).contains(&format!("claim {code}")));
+    let reject = zamburak(&["reject", world.path("plan.zsnap").to_str().unwrap()]);
+    assert_eq!(reject.status.code(), Some(0));
+    let after = zamburak(&["pending", dir.to_str().unwrap(), "--format", "json"]);
+    let doc: Value = serde_json::from_slice(&after.stdout).unwrap();
+    assert_eq!(doc["pending"], serde_json::json!([]));
+}
