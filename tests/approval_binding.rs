@@ -118,6 +118,7 @@ fn an_approval_never_reaches_a_claim_the_person_did_not_see() {
         "{}",
         text(&swapped.stderr)
     );
+    assert!(!text(&swapped.stderr).contains(&new_code));
     assert!(world.messages("out/outbox").is_empty(), "nothing was sent");
     assert_eq!(std::fs::read(&snapshot).unwrap(), snapshot_now);
     assert_eq!(records(&trace).last().unwrap()["type"], "suspend");

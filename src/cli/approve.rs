@@ -74,7 +74,7 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
         snapshot_removed,
         head,
     } = decided;
-    let filename = snapshot.plan.display().to_string();
+    let filename = super::run::shown_path(&snapshot.plan).display().to_string();
     let mut code = report.exit_code;
     match &suspended_again {
         Some(Ok(p)) => errln!("{}", describe_claim(&report, p)),
@@ -154,9 +154,12 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
             "run completed, nothing pending (most restrictive decision met: {}, now decided)",
             report.outcome
         ),
+        Status::Denied | Status::Rejected if !approve => {
+            "run stopped: the claim was rejected, nothing pending".to_string()
+        }
         Status::Denied => "run stopped: a tool call was denied".to_string(),
         Status::Error => "run stopped by an error".to_string(),
-        Status::Rejected => "run stopped: the claim was rejected, nothing pending".to_string(),
+        Status::Rejected => "run stopped: a claim was rejected".to_string(),
     };
     errln!("{ended}");
     if let Err(e) = snapshot_removed {
@@ -166,7 +169,10 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
         );
     }
     match head {
-        Ok(head) => errln!("trace: {} (head {head})", snapshot.trace.display()),
+        Ok(head) => errln!(
+            "trace: {} (head {head})",
+            super::run::shown_path(&snapshot.trace).display()
+        ),
         Err(e) => {
             errln!("error: the trace could not be completed: {e}");
             return exit::USAGE;
@@ -301,6 +307,11 @@ fn effect_text(effect: &crate::runtime::run::ShownEffect) -> String {
                     ));
                 }
                 out.push_str(&format!("        label: {label}\n"));
+                if let Some(names) = &label.readers {
+                    let mut who = vec!["you".to_string()];
+                    who.extend(names.iter().map(|n| visible(n)));
+                    out.push_str(&format!("        readers: {}\n", who.join(", ")));
+                }
             }
             None => out.push_str(
                 "        ! NOT KNOWN: written outside this run, so who wrote it and who may read it are not \

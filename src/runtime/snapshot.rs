@@ -386,21 +386,22 @@ pub fn open(path: &Path, verdict: Verdict<'_>, engine: &Engine) -> Result<Opened
 
     // The claim the person named, before anything else: a snapshot path that now holds another claim (a
     // re-run, a swapped file) must never be approved under the old claim's code.
+    // The refusals never print the code the snapshot holds now: copied from an error, it would approve a
+    // claim nobody read.
     let code = snapshot.claim_code();
     match verdict.code {
         Some(given) if !same_claim_code(given, &code) => {
             return Err(format!(
-                "{shown} waits on claim {code}, not on {}: it holds another claim than the one you named \
-                 (the plan ran again, or the file was replaced); look at it with `zamburak approve {shown}` at \
-                 a terminal or `zamburak pending`",
+                "{shown} holds another claim than {} (the plan ran again, or the file was replaced): \
+                 nothing approved or rejected; read the claim it holds with `zamburak approve {shown}` at a \
+                 terminal, `zamburak pending` or `zamburak view --queue`",
                 crate::text::visible(given)
             ));
         }
         None if verdict.approve => {
             return Err(format!(
-                "approving needs the claim's code, so that what runs is the claim you read: pass `--claim \
-                 {code}` after checking that this is the code shown with the claim, or run `zamburak approve \
-                 {shown}` at a terminal to see the claim again"
+                "approving needs the code shown with the claim you read (`--claim CODE`), so that what runs \
+                 is that claim; or run `zamburak approve {shown}` at a terminal to see the claim again"
             ));
         }
         _ => {}
