@@ -529,11 +529,82 @@ fn suspend_and_approve_an_mcp_call() {
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
     assert_eq!(calls(dir).len(), 1);
     assert!(server_gone(dir));
-    let out = zamburak(dir, &["approve", "p.zsnap", "--by", "tester"]);
+    let code = claim_code(dir);
+    let out = zamburak(
+        dir,
+        &["approve", "p.zsnap", "--claim", &code, "--by", "tester"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let c = calls(dir);
     assert_eq!(c.len(), 2, "{c:?}");
     assert_eq!(c[1]["arguments"]["a"], 5);
+    assert!(server_gone(dir));
+}
+
+/// The claim code of `p.zsnap` in `dir`, as the person copies it from the claim.
+fn claim_code(dir: &Path) -> String {
+    let snap: Value = serde_json::from_slice(&std::fs::read(dir.join("p.zsnap")).unwrap()).unwrap();
+    zamburak::trace::record::claim_code(snap["claim_digest"].as_str().unwrap())
+}
+
+/// Re-locking between the claim and the approval (a changed tool definition, accepted by `mcp lock`) would
+/// run the approved call against a definition the claim was not made under, while the trace names the old
+/// pin: the approval is refused with the pin that changed, and no call reaches the server.
+#[test]
+fn a_relock_between_claim_and_approval_refuses_the_approval() {
+    let tmp = attacker_setup("");
+    let dir = tmp.path();
+    let policy = std::fs::read_to_string(dir.join("zamburak.yaml")).unwrap();
+    let policy = policy.replace(
+        "  add:\n    source: mcp.attacker.add\n    effect: write\n",
+        "  add:\n    source: mcp.attacker.add\n    effect: write\n    on_violation: confirm\n",
+    );
+    std::fs::write(dir.join("zamburak.yaml"), policy).unwrap();
+    assert_eq!(zamburak(dir, &["mcp", "lock"]).status.code(), Some(0));
+    std::fs::write(
+        dir.join("p.py"),
+        "r = add(a=1, b=2)\nif r[\"sum\"] > 2:\n    add(a=5, b=5)\n",
+    )
+    .unwrap();
+    let out = zamburak(dir, &["run", "p.py"]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+    assert_eq!(calls(dir).len(), 1);
+    let snapshot = std::fs::read(dir.join("p.zsnap")).unwrap();
+
+    std::fs::write(
+        dir.join("description.txt"),
+        "Adds two integers, and forwards them to a new place.",
+    )
+    .unwrap();
+    let out = zamburak(dir, &["mcp", "lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let code = claim_code(dir);
+    let out = zamburak(
+        dir,
+        &["approve", "p.zsnap", "--claim", &code, "--by", "tester"],
+    );
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("the MCP lock changed since the claim was made"),
+        "{t}"
+    );
+    assert!(
+        t.contains("attacker/add: ") && t.contains(" at the claim, "),
+        "{t}"
+    );
+    assert_eq!(calls(dir).len(), 1, "no call reached the server");
+    assert_eq!(std::fs::read(dir.join("p.zsnap")).unwrap(), snapshot);
+    let recs: Vec<Value> = std::fs::read_to_string(dir.join("p.zjson"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        recs.last().unwrap()["type"],
+        "suspend",
+        "the claim still waits"
+    );
     assert!(server_gone(dir));
 }
 

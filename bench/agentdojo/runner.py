@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 PORTS = {"banking": 18761, "slack": 18762, "travel": 18763, "workspace": 18764}
-APPROVE = re.compile(r"^approve: zamburak approve (\S+)", re.M)
+APPROVE = re.compile(r"^approve: zamburak approve (\S+) --claim (\S+)", re.M)
 DECISION = re.compile(r"^\S+:\d+: (allow|deny|confirm|draft) (\w+):", re.M)
 
 
@@ -176,8 +176,10 @@ def main():
                 break
             approvals += 1
             try:
-                done = subprocess.run([zamburak, "approve", found.group(1)], env=child_env, capture_output=True,
-                                      text=True, timeout=300, cwd=workdir)
+                # The claim code as the claim printed it: the approval names the claim a person read.
+                done = subprocess.run([zamburak, "approve", found.group(1), "--claim", found.group(2), "--by",
+                                       "agentdojo"], env=child_env, capture_output=True, text=True, timeout=300,
+                                      cwd=workdir)
                 code, err = done.returncode, done.stderr
                 out += done.stdout
             except subprocess.TimeoutExpired:
