@@ -1009,13 +1009,25 @@ def _bi_dict(_src=None, _zp=_NEUTRAL, **kw):
 
 
 def _bi_print(*args, sep=None, end=None, _zp=_NEUTRAL):
+    # Output keeps its label (docs/semantics.md, "What the person is told"): each print is one frame,
+    # NUL label NUL length NUL text, which the host reads back into a labelled segment. Every print of a
+    # plan goes through here, so the length framing cannot be forged by text inside it.
     sp = ' '
     en = '\n'
+    lab = _zp
     if sep is not None:
         sp = _raw(sep)
+        lab = lab | _deep(sep)
     if end is not None:
         en = _raw(end)
-    print(*[_raw(a) for a in args], sep=sp, end=en)
+        lab = lab | _deep(end)
+    if type(sp) is not str or type(en) is not str:
+        # The error Monty's own print gives for a bad `sep` or `end`.
+        print(sep=sp, end=en)
+    for a in args:
+        lab = lab | _deep(a)
+    text = sp.join([str(_raw(a)) for a in args]) + en
+    print('\x00', lab, '\x00', len(text), '\x00', text, sep='', end='')
     return (None, _LIT)
 
 

@@ -30,6 +30,12 @@ pub enum HostReply {
 pub trait Host {
     fn call(&mut self, name: &str, args: Vec<(String, LValue)>, pc: Packed, line: u32)
     -> HostReply;
+
+    /// What the plan printed, one `print` at a time with its label: returns the text to show the person
+    /// (a host that keeps labels marks text the plan did not write).
+    fn printed(&mut self, _label: Packed, text: &str) -> String {
+        text.to_string()
+    }
 }
 
 /// Resource limits of one run.
@@ -332,8 +338,9 @@ fn drive(
 ) -> ExecOutcome {
     let mut calls = 0usize;
     loop {
-        if !step.printed.is_empty() {
-            print(&step.printed);
+        for (label, text) in crate::runtime::output::segments(&step.printed) {
+            let shown = host.printed(label, &text);
+            print(&shown);
         }
         let call = match step.event {
             Event::Call(call) => call,

@@ -9,14 +9,15 @@ use serde_json::{Map, Value};
 
 use super::backend::Backend;
 use super::report::{
-    CallDecision, ClaimShown, DraftLabels, HostState, PlanError, Recorder, RunReport, ShownEffect,
-    ShownPart, Status, Suspension, finish, serde_plain,
+    CallDecision, ClaimShown, DraftLabels, HostState, OutputSegment, PlanError, Recorder,
+    RunReport, ShownEffect, ShownPart, Status, Suspension, finish, serde_plain,
 };
 use crate::label::{Label, LabelSpace, Packed};
 use crate::policy::{self, ArgClaim, Claim, Outcome, Policy, Texts};
 use crate::runtime::exec::{ExecOutcome, Host, HostReply};
 use crate::trace::record::{
-    Approval, ArgRecord, Call, CallResult, PlanError as ErrorRecord, VerifierUse,
+    Approval, ArgRecord, Call, CallResult, Output as OutputRecord, PlanError as ErrorRecord,
+    VerifierUse,
 };
 use crate::trace::{self, Record};
 use crate::value::{LValue, Raw};
@@ -53,6 +54,10 @@ pub(super) struct RunHost<'a, 't> {
     /// `tool#id` of every result or verifier output that was not trusted-and-public: an error message may
     /// depend on any of them.
     pub(super) tainted_sources: BTreeSet<String>,
+    /// What the plan printed in this process, with labels.
+    pub(super) output: Vec<OutputSegment>,
+    /// The segment being printed (consecutive prints with one label), recorded at the next call or the end.
+    pub(super) printing: Option<(Packed, String)>,
     /// Draft id → the labels of what this run wrote into it (shown when a commit of it is claimed).
     pub(super) drafts: std::collections::BTreeMap<String, DraftLabels>,
     /// The claim a suspended run waits on.
@@ -103,6 +108,8 @@ impl<'a, 't> RunHost<'a, 't> {
             worst,
             stop: None,
             tainted_sources,
+            output: Vec::new(),
+            printing: None,
             drafts,
             pending: None,
             approver,
@@ -117,6 +124,7 @@ impl RunHost<'_, '_> {
         outcome: ExecOutcome,
         parked: Option<crate::runtime::exec::PausedRun>,
     ) -> RunReport {
+        self.flush_output();
         let state = HostState {
             next_call: self.next_call,
             tool_calls: self.tool_calls,
@@ -489,6 +497,33 @@ impl RunHost<'_, '_> {
         );
     }
 
+    /// Records the output segment being printed, if any: in the trace (text only when trusted and public)
+    /// and in the report.
+    pub(super) fn flush_output(&mut self) {
+        let Some((packed, text)) = self.printing.take() else {
+            return;
+        };
+        let label = self.space.decode(&packed);
+        let view = self.space.describe(&label);
+        let value = Value::String(text);
+        let (digest, preview) = trace::redact::stored(&value, &label);
+        self.recorder.keep(&digest, &value);
+        // A trace that cannot be written stops the run's effects at the next call; printing goes on.
+        self.recorder.record(Record::Output(OutputRecord {
+            after_call: self.next_call.saturating_sub(1),
+            label: view.clone(),
+            digest,
+            preview,
+        }));
+        let Value::String(text) = value else {
+            return;
+        };
+        self.output.push(OutputSegment {
+            text: trace::redact::is_clean(&label).then_some(text),
+            label: view,
+        });
+    }
+
     /// Records on the reported decision of `call_id` what the person decided.
     pub(super) fn mark_decided(&mut self, call_id: u32, decision: &str) {
         if let Some(d) = self
@@ -745,6 +780,7 @@ impl RunHost<'_, '_> {
             &mut self.recorder,
         );
         report.tool_said = tool_said;
+        report.output = std::mem::take(&mut self.output);
         report
     }
 }
@@ -767,6 +803,24 @@ fn plan_error(
 }
 
 impl Host for RunHost<'_, '_> {
+    fn printed(&mut self, label: Packed, text: &str) -> String {
+        let decoded = self.space.decode(&label);
+        let shown = if decoded.integrity == crate::label::Integrity::Trusted && !decoded.unknown {
+            text.to_string()
+        } else {
+            crate::runtime::output::marked(text, &self.space.describe(&decoded).sources)
+        };
+        // Consecutive prints with one label are one segment: a loop of prints is one record, not one each.
+        match &mut self.printing {
+            Some((l, t)) if *l == label => t.push_str(text),
+            _ => {
+                self.flush_output();
+                self.printing = Some((label, text.to_string()));
+            }
+        }
+        shown
+    }
+
     fn call(
         &mut self,
         name: &str,
@@ -774,6 +828,7 @@ impl Host for RunHost<'_, '_> {
         pc: Packed,
         line: u32,
     ) -> HostReply {
+        self.flush_output();
         if self.stop.is_some() {
             return HostReply::Deny {
                 message: "the run is stopping".into(),

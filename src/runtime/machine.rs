@@ -100,8 +100,9 @@ pub trait Machine {
     fn park(&mut self) -> Result<Value, String>;
 }
 
-/// Largest print output kept per step.
-const MAX_PRINT: usize = 1 << 20;
+/// Largest print output kept per step. Each `print` is framed with its label (`runtime::output`), about
+/// 25 bytes besides its text: 4 MiB holds the 100,000 short lines 1 MiB held unframed.
+const MAX_PRINT: usize = 4 << 20;
 
 /// The snippet name Monty gives the plan's code: the prelude session was fed one snippet (`build.rs`), so
 /// the plan is the second. Traceback frames elsewhere are the prelude's.

@@ -4,6 +4,7 @@ pub mod boxing;
 pub mod exec;
 mod host;
 pub mod machine;
+pub mod output;
 mod report;
 pub mod run;
 pub mod snapshot;

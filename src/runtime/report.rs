@@ -141,6 +141,7 @@ pub(super) fn finish(
         diagnostics: Vec::new(),
         suspension: None,
         tool_said: None,
+        output: Vec::new(),
     }
 }
 
@@ -210,6 +211,17 @@ pub struct RunReport {
     /// the person at the terminal.
     #[serde(skip)]
     pub tool_said: Option<String>,
+    /// What the plan printed, one segment per `print`, each with its label (docs/semantics.md, "What is
+    /// protected"): the text only when trusted and public, as in the trace.
+    pub output: Vec<OutputSegment>,
+}
+
+/// One `print` of the plan, as reported.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OutputSegment {
+    /// The text, when its label is trusted and public; `None` otherwise (it went to the terminal only).
+    pub text: Option<String>,
+    pub label: crate::label::LabelView,
 }
 
 /// Appends to the trace if there is one, remembering the first failure (which stops further effects).

@@ -11,8 +11,8 @@ pub use super::backend::{Backend, BuiltinBackend, Failure, ToolBackend};
 pub use super::host::Approver;
 use super::host::{RunHost, Stop};
 pub use super::report::{
-    CallDecision, ClaimShown, DraftLabels, HostState, PlanError, RunReport, ShownEffect, ShownPart,
-    Status, Suspension,
+    CallDecision, ClaimShown, DraftLabels, HostState, OutputSegment, PlanError, RunReport,
+    ShownEffect, ShownPart, Status, Suspension,
 };
 use super::report::{Recorder, denied_before_run, finish, rejected};
 use crate::label::LabelSpace;

@@ -30,6 +30,7 @@ pub enum Record {
     Call(Call),
     Result(CallResult),
     Verifier(VerifierUse),
+    Output(Output),
     Approval(Approval),
     Suspend(Suspend),
     Error(PlanError),
@@ -44,6 +45,7 @@ impl Record {
             Record::Call(_) => "call",
             Record::Result(_) => "result",
             Record::Verifier(_) => "verifier",
+            Record::Output(_) => "output",
             Record::Approval(_) => "approval",
             Record::Suspend(_) => "suspend",
             Record::Error(_) => "error",
@@ -187,6 +189,18 @@ pub struct Call {
 pub struct CallResult {
     pub call_id: u32,
     pub tool: String,
+    pub label: LabelView,
+    pub digest: String,
+    pub preview: Option<Value>,
+}
+
+/// What one `print` of the plan showed the person (`type: output`): its label and sources, and its text only
+/// when trusted and public (a digest otherwise), so an audit tells the agent's words from the data's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Output {
+    /// The plan line of the last call before it, when known (0: before any call).
+    pub after_call: u32,
     pub label: LabelView,
     pub digest: String,
     pub preview: Option<Value>,

@@ -178,6 +178,17 @@ pub struct ResultView {
     pub revealed: Option<Revealed>,
 }
 
+/// One `print` of the plan: its label and sources, its text only when trusted and public.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutputView {
+    /// The call made just before it (0: before any).
+    pub after_call: u32,
+    pub label: LabelView,
+    /// Shown only for a trusted, public, untagged segment ([`safe_preview`]).
+    pub text: Option<String>,
+    pub unverified: bool,
+}
+
 /// A verifier use (a node of the graph too).
 #[derive(Clone, Debug, Serialize)]
 pub struct VerifierView {
@@ -230,6 +241,8 @@ pub struct TraceView {
     pub suspended: bool,
     pub calls: Vec<CallView>,
     pub verifiers: Vec<VerifierView>,
+    /// What the plan printed, in order.
+    pub outputs: Vec<OutputView>,
     pub plan: Vec<PlanLine>,
     pub errors: Vec<String>,
     /// Owner mode (`view --reveal`): private values are on the pages.
@@ -393,6 +406,12 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
                     .filter(|s| *s < v.call_id)
                     .collect(),
                 label: v.label,
+            }),
+            Record::Output(o) => view.outputs.push(OutputView {
+                after_call: o.after_call,
+                text: safe_preview(&o.label, &o.preview),
+                label: o.label,
+                unverified,
             }),
             Record::Approval(a) => {
                 let mark = if unverified { " (NOT VERIFIED)" } else { "" };
