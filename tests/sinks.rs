@@ -132,7 +132,10 @@ const LLM_LEAKS: &[(&str, &str)] = &[
         "prompt",
         "query_llm(prompt=tok, data=\"d\", schema=\"str\")\n",
     ),
-    ("data", "query_llm(prompt=\"p\", data=tok, schema=\"str\")\n"),
+    (
+        "data",
+        "query_llm(prompt=\"p\", data=tok, schema=\"str\")\n",
+    ),
     (
         "a schema key",
         "query_llm(prompt=\"p\", data=\"d\", schema={tok.strip(): \"str\"})\n",
@@ -192,7 +195,10 @@ fn the_schema_bypass_is_refused_by_the_default_check_and_says_so() {
     let out = w.run_expect(&plan, &[], 3);
     let err = stderr(&out);
     assert!(err.contains("args.schema.forbid_tags"), "{err}");
-    assert!(err.contains("the default check for an argument that leaves"), "{err}");
+    assert!(
+        err.contains("the default check for an argument that leaves"),
+        "{err}"
+    );
     assert!(wire.bytes().is_empty());
 }
 
@@ -231,9 +237,17 @@ fn no_secret_byte_reaches_a_web_server() {
     for call in leaks {
         let plan = w.write_plan("leak.py", &secret_plan(&call));
         let out = w.run_expect(&plan, &[], 3);
-        assert!(stderr(&out).contains("deny fetch_url"), "{call}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("deny fetch_url"),
+            "{call}: {}",
+            stderr(&out)
+        );
         assert!(stderr(&out).contains("public"), "{}", stderr(&out));
-        assert_eq!(wire.bytes().len(), 0, "{call}: bytes reached the web server");
+        assert_eq!(
+            wire.bytes().len(),
+            0,
+            "{call}: bytes reached the web server"
+        );
     }
 }
 
@@ -325,9 +339,17 @@ fn mcp_setup(reader: Option<&str>) -> tempfile::TempDir {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let mut policy = std::fs::read_to_string(dir.join("zamburak.yaml")).unwrap();
     assert!(policy.contains("      to: { require: trusted }\n      body: { require: trusted }\n"));
-    policy = policy.replacen("tags: [PRIVATE]\n", "tags: [PRIVATE, AUTH_SECRET]\nuser: me@example.com\n", 1);
+    policy = policy.replacen(
+        "tags: [PRIVATE]\n",
+        "tags: [PRIVATE, AUTH_SECRET]\nuser: me@example.com\n",
+        1,
+    );
     if let Some(reader) = reader {
-        policy = policy.replacen("    env: []\n", &format!("    env: []\n    reader: {reader:?}\n"), 1);
+        policy = policy.replacen(
+            "    env: []\n",
+            &format!("    env: []\n    reader: {reader:?}\n"),
+            1,
+        );
     }
     let at = policy.find("\ntools:\n").unwrap() + "\ntools:\n".len();
     policy.insert_str(at, &trusted_reader(""));
@@ -366,13 +388,22 @@ fn no_secret_reaches_an_mcp_server_through_a_generated_tool() {
         for call in leaks {
             std::fs::write(dir.join("leak.py"), secret_plan(call)).unwrap();
             let out = zamburak(dir, &["run", "leak.py"]);
-            assert_eq!(out.status.code(), Some(3), "{reader:?} {call}: {}", text(&out));
+            assert_eq!(
+                out.status.code(),
+                Some(3),
+                "{reader:?} {call}: {}",
+                text(&out)
+            );
             assert!(
                 text(&out).contains("the default check for an argument that leaves"),
                 "{}",
                 text(&out)
             );
-            assert_eq!(mcp_calls(dir), "", "{reader:?} {call}: a call reached the server");
+            assert_eq!(
+                mcp_calls(dir),
+                "",
+                "{reader:?} {call}: a call reached the server"
+            );
         }
     }
 }
