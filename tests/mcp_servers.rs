@@ -663,11 +663,13 @@ fn get_env_sees_only_allowed_variables_and_cannot_reach_a_public_sink() {
 
 /// A list result wrapped as `{"result": [...]}` (the MCP Python SDK's form) reaches the plan as the list, so
 /// `from_fields` labels each message with its own sender: a message may go back to its sender, never to the
-/// sender of another message, and the refused delivery never reaches the server.
+/// sender of another message, and the refused delivery never reaches the server. The address goes to the
+/// recipient it names (`readers_must_include: to` on `to` itself): without a check of its own it would have
+/// to be public, as the server declares no `reader` (docs/policy.md, "Arguments that leave").
 #[test]
 fn a_wrapped_list_result_is_labelled_per_record() {
     let tmp = attacker_setup(
-        "  inbox:\n    source: mcp.attacker.inbox\n    effect: read\n    args: {}\n    control: { require: any }\n    returns: { readers: { from_fields: [from] }, structure_readers: public }\n  deliver:\n    source: mcp.attacker.deliver\n    effect: send\n    args:\n      to: {}\n      body: { readers_must_include: to }\n    control: { require: any }\n",
+        "  inbox:\n    source: mcp.attacker.inbox\n    effect: read\n    args: {}\n    control: { require: any }\n    returns: { readers: { from_fields: [from] }, structure_readers: public }\n  deliver:\n    source: mcp.attacker.deliver\n    effect: send\n    args:\n      to: { readers_must_include: to }\n      body: { readers_must_include: to }\n    control: { require: any }\n",
     );
     let dir = tmp.path();
     std::fs::write(

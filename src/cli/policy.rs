@@ -20,6 +20,18 @@ pub fn check_command(file: &Path) -> i32 {
     match policy.to_yaml() {
         Ok(text) => {
             outln!("{}", text.trim_end());
+            // As YAML comments, so what is printed still reads back as the same policy.
+            let defaulted = policy.defaulted();
+            if !defaulted.is_empty() {
+                outln!(
+                    "# {} argument(s) leave the process without a declared confidentiality check; each got the strictest \
+                     check against where it goes (docs/policy.md, \"Arguments that leave\"):",
+                    defaulted.len()
+                );
+                for d in defaulted {
+                    outln!("#   {}", one_line(&d.to_string()));
+                }
+            }
             crate::exit::OK
         }
         Err(e) => {
@@ -56,4 +68,11 @@ pub fn test_command(file: &Path, policy_override: Option<&Path>) -> i32 {
             exit::USAGE
         }
     }
+}
+
+/// A comment line stays one line: a name in it cannot end the comment and start YAML of its own.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }

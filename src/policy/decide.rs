@@ -184,7 +184,7 @@ pub fn violations(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Vec<Dec
             format!("`{}` is not a tool of this policy", claim.tool),
         )];
     };
-    let claim = &with_provider(policy, tool, claim);
+    let claim = &with_party(policy, tool, claim);
     if let Some(d) = fixed_rules(policy, tool, claim) {
         return vec![d];
     }
@@ -212,16 +212,11 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
             ),
         ));
     }
-    let implicit_provider = |name: &str| {
-        name == crate::policy::providers::PROVIDER_RECIPIENT
-            && tool
-                .source
-                .as_ref()
-                .and_then(crate::policy::servers::ToolSource::llm)
-                .is_some()
-    };
+    let implicit = party_recipient(policy, tool);
     for (i, arg) in claim.args.iter().enumerate() {
-        if !tool.args.contains_key(&arg.name) && !implicit_provider(&arg.name) {
+        if !tool.args.contains_key(&arg.name)
+            && implicit.as_ref().is_none_or(|(name, _)| *name != arg.name)
+        {
             return Some(Decision::deny(
                 Rule::UnknownArgument,
                 format!("`{}` has no argument `{}`", claim.tool, arg.name),
@@ -283,30 +278,42 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
     None
 }
 
-/// An LLM tool's claim with its provider as one more, implicit argument named `provider`: a trusted literal
-/// naming the provider's principal, which `readers_must_include: provider` reads. A provider the policy
-/// does not declare names no one the decision can check (refused as malformed recipients).
-fn with_provider<'c>(
+/// The implicit recipient of a tool, named as `readers_must_include` names it, with the texts it reads as:
+/// an LLM tool's `provider` (the provider's principal) and the `server` of an MCP tool whose server declares
+/// a `reader`. A provider the policy does not declare names no one the decision can check (refused as
+/// malformed recipients).
+fn party_recipient(policy: &Policy, tool: &ToolSpec) -> Option<(&'static str, Texts)> {
+    use crate::policy::servers::{SERVER_RECIPIENT, ToolSource};
+    match tool.source.as_ref()? {
+        ToolSource::Llm(provider) => Some((
+            crate::policy::providers::PROVIDER_RECIPIENT,
+            match policy.provider(provider) {
+                Some(p) => Texts::one(p.reader.clone()),
+                None => Texts::Malformed,
+            },
+        )),
+        ToolSource::Mcp(mcp) => {
+            let reader = policy.server(&mcp.server)?.reader.clone()?;
+            Some((SERVER_RECIPIENT, Texts::one(reader)))
+        }
+        ToolSource::Builtin(_) => None,
+    }
+}
+
+/// A tool's claim with its implicit recipient ([`party_recipient`]) as one more argument: a trusted literal
+/// naming the party's principal, which `readers_must_include: provider` (or `server`) reads.
+fn with_party<'c>(
     policy: &Policy,
     tool: &ToolSpec,
     claim: &'c Claim,
 ) -> std::borrow::Cow<'c, Claim> {
-    let Some(provider) = tool
-        .source
-        .as_ref()
-        .and_then(crate::policy::servers::ToolSource::llm)
-    else {
+    let Some((name, texts)) = party_recipient(policy, tool) else {
         return std::borrow::Cow::Borrowed(claim);
     };
-    let texts = match policy.provider(provider) {
-        Some(p) => Texts::one(p.reader.clone()),
-        None => Texts::Malformed,
-    };
     let mut with = claim.clone();
-    with.args
-        .retain(|a| a.name != crate::policy::providers::PROVIDER_RECIPIENT);
+    with.args.retain(|a| a.name != name);
     with.args.push(ArgClaim {
-        name: crate::policy::providers::PROVIDER_RECIPIENT.to_string(),
+        name: name.to_string(),
         label: Label::literal(),
         elements: None,
         texts,
@@ -334,6 +341,21 @@ impl Checker<'_> {
 
     fn violation(&self, rule: Rule, reason: String) -> Decision {
         Decision::new(self.outcome, rule, reason)
+    }
+
+    /// Said after a reason whose requirement the policy did not write but got as the default for an
+    /// argument that leaves (policy::sinks), so the reader knows where it comes from and what to declare.
+    fn default_note(&self, arg: &str) -> &'static str {
+        let defaulted = self
+            .policy
+            .defaulted()
+            .iter()
+            .any(|d| d.tool == self.claim.tool && d.arg == arg);
+        if defaulted {
+            " (the default check for an argument that leaves: declare its readers to change it)"
+        } else {
+            ""
+        }
     }
 
     /// A violation of a `forbid_tags` requirement: decided by its own `on_violation` when it has one.
@@ -415,10 +437,11 @@ impl Checker<'_> {
                         check: Check::ForbidTags,
                     },
                     format!(
-                        "argument `{name}` carries {}, which `{}` forbids here; it is: {}",
+                        "argument `{name}` carries {}, which `{}` forbids here; it is: {}{}",
                         self.tag_list(bad),
                         self.claim.tool,
-                        self.describe(&whole)
+                        self.describe(&whole),
+                        self.default_note(name)
                     ),
                 ));
             }
@@ -430,8 +453,9 @@ impl Checker<'_> {
                     check: Check::Public,
                 },
                 format!(
-                    "argument `{name}` must be public and untagged; it is: {}",
-                    self.describe(&whole)
+                    "argument `{name}` must be public and untagged; it is: {}{}",
+                    self.describe(&whole),
+                    self.default_note(name)
                 ),
             ));
         }
@@ -444,9 +468,10 @@ impl Checker<'_> {
                     check: Check::ReadersMustInclude,
                 },
                 format!(
-                    "{} may not read argument `{name}`; it is: {}",
+                    "{} may not read argument `{name}`; it is: {}{}",
                     self.recipient(recipients_arg, i),
-                    self.describe(&whole)
+                    self.describe(&whole),
+                    self.default_note(name)
                 ),
             ));
         }
@@ -472,9 +497,10 @@ impl Checker<'_> {
                         forbid,
                         Rule::Control(Check::ForbidTags),
                         format!(
-                            "the control context carries {}, which argument `{name}` forbids; it is: {}",
+                            "the control context carries {}, which argument `{name}` forbids; it is: {}{}",
                             self.tag_list(bad),
-                            self.describe(pc)
+                            self.describe(pc),
+                            self.default_note(name)
                         ),
                     ));
                 }
@@ -483,8 +509,9 @@ impl Checker<'_> {
                 out.push(self.violation(
                     Rule::Control(Check::Public),
                     format!(
-                        "argument `{name}` must be public, so the control context must be too; it is: {}",
-                        self.describe(pc)
+                        "argument `{name}` must be public, so the control context must be too; it is: {}{}",
+                        self.describe(pc),
+                        self.default_note(name)
                     ),
                 ));
             }
@@ -494,9 +521,10 @@ impl Checker<'_> {
                 out.push(self.violation(
                     Rule::Control(Check::ReadersMustInclude),
                     format!(
-                        "{} may not read the control context of this call; it is: {}",
+                        "{} may not read the control context of this call; it is: {}{}",
                         self.recipient(recipients_arg, i),
-                        self.describe(pc)
+                        self.describe(pc),
+                        self.default_note(name)
                     ),
                 ));
             }
@@ -616,7 +644,7 @@ pub fn non_readers(
     let Some(tool) = policy.tool(&claim.tool) else {
         return Vec::new();
     };
-    let claim = &with_provider(policy, tool, claim);
+    let claim = &with_party(policy, tool, claim);
     let checker = Checker {
         policy,
         space,

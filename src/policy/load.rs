@@ -113,10 +113,13 @@ impl Policy {
         let file: PolicyFile = serde_saphyr::from_str_with_options(text, options)
             .map_err(|e| yaml_error(display_name, &e))?;
         let kinds = validate::validate(&file, &tree, display_name)?;
+        let mut file = normalise(file, base_dir);
+        let defaulted = super::sinks::fill_defaults(&mut file);
         Ok(Policy {
-            file: normalise(file, base_dir),
+            file,
             name: display_name.to_string(),
             kinds,
+            defaulted,
         })
     }
 }

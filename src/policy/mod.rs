@@ -26,6 +26,7 @@ pub mod path_tags;
 pub mod providers;
 pub mod rule;
 pub mod servers;
+pub mod sinks;
 mod tree;
 pub mod url_rule;
 mod validate;
@@ -54,6 +55,9 @@ pub struct Policy {
     file: PolicyFile,
     name: String,
     kinds: Vec<String>,
+    /// Arguments that leave without a declared confidentiality check, and the check they were given
+    /// ([`sinks::fill_defaults`]); `file` holds them already.
+    defaulted: Vec<sinks::Defaulted>,
 }
 
 impl Policy {
@@ -68,6 +72,12 @@ impl Policy {
     /// The name the policy was loaded under: its file's path, or the name given to [`Policy::from_yaml_str`].
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Arguments that leave the process whose policy entry declared no confidentiality check, with the check they
+    /// were given (docs/policy.md, "Arguments that leave"). What `policy check` lists.
+    pub fn defaulted(&self) -> &[sinks::Defaulted] {
+        &self.defaulted
     }
 
     /// The normalised model (defaults filled in, paths resolved).

@@ -34,6 +34,12 @@ pub struct ServerSpec {
     /// else: a server can read, and some tools return, its whole environment.
     #[serde(default)]
     pub env: Vec<String>,
+    /// The principal the server reads as, such as `mcp:fs`, or the user's address for a server that
+    /// already holds the user's data. Every argument of its tools goes to it: an argument without a declared
+    /// check must have it among its readers (`readers_must_include: server`). Absent: the server is anyone,
+    /// and such an argument must be public (docs/policy.md, "Arguments that leave").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reader: Option<String>,
     /// Milliseconds the server has to start and answer the handshake (default 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup_timeout_ms: Option<u64>,
@@ -51,6 +57,9 @@ impl ServerSpec {
         self.call_timeout_ms.unwrap_or(DEFAULT_CALL_TIMEOUT_MS)
     }
 }
+
+/// The name `readers_must_include` uses for the server of an MCP tool whose server declares a `reader`.
+pub const SERVER_RECIPIENT: &str = "server";
 
 /// One tool of a declared MCP server: `mcp.<server>.<tool>`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -272,6 +281,12 @@ impl Source {
             self,
             Source::MailList | Source::MailSearch | Source::FilesList
         )
+    }
+
+    /// Whether the adapter sends its arguments out of the process (docs/semantics.md §5): mail to its
+    /// recipients, a URL to a web server. The rest read or write the user's own data on this machine.
+    pub fn transmits(self) -> bool {
+        matches!(self, Source::MailSend | Source::MailCommit | Source::WebGet)
     }
 
     /// Whether the adapter can carry out a `draft` decision (write a draft instead of acting).

@@ -335,11 +335,13 @@ fn check_tool(
                 check_declared(cx, file, &at, tag)?;
             }
         }
-        // An LLM tool's `provider` names the provider's principal, not an argument.
-        let names_provider = other_is_provider(tool, spec.readers_must_include.as_deref());
+        // An LLM tool's `provider` names the provider's principal, and an MCP tool's `server` its server's,
+        // not an argument.
+        let names_party = other_is_provider(tool, spec.readers_must_include.as_deref())
+            || other_is_server(file, tool, spec.readers_must_include.as_deref());
         if let Some(other) = &spec.readers_must_include
             && !tool.args.contains_key(other)
-            && !names_provider
+            && !names_party
         {
             return Err(cx
                 .at_value(
@@ -365,6 +367,17 @@ fn check_tool(
             .expected("`deny` or `confirm` (only builtin.mail.send supports `draft`)"));
     }
     Ok(())
+}
+
+/// `readers_must_include: server` on a tool of an MCP server that declares a `reader`.
+fn other_is_server(file: &PolicyFile, tool: &ToolSpec, other: Option<&str>) -> bool {
+    other == Some(crate::policy::servers::SERVER_RECIPIENT) && server_reader(file, tool).is_some()
+}
+
+/// The `reader` of the server of an MCP tool, when it declares one.
+fn server_reader<'f>(file: &'f PolicyFile, tool: &ToolSpec) -> Option<&'f str> {
+    let mcp = tool.source.as_ref()?.mcp()?;
+    file.servers.get(&mcp.server)?.reader.as_deref()
 }
 
 fn other_is_provider(tool: &ToolSpec, other: Option<&str>) -> bool {
@@ -591,6 +604,24 @@ fn check_mcp(
             )
             .expected("`read`, `write`, `send` or `execute`"));
     }
+    // With a `reader`, `server` in `readers_must_include` names the server: an argument of that name would
+    // make the requirement ambiguous.
+    let recipient = crate::policy::servers::SERVER_RECIPIENT;
+    if server_reader(file, tool).is_some() && tool.args.contains_key(recipient) {
+        let mut at = with(Seg::Key("args"));
+        at.push(Seg::Key(recipient));
+        return Err(cx
+            .at_key(
+                &at,
+                format!(
+                    "server `{}` declares a `reader`, so `{recipient}` names it in `readers_must_include` and cannot name an argument",
+                    mcp.server
+                ),
+            )
+            .expected(format!(
+                "a plan-facing tool without an argument `{recipient}`, or no `reader` on the server"
+            )));
+    }
     Ok(())
 }
 
@@ -605,6 +636,11 @@ fn check_servers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
             p
         };
         check_entry_name(cx, &path, name, "server")?;
+        if server.reader.as_ref().is_some_and(|r| r.trim().is_empty()) {
+            return Err(cx
+                .at_value(&with(Seg::Key("reader")), "the reader is empty")
+                .expected("the principal the server reads as, such as `mcp:fs`"));
+        }
         if server.command.trim().is_empty() {
             return Err(cx
                 .at_value(&with(Seg::Key("command")), "the command is empty")
