@@ -7,6 +7,7 @@ use std::path::Path;
 use crate::exit;
 use crate::runtime::run::{ClaimShown, RunReport, Status};
 use crate::runtime::snapshot::{self, Decided};
+use crate::text::visible;
 
 /// Longest stretch of one value shown to an approver before it is cut (the rest is counted; `run --format
 /// json` carries it whole).
@@ -28,7 +29,9 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
             return exit::USAGE;
         }
     };
-    let decided = match snapshot::decide(path, approve, &by, &engine, &mut |text| out!("{text}")) {
+    let decided = match snapshot::decide(path, approve, &by, &engine, &mut |text| {
+        out!("{}", crate::text::visible_lines(text))
+    }) {
         Ok(d) => d,
         Err(e) => {
             errln!("error: {e}");
@@ -138,27 +141,6 @@ pub fn decide_command(path: &Path, approve: bool, by: Option<&str>) -> i32 {
         }
     }
     code
-}
-
-/// Text for a terminal with every control character (C0, DEL, C1 such as a lone CSI) and every invisible
-/// format character that reorders or hides text (bidi overrides and isolates, zero-width marks, BOM)
-/// written as `\u{..}`, so what the approver reads is what would be sent. Names from tool data (readers
-/// from mail headers) pass through here too.
-pub fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        let hidden = c.is_control()
-            || ('\u{200b}'..='\u{200f}').contains(&c)
-            || ('\u{202a}'..='\u{202e}').contains(&c)
-            || ('\u{2066}'..='\u{2069}').contains(&c)
-            || c == '\u{feff}';
-        if hidden {
-            out.push_str(&format!("\\u{{{:04x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// A value for a terminal: JSON (so quotes, newlines and escape sequences an attacker wrote are escaped,

@@ -201,10 +201,10 @@ pub struct RunReport {
     /// Set when the run is suspended at a `confirm` claim.
     #[serde(skip)]
     pub suspension: Option<Suspension>,
-    /// A failed tool's own error text (tool output: redacted in `error`, never in JSON or the trace), for
-    /// the person at the terminal.
+    /// What a failed tool, server or model wrote (redacted in `error`, never in JSON or the trace), for the
+    /// person at the terminal.
     #[serde(skip)]
-    pub tool_said: Option<String>,
+    pub tool_said: Option<crate::text::OutsideText>,
 }
 
 /// Appends to the trace if there is one, remembering the first failure (which stops further effects).
