@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// Bottom first; a module may import only from modules at its own rank or below (same rank: no circle).
 const LAYERS: &[&[&str]] = &[
-    &["exit", "label", "digest", "mode"],
+    &["exit", "label", "digest", "mode", "text"],
     &["value", "plan"],
     &["lower", "policy"],
     &["tools", "trace", "mcp"],

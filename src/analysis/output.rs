@@ -126,11 +126,9 @@ pub fn text(report: &LintReport, filename: &str) -> String {
     out
 }
 
-/// Control characters from a hostile plan never reach the terminal raw (as in `plan::render`).
+/// Control and invisible characters from a hostile plan never reach the terminal raw (as in `plan::render`).
 fn printable(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
-        .collect()
+    crate::text::visible(s)
 }
 
 /// One JSON document: diagnostics and the per-call-site predictions.

@@ -9,13 +9,34 @@ use serde_json::Value;
 
 use crate::exit;
 use crate::mcp::client::{Client, ServerCommand, ServerIdentity};
-use crate::mcp::lock::{self, LockFile};
+use crate::mcp::lock::{self, LockError, LockFile};
 use crate::mcp::pin;
 use crate::policy::Policy;
+use crate::text::{OutsideText, visible};
 
+/// A configuration problem (exit 2). Messages can hold what a server sent (tool and argument names):
+/// escaped.
 fn usage(message: &str) -> i32 {
-    errln!("error: {message}");
+    errln!("error: {}", visible(message));
     exit::USAGE
+}
+
+/// [`usage`] for an MCP error, followed by the server's own words it carries, escaped and marked as the
+/// server's.
+fn server_usage(message: &str, said: Option<&OutsideText>) -> i32 {
+    let code = usage(message);
+    if let Some(said) = said {
+        errln!("  {}", said.for_terminal());
+    }
+    code
+}
+
+/// The server's own words a lock error carries, if any.
+fn lock_said(e: &LockError) -> Option<&OutsideText> {
+    match e {
+        LockError::Server { source, .. } => source.said(),
+        _ => None,
+    }
 }
 
 /// The policy `mcp lock|diff` work on: `--policy`, else `zamburak.yaml` in the current directory.
@@ -28,31 +49,37 @@ fn load(path: &Path) -> Result<Policy, String> {
 }
 
 /// Starts the server given after `--`, lists its tools and shuts it down.
+/// The error is a message and the server's own words, if it sent any.
 fn fetch_tools(
     command: &[String],
     env: &[String],
     stderr: std::process::Stdio,
-) -> Result<(ServerIdentity, Vec<Value>), String> {
+) -> Result<(ServerIdentity, Vec<Value>), (String, Option<OutsideText>)> {
     let Some((program, args)) = command.split_first() else {
-        return Err("no server command: give it after `--`, e.g. `-- npx -y @modelcontextprotocol/server-memory`".into());
+        return Err(("no server command: give it after `--`, e.g. `-- npx -y @modelcontextprotocol/server-memory`".into(), None));
     };
     let mut client =
         Client::start_with_stderr(&ServerCommand::scrubbed(program, args, env), stderr)
-            .map_err(|e| e.to_string())?;
-    let tools = client
-        .list_tools()
-        .map_err(|e| format!("cannot list the server's tools: {e}"))?;
+            .map_err(|e| (e.to_string(), e.said().cloned()))?;
+    let tools = client.list_tools().map_err(|e| {
+        (
+            format!("cannot list the server's tools: {e}"),
+            e.said().cloned(),
+        )
+    })?;
     let id = client.identity().clone();
     client.shutdown();
     Ok((id, tools))
 }
 
-/// One line, at most `max` characters, no control characters: safe inside a comment or a terminal line.
+/// One line, at most `max` characters, line breaks and tabs as spaces, every other control or invisible
+/// character escaped ([`visible`]): safe inside a comment or a terminal line.
 fn one_line(text: &str, max: usize) -> String {
     let flat: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
+    let flat = visible(&flat);
     let flat = flat.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() > max {
         let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
@@ -81,7 +108,7 @@ pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
     // `mcp list` shows what the server says on stderr: it is how a server explains a failed start.
     let (id, tools) = match fetch_tools(command, env, std::process::Stdio::inherit()) {
         Ok(found) => found,
-        Err(e) => return usage(&e),
+        Err((e, said)) => return server_usage(&e, said.as_ref()),
     };
     if json {
         let doc = serde_json::json!({ "server": id, "tools": tools });
@@ -92,7 +119,7 @@ pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
         "server {} {} (protocol {}), {} tool(s)",
         one_line(&id.name, 80),
         one_line(&id.version, 40),
-        id.protocol_version,
+        one_line(&id.protocol_version, 40),
         tools.len()
     );
     for tool in &tools {
@@ -107,8 +134,8 @@ pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
         if let Some(Value::Object(props)) = schema.get("properties") {
             for (arg, s) in props {
                 let ty = s.get("type").map_or("any".to_string(), |t| match t {
-                    Value::String(t) => t.clone(),
-                    other => other.to_string(),
+                    Value::String(t) => one_line(t, 64),
+                    other => one_line(&other.to_string(), 64),
                 });
                 let need = if required.contains(&arg.as_str()) {
                     "required"
@@ -145,7 +172,7 @@ pub fn lock_command(policy_flag: Option<&Path>) -> i32 {
     }
     let lock = match lock::build(&policy) {
         Ok(l) => l,
-        Err(e) => return usage(&e.to_string()),
+        Err(e) => return server_usage(&e.to_string(), lock_said(&e)),
     };
     match lock.write_for(&path) {
         Ok(written) => {
@@ -174,7 +201,7 @@ pub fn diff_command(policy_flag: Option<&Path>) -> i32 {
     };
     let diffs = match lock::diff(&policy, &lock) {
         Ok(d) => d,
-        Err(e) => return usage(&e.to_string()),
+        Err(e) => return server_usage(&e.to_string(), lock_said(&e)),
     };
     if diffs.is_empty() {
         outln!("every locked tool matches its pin");
@@ -383,7 +410,7 @@ pub fn init_command(
     };
     let (id, tools) = match fetch_tools(&command, env, std::process::Stdio::null()) {
         Ok(found) => found,
-        Err(e) => return usage(&e),
+        Err((e, said)) => return server_usage(&e, said.as_ref()),
     };
     let text = starting_policy(server, &id, &command, cwd, env, &tools);
     if let Err(e) = std::fs::write(out, &text) {
@@ -400,7 +427,7 @@ pub fn init_command(
     let declared = policy.mcp_tools().count();
     let lock = match lock::build(&policy) {
         Ok(l) => l,
-        Err(e) => return usage(&e.to_string()),
+        Err(e) => return server_usage(&e.to_string(), lock_said(&e)),
     };
     match lock.write_for(out) {
         Ok(written) => {

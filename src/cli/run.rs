@@ -157,7 +157,11 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         super::mcp::on_interrupt_kill_servers();
         if let Err(e) = hub.start_named(policy, &source) {
             hub.shutdown();
-            return usage(opts.json, &e.to_string());
+            let code = usage(opts.json, &e.to_string());
+            if let Some(said) = e.said() {
+                errln!("  {}", said.for_terminal());
+            }
+            return code;
         }
         lock_sha256 = Some(hub.lock_sha256().to_string());
     }
@@ -204,7 +208,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
                     c.line,
                     c.decision,
                     c.tool,
-                    c.reason,
+                    crate::text::visible(&c.reason),
                     c.rule
                 );
             }
@@ -219,6 +223,9 @@ pub fn run_command(opts: &RunOptions) -> i32 {
     let json = opts.json;
     let mut print = |text: &str| {
         // `print` output is for the person at the terminal; in JSON mode stdout carries only the document.
+        // Mail a plan prints can hold escape sequences: escaped, so it cannot erase or forge the decision
+        // lines around it (the same rule as a claim's values, line breaks kept).
+        let text = crate::text::visible_lines(text);
         if json {
             err!("{text}");
         } else {
@@ -391,7 +398,7 @@ fn read_plan(path: &Path) -> Result<Vec<u8>, String> {
 /// A configuration problem (exit 2): on stderr, and on stdout as `{"error": …}` when the caller asked
 /// for JSON, so a program reading stdout never gets an empty document.
 fn usage(json: bool, message: &str) -> i32 {
-    errln!("error: {message}");
+    errln!("error: {}", crate::text::visible(message));
     if json {
         outln!("{}", serde_json::json!({ "error": message }));
     }
@@ -413,13 +420,9 @@ fn print_text(report: &RunReport, policy: &Policy, source: &str, filename: &str)
         );
     }
     if let Some(said) = &report.tool_said {
-        // Tool output, shown to the user at the terminal like `print` output; never in JSON or the trace.
-        let flat: String = said
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .take(500)
-            .collect();
-        errln!("  (shown here only) {flat}");
+        // The tool's, server's or model's own words: escaped, on the terminal only (JSON and the trace
+        // have them redacted).
+        errln!("  {}", said.for_terminal());
     }
     let counts = decision_counts(report, policy);
     let summary = match report.status {

@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::digest::sha256_bytes;
 use crate::exit;
 use crate::runtime::snapshot;
+use crate::text::visible;
 use crate::trace::{VerifyReport, verify};
 
 /// `zamburak verify FILE`: checks the hash chain. Returns the exit code.
@@ -28,6 +29,7 @@ pub fn verify_command(file: &Path) -> i32 {
             let snapshot = snapshot::snapshot_path(file);
             let present =
                 std::fs::read(&snapshot).is_ok_and(|b| sha256_bytes(&b) == s.snapshot_sha256);
+            // A trace file is adversarial input: its text is escaped for the terminal.
             let expired = s
                 .expires_at
                 .parse::<jiff::Timestamp>()
@@ -39,10 +41,10 @@ pub fn verify_command(file: &Path) -> i32 {
                      reject {}` closes the trace; {} records check, head {}",
                     s.call_id,
                     snapshot.display(),
-                    s.expires_at,
+                    visible(&s.expires_at),
                     snapshot.display(),
                     report.records,
-                    report.head.as_deref().unwrap_or("none")
+                    visible(report.head.as_deref().unwrap_or("none"))
                 );
                 return exit::SUSPENDED;
             }
@@ -51,14 +53,14 @@ pub fn verify_command(file: &Path) -> i32 {
                 s.call_id,
                 snapshot.display(),
                 if present { "" } else { " (missing or changed)" },
-                s.expires_at,
+                visible(&s.expires_at),
                 report.records,
-                report.head.as_deref().unwrap_or("none")
+                visible(report.head.as_deref().unwrap_or("none"))
             );
             exit::SUSPENDED
         }
         _ => {
-            outln!("{}", summary(&report));
+            outln!("{}", visible(&summary(&report)));
             if report.is_ok() {
                 exit::OK
             } else {

@@ -21,6 +21,8 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 
+use crate::text::OutsideText;
+
 /// Process groups of the servers running in this process: each server leads its own group, so a forced
 /// stop reaches the processes it started too (an `npx` wrapper's node, a shell's children).
 static LIVE_GROUPS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
@@ -99,21 +101,35 @@ impl ServerCommand {
     }
 }
 
-/// Why talking to a server failed. Messages never quote tool results (they may be attacker data); a
-/// server's own error text is kept apart in [`McpError::Server`] so callers can redact it.
+/// Why talking to a server failed. Messages never quote tool results or the server's own words (they may
+/// be attacker data, and a message reaches the JSON report and the trace): the server's words are an
+/// [`OutsideText`] beside the message ([`McpError::said`]), for the terminal only.
 #[derive(Debug, thiserror::Error)]
 pub enum McpError {
     #[error("cannot start the server `{program}`: {reason}")]
     Start { program: String, reason: String },
+    /// The MCP handshake failed; rmcp's account of it can quote what the server sent.
+    #[error("cannot start the server `{program}`: the MCP handshake failed")]
+    Handshake { program: String, said: OutsideText },
     #[error("the server did not answer within {ms} ms while {doing}")]
     Timeout { doing: &'static str, ms: u128 },
     #[error("the server closed the connection (it exited or crashed)")]
     Closed,
-    /// A JSON-RPC error the server answered with.
-    #[error("the server answered with an error: {0}")]
-    Server(String),
+    /// A JSON-RPC error the server answered with; its message is the server's words.
+    #[error("the server answered with an error")]
+    Server(OutsideText),
     #[error("{0}")]
     Protocol(String),
+}
+
+impl McpError {
+    /// The server's own words this error carries, if any (for the terminal only).
+    pub fn said(&self) -> Option<&OutsideText> {
+        match self {
+            McpError::Handshake { said, .. } | McpError::Server(said) => Some(said),
+            _ => None,
+        }
+    }
 }
 
 /// The server's identity, as it stated it in the handshake.
@@ -166,7 +182,10 @@ fn start_error(cmd: &ServerCommand, reason: impl ToString) -> McpError {
 
 fn service_error(e: rmcp::ServiceError) -> McpError {
     match e {
-        rmcp::ServiceError::McpError(data) => McpError::Server(data.message.to_string()),
+        rmcp::ServiceError::McpError(data) => McpError::Server(OutsideText::new(
+            "the server's error message",
+            data.message.to_string(),
+        )),
         rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_) => {
             McpError::Closed
         }
@@ -228,7 +247,10 @@ impl Client {
             }
             match started {
                 Ok(Ok(service)) => Ok((service, pid)),
-                Ok(Err(e)) => Err(start_error(cmd, format!("the MCP handshake failed ({e})"))),
+                Ok(Err(e)) => Err(McpError::Handshake {
+                    program: cmd.program.clone(),
+                    said: OutsideText::new("what went wrong, quoting the server", e.to_string()),
+                }),
                 Err(_) => Err(McpError::Timeout {
                     doing: "starting",
                     ms: cmd.startup_timeout.as_millis(),

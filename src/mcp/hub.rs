@@ -10,8 +10,10 @@ use super::client::{Client, McpError, ServerCommand};
 use super::lock::{LockError, LockFile, compare};
 use super::{content, schema};
 use crate::policy::Policy;
+use crate::text::OutsideText;
 
-/// Why an MCP call did not produce a value.
+/// Why an MCP call did not produce a value. The message is Zamburak's words only; what the server wrote
+/// (its error text, the property names of its result) is outside text, reached through [`CallError::said`].
 #[derive(Debug, thiserror::Error)]
 pub enum CallError {
     /// The server no longer matches its lock: the run must stop as a configuration error.
@@ -19,10 +21,10 @@ pub enum CallError {
     Lock(#[from] LockError),
     /// The plan passed arguments the tool's schema refuses; nothing was sent.
     #[error("{0}")]
-    Arguments(String),
+    Arguments(schema::SchemaError),
     /// The tool reported `isError`; its text may be attacker data, so it is kept apart.
     #[error("the tool reported an error")]
-    Tool(String),
+    Tool(OutsideText),
     #[error("server `{server}`: {source}")]
     Server {
         server: String,
@@ -31,10 +33,25 @@ pub enum CallError {
     },
     /// The server's answer does not fit the tool's `outputSchema`.
     #[error("the result does not match the tool's output schema: {0}")]
-    Output(String),
+    Output(schema::SchemaError),
     /// The server announced a changed tool list during the run, and a pinned tool changed.
     #[error("server `{0}` changed its tools during the run: {1}")]
     ToolsChanged(String, String),
+}
+
+impl CallError {
+    /// What the server (or the plan's data, for arguments) wrote that this error is about, if anything: for
+    /// the person at the terminal only.
+    pub fn said(&self) -> Option<OutsideText> {
+        match self {
+            CallError::Tool(text) => Some(text.clone()),
+            CallError::Server { source, .. } => source.said().cloned(),
+            CallError::Lock(LockError::Server { source, .. }) => source.said().cloned(),
+            CallError::Output(e) => e.said("the property names in the server's result"),
+            CallError::Arguments(e) => e.said("the property names in the plan's argument"),
+            CallError::Lock(_) | CallError::ToolsChanged(..) => None,
+        }
+    }
 }
 
 /// After a `notifications/tools/list_changed`, the server's tools are listed again and compared with the
@@ -222,7 +239,8 @@ impl Hub {
                 source,
             })?;
         recheck(server, client, locked)?;
-        let value = content::plan_value(&result).map_err(CallError::Tool)?;
+        let value = content::plan_value(&result)
+            .map_err(|text| CallError::Tool(OutsideText::new("the tool's error text", text)))?;
         if result.get("structuredContent").is_some()
             && let Some(output_schema) = definition.get("outputSchema")
         {

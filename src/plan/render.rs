@@ -230,10 +230,10 @@ fn render_span(out: &mut String, head: &str, d: &Diagnostic, source: &str, filen
     out.push('\n');
 }
 
+/// A message line for the terminal: what a person cannot see (escape sequences, bidi controls, invisible
+/// format characters) written as `\u{..}` (messages can quote a plan's strings, or data).
 fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
-        .collect()
+    crate::text::visible(s)
 }
 
 #[cfg(test)]

@@ -3,24 +3,27 @@
 
 use serde_json::{Map, Value};
 
-use crate::mcp::hub::{CallError, Hub};
+use crate::mcp::hub::Hub;
 use crate::policy::Policy;
 use crate::policy::servers::ToolSource;
+use crate::text::OutsideText;
 
 /// Why an allowed call produced no value. The run stops with outcome `error`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
+    /// Zamburak's words: never quotes what a tool, a server or a model wrote.
     pub message: String,
-    /// The message quotes the tool's own output (an MCP tool's error text): it is redacted like any message
-    /// that depends on tool data (docs/semantics.md, Redaction).
-    pub quotes_tool_output: bool,
+    /// What the tool, server or model wrote that the failure is about (an MCP tool's error text, a server's
+    /// error message, the property names of a result or answer that does not fit its schema): redacted in
+    /// the report and the trace, shown once on the terminal.
+    pub said: Option<OutsideText>,
 }
 
 impl From<String> for Failure {
     fn from(message: String) -> Failure {
         Failure {
             message,
-            quotes_tool_output: false,
+            said: None,
         }
     }
 }
@@ -204,8 +207,10 @@ impl Backend for ToolBackend {
                 if draft {
                     return Err(format!("`{tool}` cannot carry out a draft").into());
                 }
-                return crate::tools::llm::ask(spec, args)
-                    .map_err(|e| Failure::from(e.to_string()));
+                return crate::tools::llm::ask(spec, args).map_err(|e| Failure {
+                    message: e.to_string(),
+                    said: e.said(),
+                });
             }
             _ => return self.builtins.invoke(tool, source, args, draft),
         };
@@ -220,12 +225,9 @@ impl Backend for ToolBackend {
             // Validation refuses `draft` for MCP tools; should one reach here, nothing is sent.
             return Err(format!("`{tool}` cannot carry out a draft").into());
         }
-        hub.call(&mcp.server, &mcp.tool, args).map_err(|e| match e {
-            CallError::Tool(text) => Failure {
-                message: format!("the tool reported an error: {text}"),
-                quotes_tool_output: true,
-            },
-            other => Failure::from(other.to_string()),
+        hub.call(&mcp.server, &mcp.tool, args).map_err(|e| Failure {
+            message: e.to_string(),
+            said: e.said(),
         })
     }
 }

@@ -15,6 +15,7 @@ use super::report::{
 use crate::label::{Label, LabelSpace, Packed};
 use crate::policy::{self, ArgClaim, Claim, Outcome, Policy, Texts};
 use crate::runtime::exec::{ExecOutcome, Host, HostReply};
+use crate::text::OutsideText;
 use crate::trace::record::{
     Approval, ArgRecord, Call, CallResult, Output as OutputRecord, PlanError as ErrorRecord,
     VerifierUse,
@@ -35,8 +36,8 @@ pub(super) enum Stop {
     ToolFailed {
         line: u32,
         message: String,
-        /// The tool's own error text, for the person at the terminal only.
-        tool_said: Option<String>,
+        /// What the tool, server or model wrote, for the person at the terminal only.
+        tool_said: Option<OutsideText>,
     },
 }
 
@@ -551,11 +552,13 @@ impl RunHost<'_, '_> {
         let value = match self.backend.invoke(name, source, &raw_args, draft) {
             Ok(value) => value,
             Err(failure) => {
-                if failure.quotes_tool_output {
-                    self.tainted_sources.insert(format!("{name}#{call_id}"));
-                }
-                let tool_said = failure.quotes_tool_output.then(|| failure.message.clone());
-                let message = failure.message;
+                // The message is Zamburak's words; what the tool or server wrote is in the report and the
+                // trace only redacted (its length and digest), and shown once on the terminal.
+                let message = match &failure.said {
+                    Some(said) => format!("{} {}", failure.message, said.redacted()),
+                    None => failure.message,
+                };
+                let tool_said = failure.said;
                 self.recorder.record(Record::Error(ErrorRecord {
                     line: Some(line),
                     exc_type: "ToolError".into(),

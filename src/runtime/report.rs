@@ -207,10 +207,10 @@ pub struct RunReport {
     /// Set when the run is suspended at a `confirm` claim.
     #[serde(skip)]
     pub suspension: Option<Suspension>,
-    /// A failed tool's own error text (tool output: redacted in `error`, never in JSON or the trace), for
-    /// the person at the terminal.
+    /// What a failed tool, server or model wrote (redacted in `error`, never in JSON or the trace), for the
+    /// person at the terminal.
     #[serde(skip)]
-    pub tool_said: Option<String>,
+    pub tool_said: Option<crate::text::OutsideText>,
     /// What the plan printed, one segment per `print`, each with its label (docs/semantics.md, "What is
     /// protected"): the text only when trusted and public, as in the trace.
     pub output: Vec<OutputSegment>,

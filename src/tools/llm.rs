@@ -39,14 +39,27 @@ pub enum LlmError {
     Refused,
     #[error("the answer was cut off at max_output_tokens")]
     Truncated,
+    /// The message names places by the plan's shape; property names the model made up are outside text
+    /// ([`LlmError::said`]).
     #[error("the answer does not match the schema: {0}")]
-    Shape(String),
+    Shape(schema::SchemaError),
     #[error("the answer is not JSON")]
     NotJson,
     #[error("the provider failed: {0}")]
     Provider(String),
     #[error("the fixtures have no answer for request {0}")]
     NoFixture(String),
+}
+
+impl LlmError {
+    /// What the model wrote that the error is about (the property names of an answer outside its shape):
+    /// outside text, for the terminal only.
+    pub fn said(&self) -> Option<crate::text::OutsideText> {
+        match self {
+            LlmError::Shape(e) => e.said("the property names in the model's answer"),
+            _ => None,
+        }
+    }
 }
 
 /// The JSON Schema for a plan's shape.
