@@ -112,7 +112,10 @@ fn policy_yaml(s: &Shape, lifted: bool) -> String {
         Level::Deny => "deny",
     };
     let keep = |l: Level| !lifted || level_of(l) != "confirm";
-    let mut to = Vec::new();
+    // Every argument states a confidentiality check (here one no label breaks: tag NEVER), so the loader
+    // adds no default one (docs/semantics.md: every argument that leaves is a sink) to either policy.
+    let stated = "forbid_tags: { tags: [NEVER], on_violation: deny }".to_string();
+    let mut to = vec![stated.clone()];
     if let Some(r) = s.to_require.filter(|_| keep(Level::Tool)) {
         to.push(format!("require: {r}"));
     }
@@ -125,7 +128,7 @@ fn policy_yaml(s: &Shape, lifted: bool) -> String {
                 level_of(other)
             )),
         },
-        _ => {}
+        _ => body.push(stated.clone()),
     }
     if s.body_readers_of_to && keep(Level::Tool) {
         body.push("readers_must_include: to".into());
@@ -136,7 +139,7 @@ fn policy_yaml(s: &Shape, lifted: bool) -> String {
         "any"
     };
     format!(
-        "version: 1\nuser: me@example.com\ntags: [PII]\nverifiers:\n  verify_recipient: {{ kind: email_allowlist, allow: [\"*@x.test\"], mints: Recipient }}\ntools:\n  send:\n    source: builtin.mail.send\n    effect: send\n    args:\n      to: {{ {} }}\n      subject: {{}}\n      body: {{ {} }}\n    control: {{ require: {control} }}\n    on_violation: {}\n",
+        "version: 1\nuser: me@example.com\ntags: [PII, NEVER]\nverifiers:\n  verify_recipient: {{ kind: email_allowlist, allow: [\"*@x.test\"], mints: Recipient }}\ntools:\n  send:\n    source: builtin.mail.send\n    effect: send\n    args:\n      to: {{ {} }}\n      subject: {{ {stated} }}\n      body: {{ {} }}\n    control: {{ require: {control} }}\n    on_violation: {}\n",
         to.join(", "),
         body.join(", "),
         s.tool_level
