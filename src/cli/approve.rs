@@ -74,7 +74,9 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
         snapshot_removed,
         head,
     } = decided;
-    let filename = super::run::shown_path(&snapshot.plan).display().to_string();
+    let filename = super::output::shown_path(&snapshot.plan)
+        .display()
+        .to_string();
     let mut code = report.exit_code;
     match &suspended_again {
         Some(Ok(p)) => errln!("{}", describe_claim(&report, p)),
@@ -171,7 +173,7 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
     match head {
         Ok(head) => errln!(
             "trace: {} (head {head})",
-            super::run::shown_path(&snapshot.trace).display()
+            super::output::shown_path(&snapshot.trace).display()
         ),
         Err(e) => {
             errln!("error: the trace could not be completed: {e}");

@@ -17,7 +17,8 @@ use crate::text::{OutsideText, visible};
 /// A configuration problem (exit 2). Messages can hold what a server sent (tool and argument names):
 /// escaped.
 fn usage(message: &str) -> i32 {
-    errln!("error: {}", visible(message));
+    // Line breaks stay (a policy error carries its snippet); everything else a person cannot see is escaped.
+    errln!("error: {}", crate::text::visible_lines(message));
     exit::USAGE
 }
 

@@ -68,3 +68,28 @@ macro_rules! err {
     ($($arg:tt)*) => { $crate::cli::output::write(true, format_args!($($arg)*)) };
 }
 pub(crate) use {err, errln, out, outln};
+
+/// `path` as a person would write it: `..` folded away, and relative to the working directory when it lies
+/// below it (`/home/me/policies/../examples/out` → `examples/out`).
+pub fn shown_path(path: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut clean = std::path::PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir if clean.file_name().is_some() => {
+                clean.pop();
+            }
+            Component::CurDir => {}
+            other => clean.push(other),
+        }
+    }
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| {
+            clean
+                .strip_prefix(cwd)
+                .ok()
+                .map(std::path::Path::to_path_buf)
+        })
+        .unwrap_or(clean)
+}

@@ -4,7 +4,7 @@
 use super::output::{errln, outln};
 use std::path::PathBuf;
 
-use super::run::shown_path;
+use super::output::shown_path;
 use crate::exit;
 use crate::runtime::snapshot::{self, Snapshot};
 use crate::text::visible;

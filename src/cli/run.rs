@@ -367,7 +367,7 @@ fn ask_on_terminal(
         let _ = writeln!(
             err,
             "approved by {}: {what}, `{}` #{}",
-            super::approve::visible(&by),
+            crate::text::visible(&by),
             call.tool,
             call.call_id
         );
@@ -375,7 +375,7 @@ fn ask_on_terminal(
         let _ = writeln!(
             err,
             "rejected by {}: `{}` #{} does not run",
-            super::approve::visible(&by),
+            crate::text::visible(&by),
             call.tool,
             call.call_id
         );
@@ -398,7 +398,8 @@ fn read_plan(path: &Path) -> Result<Vec<u8>, String> {
 /// A configuration problem (exit 2): on stderr, and on stdout as `{"error": …}` when the caller asked
 /// for JSON, so a program reading stdout never gets an empty document.
 fn usage(json: bool, message: &str) -> i32 {
-    errln!("error: {}", crate::text::visible(message));
+    // Multi-line messages (a policy error with its snippet) keep their lines; nothing else hides.
+    errln!("error: {}", crate::text::visible_lines(message));
     if json {
         outln!("{}", serde_json::json!({ "error": message }));
     }
@@ -466,29 +467,12 @@ fn decision_counts(report: &RunReport, policy: &Policy) -> String {
     }
     let drafts = match policy.builtins().mail.as_ref() {
         Some(mail) if count(Outcome::Draft, None) > 0 => {
-            format!(" → {}", shown_path(&mail.drafts.join("new")).display())
+            format!(
+                " → {}",
+                super::output::shown_path(&mail.drafts.join("new")).display()
+            )
         }
         _ => String::new(),
     };
     format!(": {}{drafts}", parts.join(", "))
-}
-
-/// `path` as a person would write it: `..` folded away, and relative to the working directory when it lies
-/// below it (`/home/me/policies/../examples/out` → `examples/out`).
-pub(super) fn shown_path(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut clean = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::ParentDir if clean.file_name().is_some() => {
-                clean.pop();
-            }
-            Component::CurDir => {}
-            other => clean.push(other),
-        }
-    }
-    std::env::current_dir()
-        .ok()
-        .and_then(|cwd| clean.strip_prefix(cwd).ok().map(Path::to_path_buf))
-        .unwrap_or(clean)
 }
