@@ -108,7 +108,7 @@ const POLICY: &str = r#"
 version: 1
 mode: strict
 user: me@example.com
-tags: [PRIVATE]
+tags: [PRIVATE, AUTH_SECRET]
 tools:
   get:
     effect: read
@@ -118,7 +118,9 @@ tools:
   sink:
     effect: send
     args:
-      x: {}
+      # Private data may go (no secret): what decides the call is the subject here. Without a check of its
+      # own, `x` would have to be public (docs/policy.md, "Arguments that leave").
+      x: { forbid_tags: [AUTH_SECRET] }
     control: { require: trusted }
     # A violation drafts instead of stopping the run, so every call is decided and recorded.
     on_violation: draft
