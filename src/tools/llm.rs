@@ -4,15 +4,16 @@
 //! The plan's schema is a small shape language: `"str"`, `"int"`, `"float"`, `"bool"`, a dict of shapes, or a
 //! one-element list of a scalar shape (`["str"]`). It becomes a JSON Schema, wrapped so the model must state
 //! whether the data holds the answer (`have_enough_information`); when it does not, the call fails with
-//! `NotEnoughInformation` instead of a made-up value. Every answer is checked against the schema; a
-//! malformed, refused, truncated or oversized one fails the call and is never shown to the plan.
-//! Error messages never quote the answer or the data.
+//! `NotEnoughInformation` instead of a made-up value. Every answer is read strictly and checked exactly
+//! against the shape ([`super::answer`]: no repeated keys, `"int"` only a 64-bit integer); a malformed,
+//! refused, truncated or oversized one fails the call and is never shown to the plan. Error messages never
+//! quote the answer or the data.
 
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use crate::mcp::schema;
+use super::answer::{self, Refusal};
 use crate::policy::providers::{ProviderKind, ProviderSpec};
 
 /// Deepest shape nesting a plan may ask for.
@@ -43,6 +44,8 @@ pub enum LlmError {
     Shape(String),
     #[error("the answer is not JSON")]
     NotJson,
+    #[error("the answer repeats a key; JSON with repeated keys is refused")]
+    DuplicateKey,
     #[error("the provider failed: {0}")]
     Provider(String),
     #[error("the fixtures have no answer for request {0}")]
@@ -158,8 +161,14 @@ pub fn ask(provider: &ProviderSpec, args: &Map<String, Value>) -> Result<Value, 
         ProviderKind::Fixture => from_fixtures(provider, prompt, data, shape)?,
         ProviderKind::OpenaiChat => from_openai(provider, prompt, data, &wrapped)?,
     };
-    let reply: Value = serde_json::from_str(&content).map_err(|_| LlmError::NotJson)?;
-    schema::check(&wrapped, &reply, "").map_err(LlmError::Shape)?;
+    let refused = |r: Refusal| match r {
+        Refusal::NotJson => LlmError::NotJson,
+        Refusal::Duplicate => LlmError::DuplicateKey,
+        Refusal::Shape(why) => LlmError::Shape(why),
+    };
+    let reply = answer::parse(&content).map_err(refused)?;
+    let whole = json!({ "have_enough_information": "bool", "answer": shape });
+    let reply = answer::exact(&whole, &reply, "").map_err(refused)?;
     if reply.get("have_enough_information") != Some(&Value::Bool(true)) {
         return Err(LlmError::NotEnoughInformation);
     }
