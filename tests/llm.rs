@@ -335,3 +335,72 @@ fn the_property_names_of_a_bad_answer_are_the_models_words() {
     let trace = std::fs::read_to_string(w.path("p.zjson")).unwrap();
     assert!(!trace.contains("alice"), "{trace}");
 }
+
+#[test]
+fn answers_are_exact_and_repeated_keys_are_refused() {
+    let (port, s) = server();
+    let w = world(port, false);
+    let plan = w.write_plan(
+        "p.py",
+        "r = query_llm(prompt=\"n?\", data=\"seven\", schema={\"n\": \"int\"})\nprint(\"plan saw\", r[\"n\"])\n",
+    );
+    // Raw answer texts: serde_json's own reading would accept each one.
+    let cases = [
+        (
+            r#"{"have_enough_information": true, "answer": {"n": 5.0}}"#,
+            "`answer.n` must be an integer within 64 signed bits",
+        ),
+        (
+            r#"{"have_enough_information": true, "answer": {"n": 9223372036854775808}}"#,
+            "`answer.n` must be an integer within 64 signed bits",
+        ),
+        (
+            r#"{"have_enough_information": true, "answer": {"n": 100000000000000000000000}}"#,
+            "`answer.n` must be an integer within 64 signed bits",
+        ),
+        (
+            r#"{"have_enough_information": true, "answer": {"n": 7, "n": 8}}"#,
+            "repeats a key",
+        ),
+        (
+            r#"{"have_enough_information": true, "answer": {"n": 7}, "answer": {"n": 8}}"#,
+            "repeats a key",
+        ),
+        (
+            r#"{"have_enough_information": false, "answer": {"n": 7}, "have_enough_information": true}"#,
+            "repeats a key",
+        ),
+    ];
+    for (answer, expect) in cases {
+        s.reply(Reply::Content(answer.into()));
+        let out = w.run_expect(&plan, &[], 1);
+        let err = stderr(&out);
+        assert!(
+            err.contains(expect),
+            "{answer}: expected `{expect}` in: {err}"
+        );
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("plan saw"),
+            "{answer}: the plan saw the answer"
+        );
+    }
+    // In range, an integer is an integer; a float shape makes a whole number a float.
+    s.reply(Reply::Content(
+        r#"{"have_enough_information": true, "answer": {"n": -9223372036854775808}}"#.into(),
+    ));
+    let out = w.run_expect(&plan, &[], 0);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("plan saw -9223372036854775808"));
+    let plan = w.write_plan(
+        "f.py",
+        "r = query_llm(prompt=\"x?\", data=\"twelve\", schema={\"x\": \"float\"})\nprint(\"plan saw\", r[\"x\"])\n",
+    );
+    s.reply(Reply::Content(
+        r#"{"have_enough_information": true, "answer": {"x": 12}}"#.into(),
+    ));
+    let out = w.run_expect(&plan, &[], 0);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("plan saw 12.0"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -6,6 +6,11 @@
 //! server may ask of the client is refused: sampling (an LLM channel no label covers) answers "method not
 //! found", elicitation is declined and roots are an empty list (rmcp's defaults, which this client keeps
 //! by advertising none of those capabilities). Progress and log notifications are dropped, never printed.
+//!
+//! What a server sends is bounded ([`super::transport`]): one message by `max_message_bytes`, a tool
+//! listing by [`MAX_LIST_PAGES`] pages, the same number of bytes for all its pages together, and the call
+//! timeout for its whole duration. A tool name listed twice is refused: a pin could not say which
+//! definition a call runs.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -13,15 +18,26 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use process_wrap::tokio::ChildWrapper;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ClientRequest,
+    Implementation, ListToolsRequest, PaginatedRequestParams, ServerResult,
 };
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 
+use super::transport::{Bounded, Meter};
 use crate::text::OutsideText;
+
+/// Most pages one tool listing may have. Servers that paginate at all send a few; a server that answers
+/// every page with another cursor would otherwise be listed until memory or the timeout runs out.
+pub const MAX_LIST_PAGES: usize = 100;
+
+/// How long a server gets to exit after its stdin closes, and again after `SIGTERM` (rmcp's grace
+/// periods, from the MCP specification's shutdown sequence).
+const EXIT_GRACE: Duration = Duration::from_secs(3);
 
 /// Process groups of the servers running in this process: each server leads its own group, so a forced
 /// stop reaches the processes it started too (an `npx` wrapper's node, a shell's children).
@@ -70,6 +86,8 @@ pub struct ServerCommand {
     pub env: Vec<(String, String)>,
     pub startup_timeout: Duration,
     pub call_timeout: Duration,
+    /// Largest message (one line of JSON-RPC) read from the server, and largest tool listing.
+    pub max_message_bytes: u64,
 }
 
 impl ServerCommand {
@@ -88,6 +106,7 @@ impl ServerCommand {
                 crate::policy::servers::DEFAULT_STARTUP_TIMEOUT_MS,
             ),
             call_timeout: Duration::from_millis(crate::policy::servers::DEFAULT_CALL_TIMEOUT_MS),
+            max_message_bytes: crate::policy::servers::DEFAULT_MAX_MESSAGE_BYTES,
         }
     }
 
@@ -97,6 +116,7 @@ impl ServerCommand {
         cmd.cwd = spec.cwd.clone();
         cmd.startup_timeout = Duration::from_millis(spec.startup_timeout_ms());
         cmd.call_timeout = Duration::from_millis(spec.call_timeout_ms());
+        cmd.max_message_bytes = spec.max_message_bytes();
         cmd
     }
 }
@@ -120,6 +140,34 @@ pub enum McpError {
     Server(OutsideText),
     #[error("{0}")]
     Protocol(String),
+    /// A message over the limit; the connection was closed where it began, and the server stopped.
+    #[error(
+        "the server sent a message larger than {max} bytes (its `max_message_bytes` in the policy) while {doing}"
+    )]
+    TooLarge { doing: &'static str, max: u64 },
+    #[error(
+        "the server's tool list is longer than {MAX_LIST_PAGES} pages; it was refused and the server stopped"
+    )]
+    TooManyPages,
+    #[error(
+        "the server's tool list is larger than {max} bytes (its `max_message_bytes` in the policy); it was refused and the server stopped"
+    )]
+    ListTooLarge { max: u64 },
+    /// The server listed one tool name twice. The name is shown only when it is a valid MCP tool name
+    /// (letters, digits, `_`, `-`, `.`): server text never reaches the terminal otherwise.
+    #[error("{}", duplicate_message(.0))]
+    DuplicateTool(String),
+}
+
+fn duplicate_message(name: &str) -> String {
+    let what = if crate::policy::servers::is_tool_name(name) {
+        format!("tool `{name}`")
+    } else {
+        "a tool name (not a valid MCP tool name, not shown)".to_string()
+    };
+    format!(
+        "the server lists {what} more than once, so a pin could not tell which definition a call runs; it was refused"
+    )
 }
 
 impl McpError {
@@ -167,9 +215,13 @@ impl ClientHandler for Watcher {
 pub struct Client {
     runtime: tokio::runtime::Runtime,
     service: Option<RunningService<RoleClient, Watcher>>,
+    /// The server process (its group leader), for the shutdown sequence.
+    child: Option<Box<dyn ChildWrapper>>,
     tools_changed: Arc<AtomicBool>,
     identity: ServerIdentity,
     call_timeout: Duration,
+    meter: Arc<Meter>,
+    max_message_bytes: u64,
     pid: Option<u32>,
 }
 
@@ -217,7 +269,10 @@ impl Client {
         command
             .args(&cmd.args)
             .env_clear()
-            .envs(cmd.env.iter().cloned());
+            .envs(cmd.env.iter().cloned())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(stderr);
         if let Some(cwd) = &cmd.cwd {
             command.current_dir(cwd);
         }
@@ -231,22 +286,40 @@ impl Client {
         let watcher = Watcher {
             tools_changed: tools_changed.clone(),
         };
-        let (service, pid) = runtime.block_on(async {
-            let (transport, _) = TokioChildProcess::builder(command)
-                .stderr(stderr)
-                .spawn()
-                .map_err(|e| start_error(cmd, e))?;
-            let pid = transport.id();
+        let meter = Arc::new(Meter::default());
+        let (service, child, pid) = runtime.block_on(async {
+            let mut child = command.spawn().map_err(|e| start_error(cmd, e))?;
+            let pid = child.id();
             // Tracked while the handshake runs, so an interrupt then still reaches the server; a failed
             // start drops (and so kills) the child, and untracks it below.
             track(pid, true);
+            let pipes = (
+                child.inner_mut().stdout().take(),
+                child.inner_mut().stdin().take(),
+            );
+            let (Some(stdout), Some(stdin)) = pipes else {
+                kill_group(pid);
+                track(pid, false);
+                return Err(start_error(cmd, "its stdin or stdout is not a pipe"));
+            };
+            let stdout = Bounded::new(stdout, cmd.max_message_bytes, meter.clone());
+            // rmcp's own line limit (which drops a line and waits on) stays above ours, so ours decides.
+            let rmcp_max = usize::try_from(cmd.max_message_bytes)
+                .unwrap_or(usize::MAX)
+                .saturating_add(2);
+            let transport = AsyncRwTransport::<RoleClient, _, _>::new(stdout, stdin)
+                .with_max_line_length(rmcp_max);
             let started = tokio::time::timeout(cmd.startup_timeout, watcher.serve(transport)).await;
             if !matches!(started, Ok(Ok(_))) {
                 kill_group(pid);
                 track(pid, false);
             }
             match started {
-                Ok(Ok(service)) => Ok((service, pid)),
+                Ok(Ok(service)) => Ok((service, child, pid)),
+                Ok(Err(_)) if meter.over() => Err(McpError::TooLarge {
+                    doing: "starting",
+                    max: cmd.max_message_bytes,
+                }),
                 Ok(Err(e)) => Err(McpError::Handshake {
                     program: cmd.program.clone(),
                     said: OutsideText::new("what went wrong, quoting the server", e.to_string()),
@@ -276,11 +349,26 @@ impl Client {
         Ok(Client {
             runtime,
             service: Some(service),
+            child: Some(child),
             tools_changed,
             identity,
             call_timeout: cmd.call_timeout,
+            meter,
+            max_message_bytes: cmd.max_message_bytes,
             pid,
         })
+    }
+
+    /// `error` as the caller sees it: any failure after the server sent an oversized message is that.
+    fn bounded(&self, error: McpError, doing: &'static str) -> McpError {
+        if self.meter.over() {
+            McpError::TooLarge {
+                doing,
+                max: self.max_message_bytes,
+            }
+        } else {
+            error
+        }
     }
 
     pub fn identity(&self) -> &ServerIdentity {
@@ -302,25 +390,22 @@ impl Client {
         self.service.as_ref().ok_or(McpError::Closed)
     }
 
-    /// Every tool the server offers, as the JSON it sent (all pages).
+    /// Every tool the server offers, as the JSON it sent (all pages), within the listing's bounds.
     pub fn list_tools(&mut self) -> Result<Vec<Value>, McpError> {
         // A change announced before this listing is part of what it returns.
         self.tools_changed.store(false, Ordering::SeqCst);
         let service = self.service()?;
         let timeout = self.call_timeout;
+        let listing = list_pages(service, &self.meter, self.max_message_bytes);
         let tools = self.runtime.block_on(async {
-            tokio::time::timeout(timeout, service.list_all_tools())
+            tokio::time::timeout(timeout, listing)
                 .await
                 .map_err(|_| McpError::Timeout {
                     doing: "listing its tools",
                     ms: timeout.as_millis(),
                 })?
-                .map_err(service_error)
-        })?;
-        tools
-            .iter()
-            .map(|t| serde_json::to_value(t).map_err(|e| McpError::Protocol(e.to_string())))
-            .collect()
+        });
+        tools.map_err(|e| self.bounded(e, "listing its tools"))
     }
 
     /// Calls `tool` once and returns the `CallToolResult` as JSON (`isError` included: the caller decides).
@@ -329,15 +414,18 @@ impl Client {
         let service = self.service()?;
         let timeout = self.call_timeout;
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
-        let response = self.runtime.block_on(async {
-            tokio::time::timeout(timeout, service.call_tool_once(params))
-                .await
-                .map_err(|_| McpError::Timeout {
-                    doing: "running the tool",
-                    ms: timeout.as_millis(),
-                })?
-                .map_err(service_error)
-        })?;
+        let response = self
+            .runtime
+            .block_on(async {
+                tokio::time::timeout(timeout, service.call_tool_once(params))
+                    .await
+                    .map_err(|_| McpError::Timeout {
+                        doing: "running the tool",
+                        ms: timeout.as_millis(),
+                    })?
+                    .map_err(service_error)
+            })
+            .map_err(|e| self.bounded(e, "running the tool"))?;
         match response {
             CallToolResponse::Complete(result) => {
                 serde_json::to_value(&result).map_err(|e| McpError::Protocol(e.to_string()))
@@ -360,16 +448,68 @@ impl Client {
     }
 
     fn stop(&mut self) {
-        if let Some(service) = self.service.take() {
-            // rmcp waits 3 s after closing stdin and 3 s after SIGTERM; past that the child is killed when
-            // its handle drops (`kill_on_drop`).
-            let _ = self.runtime.block_on(async {
-                tokio::time::timeout(Duration::from_secs(8), service.cancel()).await
-            });
-        }
+        let service = self.service.take();
+        let child = self.child.take();
+        self.runtime.block_on(async {
+            // Ending the service closes the server's stdin.
+            if let Some(service) = service {
+                let _ = tokio::time::timeout(EXIT_GRACE, service.cancel()).await;
+            }
+            if let Some(mut child) = child {
+                if tokio::time::timeout(EXIT_GRACE, child.wait())
+                    .await
+                    .is_err()
+                {
+                    let _ = child.signal(nix::sys::signal::Signal::SIGTERM as i32);
+                    let _ = tokio::time::timeout(EXIT_GRACE, child.wait()).await;
+                }
+                // Past both grace periods, the group is killed below (and the child when its handle
+                // drops, `KillOnDrop`).
+            }
+        });
         kill_group(self.pid);
         track(self.pid, false);
     }
+}
+
+/// The pages of one tool listing, each asked of the server itself (rmcp's response cache is not used: a
+/// listing is what the pins are checked against), until one has no next cursor. Refused past
+/// [`MAX_LIST_PAGES`] pages, past `max_bytes` read from the server since the listing began, or at a tool
+/// name listed twice.
+async fn list_pages(
+    service: &RunningService<RoleClient, Watcher>,
+    meter: &Meter,
+    max_bytes: u64,
+) -> Result<Vec<Value>, McpError> {
+    let start = meter.read();
+    let mut tools = Vec::new();
+    let mut names = BTreeSet::new();
+    let mut cursor = None;
+    for _ in 0..MAX_LIST_PAGES {
+        let params = PaginatedRequestParams::default().with_cursor(cursor);
+        let request = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(params));
+        let ServerResult::ListToolsResult(page) =
+            service.send_request(request).await.map_err(service_error)?
+        else {
+            return Err(McpError::Protocol(
+                "the server answered a tool listing with something else".into(),
+            ));
+        };
+        if meter.read().saturating_sub(start) > max_bytes {
+            return Err(McpError::ListTooLarge { max: max_bytes });
+        }
+        for tool in &page.tools {
+            if !names.insert(tool.name.to_string()) {
+                return Err(McpError::DuplicateTool(tool.name.to_string()));
+            }
+            tools.push(serde_json::to_value(tool).map_err(|e| McpError::Protocol(e.to_string()))?);
+        }
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(tools),
+        }
+    }
+    Err(McpError::TooManyPages)
 }
 
 impl Drop for Client {

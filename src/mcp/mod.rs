@@ -2,7 +2,8 @@
 //! built-in ones.
 //!
 //! * [`client`] speaks MCP over stdio to one server (the `rmcp` SDK, a scrubbed environment, server
-//!   requests refused);
+//!   requests refused, tool listings bounded);
+//! * [`transport`] bounds what a server may send: one message, and a listing's bytes;
 //! * [`pin`] is a tool's pin (sha256 over the canonical JSON of what a reviewer and a model read);
 //! * [`lock`] is the lock file beside the policy, its freshness check and `mcp diff`;
 //! * [`schema`] checks arguments and structured results against a tool's JSON Schema;
@@ -17,3 +18,4 @@ pub mod hub;
 pub mod lock;
 pub mod pin;
 pub mod schema;
+pub mod transport;

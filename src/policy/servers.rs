@@ -16,6 +16,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 10_000;
 /// Default time one tool call may take.
 pub const DEFAULT_CALL_TIMEOUT_MS: u64 = 30_000;
+/// Default limit on one message from a server, and on one tool listing's pages together: rmcp's own
+/// default line limit.
+pub const DEFAULT_MAX_MESSAGE_BYTES: u64 = 16 << 20;
 
 /// One MCP server, started as a child process speaking MCP over stdio.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -43,9 +46,14 @@ pub struct ServerSpec {
     /// Milliseconds the server has to start and answer the handshake (default 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup_timeout_ms: Option<u64>,
-    /// Milliseconds one tool call may take (default 30000).
+    /// Milliseconds one tool call may take (default 30000). A tool listing gets as long, all its pages
+    /// together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_timeout_ms: Option<u64>,
+    /// Largest message the server may send, in bytes (default 16777216, 16 MiB); also the most all the
+    /// pages of one tool listing may hold together. A larger one stops the server at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_message_bytes: Option<u64>,
 }
 
 impl ServerSpec {
@@ -55,6 +63,9 @@ impl ServerSpec {
     }
     pub fn call_timeout_ms(&self) -> u64 {
         self.call_timeout_ms.unwrap_or(DEFAULT_CALL_TIMEOUT_MS)
+    }
+    pub fn max_message_bytes(&self) -> u64 {
+        self.max_message_bytes.unwrap_or(DEFAULT_MAX_MESSAGE_BYTES)
     }
 }
 

@@ -662,6 +662,7 @@ fn check_servers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
             &[
                 ("startup_timeout_ms", server.startup_timeout_ms),
                 ("call_timeout_ms", server.call_timeout_ms),
+                ("max_message_bytes", server.max_message_bytes),
             ],
         )?;
     }

@@ -4,14 +4,16 @@
 //! The plan's schema is a small shape language: `"str"`, `"int"`, `"float"`, `"bool"`, a dict of shapes, or a
 //! one-element list of a scalar shape (`["str"]`). It becomes a JSON Schema, wrapped so the model must state
 //! whether the data holds the answer (`have_enough_information`); when it does not, the call fails with
-//! `NotEnoughInformation` instead of a made-up value. Every answer is checked against the schema; a
-//! malformed, refused, truncated or oversized one fails the call and is never shown to the plan.
-//! Error messages never quote the answer or the data.
+//! `NotEnoughInformation` instead of a made-up value. Every answer is read strictly and checked exactly
+//! against the shape ([`super::answer`]: no repeated keys, `"int"` only a 64-bit integer); a malformed,
+//! refused, truncated or oversized one fails the call and is never shown to the plan. Error messages never
+//! quote the answer or the data.
 
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use super::answer::{self, Refusal};
 use crate::mcp::schema;
 use crate::policy::providers::{ProviderKind, ProviderSpec};
 
@@ -43,8 +45,14 @@ pub enum LlmError {
     /// ([`LlmError::said`]).
     #[error("the answer does not match the schema: {0}")]
     Shape(schema::SchemaError),
+    /// Within the schema, but not exactly the shape (`5.0` or a 65-bit number for `"int"`). The message
+    /// names places by the plan's shape only.
+    #[error("the answer does not match the shape exactly: {0}")]
+    Inexact(String),
     #[error("the answer is not JSON")]
     NotJson,
+    #[error("the answer repeats a key; JSON with repeated keys is refused")]
+    DuplicateKey,
     #[error("the provider failed: {0}")]
     Provider(String),
     #[error("the fixtures have no answer for request {0}")]
@@ -171,8 +179,17 @@ pub fn ask(provider: &ProviderSpec, args: &Map<String, Value>) -> Result<Value, 
         ProviderKind::Fixture => from_fixtures(provider, prompt, data, shape)?,
         ProviderKind::OpenaiChat => from_openai(provider, prompt, data, &wrapped)?,
     };
-    let reply: Value = serde_json::from_str(&content).map_err(|_| LlmError::NotJson)?;
+    let refused = |r: Refusal| match r {
+        Refusal::NotJson => LlmError::NotJson,
+        Refusal::Duplicate => LlmError::DuplicateKey,
+        Refusal::Shape(why) => LlmError::Inexact(why),
+    };
+    // Read strictly (no repeated key), checked against the schema the provider was given (which keeps
+    // property names the model made up apart, as outside text), then exactly against the plan's shape.
+    let reply = answer::parse(&content).map_err(refused)?;
     schema::check(&wrapped, &reply, "").map_err(LlmError::Shape)?;
+    let whole = json!({ "have_enough_information": "bool", "answer": shape });
+    let reply = answer::exact(&whole, &reply, "").map_err(refused)?;
     if reply.get("have_enough_information") != Some(&Value::Bool(true)) {
         return Err(LlmError::NotEnoughInformation);
     }

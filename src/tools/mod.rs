@@ -8,6 +8,7 @@
 //! assert!(err.to_string().contains("builtins.mail"));
 //! ```
 
+pub mod answer;
 pub mod files;
 pub mod llm;
 pub mod mail;
