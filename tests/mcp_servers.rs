@@ -508,8 +508,9 @@ fn a_denied_call_leaves_no_server_running() {
     assert!(server_gone(dir));
 }
 
-#[test]
-fn suspend_and_approve_an_mcp_call() {
+/// The attacker server's `add` under `on_violation: confirm`, locked, and a plan whose second `add` is
+/// chosen by the first one's result: it waits for a person (`p.py`).
+fn confirm_setup() -> tempfile::TempDir {
     let tmp = attacker_setup("");
     let dir = tmp.path();
     let policy = std::fs::read_to_string(dir.join("zamburak.yaml")).unwrap();
@@ -525,6 +526,13 @@ fn suspend_and_approve_an_mcp_call() {
         "r = add(a=1, b=2)\nif r[\"sum\"] > 2:\n    add(a=5, b=5)\n",
     )
     .unwrap();
+    tmp
+}
+
+#[test]
+fn suspend_and_approve_an_mcp_call() {
+    let tmp = confirm_setup();
+    let dir = tmp.path();
     let out = zamburak(dir, &["run", "p.py"]);
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
     assert_eq!(calls(dir).len(), 1);
@@ -552,20 +560,8 @@ fn claim_code(dir: &Path) -> String {
 /// pin: the approval is refused with the pin that changed, and no call reaches the server.
 #[test]
 fn a_relock_between_claim_and_approval_refuses_the_approval() {
-    let tmp = attacker_setup("");
+    let tmp = confirm_setup();
     let dir = tmp.path();
-    let policy = std::fs::read_to_string(dir.join("zamburak.yaml")).unwrap();
-    let policy = policy.replace(
-        "  add:\n    source: mcp.attacker.add\n    effect: write\n",
-        "  add:\n    source: mcp.attacker.add\n    effect: write\n    on_violation: confirm\n",
-    );
-    std::fs::write(dir.join("zamburak.yaml"), policy).unwrap();
-    assert_eq!(zamburak(dir, &["mcp", "lock"]).status.code(), Some(0));
-    std::fs::write(
-        dir.join("p.py"),
-        "r = add(a=1, b=2)\nif r[\"sum\"] > 2:\n    add(a=5, b=5)\n",
-    )
-    .unwrap();
     let out = zamburak(dir, &["run", "p.py"]);
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
     assert_eq!(calls(dir).len(), 1);
