@@ -108,19 +108,29 @@ enum Command {
         /// The trace file (.zjson).
         trace: PathBuf,
     },
-    /// Serve a trace as a redacted lineage graph on loopback, or export it to one HTML file.
+    /// Serve a trace as a redacted lineage graph on loopback, or export it to one HTML file; with
+    /// --queue, serve the claims waiting for a decision, to approve or reject in the browser.
     View {
-        /// The trace file (.zjson).
-        trace: PathBuf,
+        /// The trace file (.zjson); with --queue, the directories to search for pending claims (default:
+        /// the current one).
+        #[arg(value_name = "TRACE|DIR")]
+        paths: Vec<PathBuf>,
         /// Loopback address to bind, e.g. 127.0.0.1:8080. Default: a free port on 127.0.0.1.
         #[arg(long)]
         addr: Option<String>,
         /// Write one self-contained HTML file and exit instead of serving.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "queue")]
         export: Option<PathBuf>,
         /// Owner mode: show your own private values (from PLAN.zvalues) on the served pages.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "queue")]
         reveal: bool,
+        /// Serve the review queue: every claim pending under the directories, each with its own Approve
+        /// and Reject buttons.
+        #[arg(long)]
+        queue: bool,
+        /// With --queue: who decides (recorded in the trace). Default: $USER.
+        #[arg(long, requires = "queue")]
+        by: Option<String>,
     },
     /// Work with policy files.
     Policy {
@@ -333,11 +343,25 @@ pub fn main() -> ExitCode {
             cpu_secs,
         } => crate::runtime::worker::serve::serve(max_memory_mb, cpu_secs),
         Command::View {
-            trace,
+            paths,
             addr,
             export,
             reveal,
-        } => view::view_command(&trace, addr.as_deref(), export.as_deref(), reveal),
+            queue,
+            by,
+        } => match (queue, paths.as_slice()) {
+            (true, dirs) => view::queue_command(dirs, addr.as_deref(), by.as_deref()),
+            (false, [trace]) => {
+                view::view_command(trace, addr.as_deref(), export.as_deref(), reveal)
+            }
+            (false, _) => {
+                output::errln!(
+                    "error: `view` shows one trace (`zamburak view TRACE.zjson`), or with --queue the claims \
+                     pending under directories (`zamburak view --queue [DIR…]`)"
+                );
+                crate::exit::USAGE
+            }
+        },
         Command::Mcp { command } => match command {
             McpCommand::List { json, env, command } => mcp::list_command(&command, &env, json),
             McpCommand::Lock { policy } => mcp::lock_command(policy.as_deref()),

@@ -1,11 +1,77 @@
 //! `zamburak view TRACE.zjson [--addr 127.0.0.1:PORT] [--export FILE.html] [--reveal]`: serves or exports
-//! the lineage graph `crate::view` builds.
+//! the lineage graph `crate::view` builds. `zamburak view --queue [DIR…] [--addr …] [--by NAME]`: serves
+//! the review queue (`crate::view::queue`).
 
 use super::output::{errln, outln};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::exit;
-use crate::view::{model, render, server};
+use crate::view::{model, queue, render, server};
+
+/// Runs `zamburak view --queue`. Exit 0 when stopped with Ctrl-C; 2 for a bad address, a directory that is
+/// not one, or no name for the decider.
+pub fn queue_command(dirs: &[PathBuf], addr: Option<&str>, by: Option<&str>) -> i32 {
+    let Some(by) = by
+        .map(str::to_string)
+        .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
+    else {
+        errln!(
+            "error: who decides is recorded in the trace: name yourself with `--by NAME` (no $USER is set)"
+        );
+        errln!("the queue was not started.");
+        return exit::USAGE;
+    };
+    let addr = match server::loopback_addr(addr) {
+        Ok(a) => a,
+        Err(e) => {
+            errln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let dirs: Vec<PathBuf> = if dirs.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        dirs.to_vec()
+    };
+    for d in &dirs {
+        if !d.is_dir() {
+            errln!("error: {} is not a directory", d.display());
+            return exit::USAGE;
+        }
+    }
+    let engine = match super::worker_engine() {
+        Ok(engine) => engine,
+        Err(e) => {
+            errln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let waiting = crate::runtime::snapshot::find_pending(&dirs).len();
+    let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    let config = queue::Queue {
+        dirs,
+        by: by.clone(),
+        engine,
+        claim_text: super::approve::claim_text,
+    };
+    let result = queue::serve(config, addr, &mut |url| {
+        outln!("{url}");
+        errln!(
+            "serving the review queue of {} on loopback ({waiting} claim{} pending now), deciding as {}; \
+             press Ctrl-C to stop",
+            shown.join(", "),
+            if waiting == 1 { "" } else { "s" },
+            crate::text::visible(&by)
+        );
+    });
+    match result {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            errln!("error: {e}");
+            exit::USAGE
+        }
+    }
+}
 
 /// Runs `zamburak view`. Exit 0 on success; 1 when the trace's chain is broken (the export is still
 /// written and says where); 2 for a bad address or an unreadable file.

@@ -4,8 +4,9 @@
 //! The trace is untrusted input. [`model`] reads it line by line and keeps what parses; [`sites`] groups
 //! its calls by call site for the summary; [`graph`] builds
 //! and lays out the lineage; [`render`] fills the templates with autoescaping; [`server`] serves them on
-//! loopback behind a token with a script-free Content-Security-Policy. The command itself is
-//! `cli::view`.
+//! loopback behind a token with a script-free Content-Security-Policy. [`queue`] is the review queue
+//! (`view --queue`): pending claims to approve or reject in the browser, served the same way. The command
+//! itself is `cli::view`.
 //!
 //! ```no_run
 //! let view = zamburak::view::model::load(std::path::Path::new("plan.zjson")).unwrap();
@@ -15,6 +16,7 @@
 
 pub mod graph;
 pub mod model;
+pub mod queue;
 pub mod render;
 pub mod server;
 pub mod sites;

@@ -1,5 +1,6 @@
 //! The local server: loopback only, every path behind an unguessable token, strict headers on every
-//! response, no outbound requests.
+//! response, no outbound requests. The trace viewer's pages are served here; the review queue
+//! ([`super::queue`]) is served by the same loop, behind the same token and headers.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -19,6 +20,10 @@ use super::render::{CSS, Page, Pages};
 /// The Content-Security-Policy of every response: no script of any kind, styles only from this server.
 pub const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; \
                        form-action 'none'; frame-ancestors 'none'";
+
+/// The review queue's policy: [`CSP`], except that its forms may post to this server (and nowhere else).
+pub const QUEUE_CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; \
+                             form-action 'self'; frame-ancestors 'none'";
 
 /// Checks an `--addr`: an IP address on the loopback interface. Host names are refused too (they could
 /// resolve anywhere).
@@ -52,16 +57,24 @@ struct AppState {
     token: String,
 }
 
-fn not_found() -> Response {
+pub(super) fn not_found() -> Response {
     (StatusCode::NOT_FOUND, "not found").into_response()
 }
 
-fn html(body: String) -> Response {
+pub(super) fn html(body: String) -> Response {
     ([(CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
 }
 
+/// The page a request path names behind the token (`/TOKEN/page` → `page`); `None` without the right
+/// token, which every caller answers with 404.
+pub(super) fn behind_token<'p>(path: &'p str, token: &str) -> Option<&'p str> {
+    let rest = path.strip_prefix('/')?;
+    let (tok, page) = rest.split_once('/').unwrap_or((rest, ""));
+    same(tok, token).then_some(page)
+}
+
 /// Compares without an early exit, so response times do not reveal how much of a guessed token is right.
-fn same(a: &str, b: &str) -> bool {
+pub(super) fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())
@@ -70,14 +83,9 @@ fn same(a: &str, b: &str) -> bool {
 }
 
 async fn handle(State(state): State<Arc<AppState>>, uri: Uri) -> Response {
-    let path = uri.path();
-    let Some(rest) = path.strip_prefix('/') else {
+    let Some(page) = behind_token(uri.path(), &state.token) else {
         return not_found();
     };
-    let (tok, page) = rest.split_once('/').unwrap_or((rest, ""));
-    if !same(tok, &state.token) {
-        return not_found();
-    }
     let root = format!("/{}/", state.token);
     let page = match page {
         "" => Page::Summary,
@@ -113,21 +121,34 @@ async fn handle(State(state): State<Arc<AppState>>, uri: Uri) -> Response {
 /// The application: one handler behind the token, and the security headers on every response (404s too).
 pub fn app(pages: Pages, token: String) -> Router {
     let state = Arc::new(AppState { pages, token });
+    secured(Router::new().fallback(handle).with_state(state), CSP)
+}
+
+/// `router` with the security headers on every response it gives (404s too), `csp` among them.
+pub fn secured(router: Router, csp: &'static str) -> Router {
     let header = |name, value: &'static str| {
         SetResponseHeaderLayer::overriding(name, HeaderValue::from_static(value))
     };
-    Router::new()
-        .fallback(handle)
-        .with_state(state)
-        .layer(header(CONTENT_SECURITY_POLICY, CSP))
+    router
+        .layer(header(CONTENT_SECURITY_POLICY, csp))
         .layer(header(X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .layer(header(REFERRER_POLICY, "no-referrer"))
         .layer(header(X_FRAME_OPTIONS, "DENY"))
         .layer(header(CACHE_CONTROL, "no-store"))
 }
 
-/// Serves until Ctrl-C. `ready` gets the URL once the socket is bound.
+/// Serves the trace's pages until Ctrl-C. `ready` gets the URL once the socket is bound.
 pub fn serve(pages: Pages, addr: SocketAddr, ready: &mut dyn FnMut(&str)) -> Result<(), String> {
+    serve_app(|token| Ok(app(pages, token)), addr, ready)
+}
+
+/// Serves the application `make` builds for a fresh token until Ctrl-C (then lets the requests in
+/// progress finish). `ready` gets the URL, with the token, once the socket is bound.
+pub fn serve_app(
+    make: impl FnOnce(String) -> Result<Router, String>,
+    addr: SocketAddr,
+    ready: &mut dyn FnMut(&str),
+) -> Result<(), String> {
     let token = token()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -141,8 +162,9 @@ pub fn serve(pages: Pages, addr: SocketAddr, ready: &mut dyn FnMut(&str)) -> Res
         let bound = listener
             .local_addr()
             .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-        ready(&format!("http://{bound}/{token}/"));
-        let app = app(pages, token);
+        let url = format!("http://{bound}/{token}/");
+        let app = make(token)?;
+        ready(&url);
         axum::serve(listener, app)
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;

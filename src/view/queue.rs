@@ -1,0 +1,707 @@
+//! `zamburak view --queue [DIR…]`: the review queue. Every claim pending under the given directories
+//! ([`snapshot::find_pending`]) on one page, and each on a page of its own, shown in full (the text `approve`
+//! shows at a terminal: values in clear, who wrote each, who may read it and who may not, the rule, what
+//! approving does) with its own Approve and Reject buttons: plain HTML forms, no script.
+//!
+//! A decision is a POST of one claim's form. The form names the claim's digest and carries a CSRF token of
+//! its own: random, issued with the page for that one claim (its snapshot's path, its digest and the
+//! snapshot's exact bytes), kept in this server's memory, and taken by the first POST that shows it. A POST
+//! whose token this server did not issue or already took (a forged or replayed form), whose digest is not
+//! the one its token was issued for, or whose claim is no longer the one shown (decided meanwhile, the
+//! snapshot replaced) is refused with a page that says why, and nothing is decided. An accepted one goes
+//! through [`snapshot::decide`], exactly as `zamburak approve` and `reject` do (the same trace records, the
+//! same checks, single use), on a blocking thread: deciding starts a worker process and maybe MCP servers.
+//! No request decides more than one claim.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Form, FromRequest, Request, State};
+use axum::http::header::{CONTENT_TYPE, LOCATION};
+use axum::http::{Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use minijinja::value::Serde;
+use minijinja::{Environment, context};
+use serde::{Deserialize, Serialize};
+
+use super::render::CSS;
+use super::server::{QUEUE_CSP, behind_token, html, not_found, secured};
+use crate::runtime::run::{ClaimShown, Engine, Status};
+use crate::runtime::snapshot::{self, Decided, Snapshot, Verdict};
+use crate::text::{visible, visible_lines};
+use crate::trace::record::Call;
+use crate::trace::redact::sha256_bytes;
+
+/// What the queue serves and who decides.
+pub struct Queue {
+    /// The directories searched for pending claims (as `zamburak pending` searches them).
+    pub dirs: Vec<PathBuf>,
+    /// Who decides: recorded in each `approval` record, as `approve --by`.
+    pub by: String,
+    /// Where a continued run's interpreter runs.
+    pub engine: Engine,
+    /// How a claim reads: the command line's own claim text (`zamburak approve` at a terminal), passed in so
+    /// that the page and the terminal can never show a claim differently.
+    pub claim_text: fn(&Call, &ClaimShown) -> String,
+}
+
+/// Most CSRF tokens kept at once; past it the oldest are forgotten (their forms are then refused, and a
+/// reload gives fresh ones). Each page view issues one per claim shown.
+const MAX_FORMS: usize = 4096;
+
+/// Most bytes of a decision's form: three short fields.
+const MAX_FORM_BYTES: usize = 4096;
+
+/// Most bytes of a continued run's printed output kept for the outcome shown after a decision.
+const MAX_PRINTED: usize = 64 << 10;
+
+const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "queue_base.html",
+        include_str!("../../templates/queue_base.html"),
+    ),
+    ("queue.html", include_str!("../../templates/queue.html")),
+    (
+        "queue_claim.html",
+        include_str!("../../templates/queue_claim.html"),
+    ),
+    (
+        "queue_refused.html",
+        include_str!("../../templates/queue_refused.html"),
+    ),
+    (
+        "_queue_claim.html",
+        include_str!("../../templates/_queue_claim.html"),
+    ),
+    (
+        "_queue_outcome.html",
+        include_str!("../../templates/_queue_outcome.html"),
+    ),
+];
+
+/// What a CSRF token was issued for: one claim as one page showed it.
+#[derive(Clone, Debug)]
+struct Issued {
+    path: PathBuf,
+    claim_digest: String,
+    snapshot_sha256: String,
+}
+
+/// The live CSRF tokens, oldest first in `order`.
+#[derive(Default)]
+struct Forms {
+    live: HashMap<String, Issued>,
+    order: VecDeque<String>,
+}
+
+impl Forms {
+    fn issue(&mut self, issued: Issued) -> Result<String, String> {
+        let token = super::server::token()?;
+        self.live.insert(token.clone(), issued);
+        self.order.push_back(token.clone());
+        while self.live.len() > MAX_FORMS || self.order.len() > 2 * MAX_FORMS {
+            match self.order.pop_front() {
+                Some(old) => {
+                    self.live.remove(&old);
+                }
+                None => break,
+            }
+        }
+        Ok(token)
+    }
+
+    /// Takes a token: whatever the POST turns out to be, it is never good again.
+    fn take(&mut self, token: &str) -> Option<Issued> {
+        self.live.remove(token)
+    }
+
+    /// Forgets every form of the claim at `path` (it was decided; its other forms could only be refused).
+    fn forget(&mut self, path: &Path) {
+        self.live.retain(|_, i| i.path != path);
+    }
+}
+
+/// One line of a claim's text; `warn` marks what the person must not miss (who wrote it, who may not read
+/// it, that approving only drafts).
+#[derive(Serialize)]
+struct Line {
+    text: String,
+    warn: bool,
+}
+
+/// A pending claim as a page shows it.
+#[derive(Serialize)]
+struct ClaimView {
+    id: usize,
+    snapshot: String,
+    trace: String,
+    plan: String,
+    line: u32,
+    tool: String,
+    call_id: u32,
+    code: String,
+    digest: String,
+    reason: String,
+    rule: String,
+    drafts: bool,
+    created_at: String,
+    expires_at: String,
+    age: String,
+    expiry: String,
+    expired: bool,
+    lines: Vec<Line>,
+    /// Why the claim's values cannot be shown (they do not match its digests): then it can only be rejected.
+    problem: Option<String>,
+    csrf: String,
+}
+
+/// What a decision did, shown at the top of the queue after it.
+#[derive(Clone, Serialize)]
+struct Outcome {
+    approved: bool,
+    headline: String,
+    lines: Vec<String>,
+    printed: String,
+    ended: String,
+    problems: Vec<String>,
+    trace: String,
+}
+
+struct QueueState {
+    queue: Queue,
+    token: String,
+    env: Environment<'static>,
+    forms: Mutex<Forms>,
+    /// Claim page ids: the index of a snapshot path, in the order the server first showed it.
+    ids: Mutex<Vec<PathBuf>>,
+    outcomes: Mutex<Vec<Outcome>>,
+}
+
+/// A lock that a panicking holder poisoned still holds consistent data here (each critical section is a
+/// single insert, remove or push), so the queue keeps serving.
+fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl QueueState {
+    fn root(&self) -> String {
+        format!("/{}/", self.token)
+    }
+
+    fn id_of(&self, path: &Path) -> usize {
+        let mut ids = locked(&self.ids);
+        match ids.iter().position(|p| p == path) {
+            Some(i) => i,
+            None => {
+                ids.push(path.to_path_buf());
+                ids.len() - 1
+            }
+        }
+    }
+
+    fn render(&self, name: &str, ctx: minijinja::Value) -> Result<String, String> {
+        self.env
+            .get_template(name)
+            .and_then(|t| t.render(ctx))
+            .map_err(|e| format!("cannot render {name}: {e}"))
+    }
+
+    /// A claim as shown, with a fresh form token bound to it; `None` when the snapshot at `path` is not
+    /// readable now (it was decided or replaced since it was found).
+    fn claim_view(&self, path: &Path) -> Option<Result<ClaimView, String>> {
+        let (snap, bytes) = snapshot::peek(path).ok()?;
+        let issued = Issued {
+            path: path.to_path_buf(),
+            claim_digest: snap.claim_digest.clone(),
+            snapshot_sha256: sha256_bytes(&bytes),
+        };
+        let csrf = match locked(&self.forms).issue(issued) {
+            Ok(t) => t,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(Ok(view_of(
+            self.id_of(path),
+            path,
+            &snap,
+            self.queue.claim_text,
+            csrf,
+        )))
+    }
+
+    fn list_page(&self, decided: Option<usize>) -> Result<String, String> {
+        let found = snapshot::find_pending(&self.queue.dirs);
+        let mut claims = Vec::new();
+        for (path, _) in &found {
+            if let Some(view) = self.claim_view(path) {
+                claims.push(view?);
+            }
+        }
+        let outcome = decided.and_then(|n| locked(&self.outcomes).get(n).cloned());
+        let dirs: Vec<String> = self.queue.dirs.iter().map(|d| shown(d)).collect();
+        self.render(
+            "queue.html",
+            context! {
+                root => self.root(),
+                by => visible(&self.queue.by),
+                dirs => dirs,
+                claims => Serde(&claims),
+                outcome => Serde(&outcome),
+            },
+        )
+    }
+
+    /// One claim's page; `None`: no such id.
+    fn claim_page(&self, id: usize) -> Option<Result<String, String>> {
+        let path = locked(&self.ids).get(id).cloned()?;
+        let pending = snapshot::find_pending(&self.queue.dirs)
+            .into_iter()
+            .any(|(p, _)| p == path);
+        let (claim, gone) = match pending.then(|| self.claim_view(&path)).flatten() {
+            Some(Ok(c)) => (Some(c), None),
+            Some(Err(e)) => return Some(Err(e)),
+            None => (
+                None,
+                Some(match snapshot::peek(&path) {
+                    Err(e) => visible(&e),
+                    Ok(_) => format!(
+                        "{} no longer waits for a decision (its trace moved on)",
+                        shown(&path)
+                    ),
+                }),
+            ),
+        };
+        Some(self.render(
+            "queue_claim.html",
+            context! {
+                root => self.root(),
+                by => visible(&self.queue.by),
+                c => Serde(&claim),
+                gone => gone,
+                id => id,
+            },
+        ))
+    }
+
+    fn refused(&self, status: StatusCode, why: &str) -> Response {
+        let body = self.render(
+            "queue_refused.html",
+            context! { root => self.root(), by => visible(&self.queue.by), why => visible(why) },
+        );
+        match body {
+            Ok(b) => (status, html(b)).into_response(),
+            Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, e).into_response(),
+        }
+    }
+}
+
+/// A path for the page: relative to the current directory when under it, invisible characters escaped.
+fn shown(p: &Path) -> String {
+    let rel = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| p.strip_prefix(&cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| p.to_path_buf());
+    let text = rel.display().to_string();
+    visible(text.strip_prefix("./").unwrap_or(&text))
+}
+
+/// `42s`, `7m`, `3h`, `2d`.
+fn short(secs: i64) -> String {
+    let secs = secs.max(0);
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m", secs / 60),
+        3600..86400 => format!("{}h", secs / 3600),
+        _ => format!("{}d", secs / 86400),
+    }
+}
+
+fn view_of(
+    id: usize,
+    path: &Path,
+    s: &Snapshot,
+    claim_text: fn(&Call, &ClaimShown) -> String,
+    csrf: String,
+) -> ClaimView {
+    let now = jiff::Timestamp::now();
+    let age = s
+        .created_at
+        .parse::<jiff::Timestamp>()
+        .map(|t| short(now.duration_since(t).as_secs()))
+        .unwrap_or_else(|_| "?".into());
+    let expired = s.expired();
+    let expiry = match s.expires_at.parse::<jiff::Timestamp>() {
+        Ok(t) if !expired => format!("expires in {}", short(t.duration_since(now).as_secs())),
+        Ok(_) => "expired: it can only be rejected (which closes the run)".into(),
+        Err(_) => "expiry unreadable: it can only be rejected".into(),
+    };
+    // The values shown are checked against the claim's digests first: what the page shows is what the
+    // claim's code binds, or nothing.
+    let (lines, problem) = match s.shown_checked() {
+        Ok(shown) => (
+            claim_text(&s.claim, shown)
+                .lines()
+                .map(|l| {
+                    let t = l.trim_start();
+                    Line {
+                        warn: t.starts_with('!')
+                            || t.starts_with("not allowed to read")
+                            || t.starts_with("approving this writes a draft"),
+                        text: l.to_string(),
+                    }
+                })
+                .collect(),
+            None,
+        ),
+        Err(e) => (
+            Vec::new(),
+            Some(format!(
+                "{e}: it cannot be shown, so it cannot be approved here; reject it"
+            )),
+        ),
+    };
+    ClaimView {
+        id,
+        snapshot: shown(path),
+        trace: shown(&s.trace),
+        plan: shown(&s.plan),
+        line: s.claim.line,
+        tool: visible(&s.claim.tool),
+        call_id: s.claim.call_id,
+        code: s.claim_code(),
+        digest: s.claim_digest.clone(),
+        reason: visible(&s.claim.reason),
+        rule: visible(&s.claim.rule),
+        drafts: s.claim.on_approval.as_deref() == Some("draft"),
+        created_at: visible(&s.created_at),
+        expires_at: visible(&s.expires_at),
+        age,
+        expiry,
+        expired,
+        lines,
+        problem,
+        csrf,
+    }
+}
+
+/// The decision's form: which claim (its digest), the page's token for it, and approve or reject.
+#[derive(Deserialize)]
+struct DecideForm {
+    csrf: String,
+    digest: String,
+    decision: String,
+}
+
+/// What the decision did, in the words `zamburak approve|reject` uses at the terminal.
+fn outcome(d: &Decided, approve: bool, by: &str, printed: &str) -> Outcome {
+    let Decided {
+        snapshot,
+        report,
+        suspended_again,
+        snapshot_removed,
+        head,
+    } = d;
+    let c = &snapshot.claim;
+    let target = c
+        .args
+        .iter()
+        .find(|a| matches!(a.name.as_str(), "to" | "url" | "path"))
+        .and_then(|a| a.preview.as_ref())
+        .map(|v| match v {
+            serde_json::Value::String(s) => format!(" to {}", visible(s)),
+            other => format!(" to {}", visible(&other.to_string())),
+        })
+        .unwrap_or_default();
+    let what = format!("`{}` #{}{target} (line {})", c.tool, c.call_id, c.line);
+    let ran = report.calls_run.len() > snapshot.state.calls_run.len();
+    let by = visible(by);
+    let headline = if !approve {
+        format!("rejected by {by}: {what} did not run")
+    } else if ran && c.on_approval.as_deref() == Some("draft") {
+        format!("approved by {by}: drafted {what}; as the claim said, nothing was sent")
+    } else if ran {
+        format!("approved by {by}: ran {what}")
+    } else {
+        format!("approved by {by}: {what} was called and failed; the approval is recorded")
+    };
+    let plan = shown(&snapshot.plan);
+    let mut lines: Vec<String> = report
+        .decisions
+        .iter()
+        .skip(snapshot.state.decisions.len())
+        .map(|d| {
+            let decision = serde_json::to_value(d.decision)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            format!(
+                "{plan}:{}: {decision} {}: {} ({})",
+                d.line,
+                visible(&d.tool),
+                visible(&d.reason),
+                d.rule
+            )
+        })
+        .collect();
+    if let Some(e) = &report.error {
+        let at = e.line.map(|l| format!(" at line {l}")).unwrap_or_default();
+        lines.push(format!(
+            "{}{at}: {}",
+            visible(&e.exc_type),
+            visible(&e.message)
+        ));
+    }
+    let mut problems = Vec::new();
+    let ended = match report.status {
+        Status::Suspended => match suspended_again {
+            Some(Err(e)) => {
+                problems.push(visible(e));
+                "suspended again, but its new claim could not be saved".to_string()
+            }
+            _ => "suspended again: another claim of this run waits, in the queue below".to_string(),
+        },
+        Status::Completed => format!(
+            "run completed, nothing pending (most restrictive decision met: {}, now decided)",
+            report.outcome
+        ),
+        Status::Denied => "run stopped: a tool call was denied".to_string(),
+        Status::Error => "run stopped by an error".to_string(),
+        Status::Rejected => "run stopped: the claim was rejected, nothing pending".to_string(),
+    };
+    if let Err(e) = snapshot_removed {
+        problems.push(format!("the used snapshot was not removed: {}", visible(e)));
+    }
+    let trace = match head {
+        Ok(h) => format!("{} (head {h})", shown(&snapshot.trace)),
+        Err(e) => {
+            problems.push(format!("the trace could not be completed: {}", visible(e)));
+            shown(&snapshot.trace)
+        }
+    };
+    Outcome {
+        approved: approve,
+        headline,
+        lines,
+        printed: visible_lines(printed),
+        ended,
+        problems,
+        trace,
+    }
+}
+
+/// Checks a POST and, when it is the form of a claim that still waits as shown, decides it.
+async fn decide_post(state: Arc<QueueState>, req: Request) -> Response {
+    // A form another site made the browser send: refused before its content is read. (Browsers send
+    // Sec-Fetch-Site; the URL token and the form's token refuse what this misses.)
+    if let Some(site) = req.headers().get("sec-fetch-site")
+        && site.as_bytes() != b"same-origin"
+    {
+        return state.refused(
+            StatusCode::FORBIDDEN,
+            "the form was sent from another site or page than this queue: nothing was decided",
+        );
+    }
+    let Ok(Form(form)) = Form::<DecideForm>::from_request(req, &()).await else {
+        return state.refused(
+            StatusCode::BAD_REQUEST,
+            "this is not a decision form of the queue: nothing was decided",
+        );
+    };
+    let approve = match form.decision.as_str() {
+        "approve" => true,
+        "reject" => false,
+        _ => {
+            return state.refused(
+                StatusCode::BAD_REQUEST,
+                "a decision is `approve` or `reject`: nothing was decided",
+            );
+        }
+    };
+    let Some(issued) = locked(&state.forms).take(&form.csrf) else {
+        return state.refused(
+            StatusCode::FORBIDDEN,
+            "this form is not one this queue issued, or it was already used (each form decides once): \
+             nothing was decided. Reload the queue to see what still waits.",
+        );
+    };
+    if issued.claim_digest != form.digest {
+        return state.refused(
+            StatusCode::FORBIDDEN,
+            "the form names another claim than the one its page showed: nothing was decided",
+        );
+    }
+    let worker = state.clone();
+    let decided = tokio::task::spawn_blocking(move || decide_issued(&worker, &issued, approve))
+        .await
+        .unwrap_or_else(|e| {
+            Err((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the decision failed: {e}"),
+            ))
+        });
+    match decided {
+        Ok(n) => (
+            StatusCode::SEE_OTHER,
+            [(LOCATION, format!("{}?decided={n}", state.root()))],
+        )
+            .into_response(),
+        Err((status, why)) => state.refused(status, &why),
+    }
+}
+
+/// Decides the claim a taken form was issued for, if it still waits exactly as the page showed it.
+/// Returns the outcome's number.
+fn decide_issued(
+    state: &QueueState,
+    issued: &Issued,
+    approve: bool,
+) -> Result<usize, (StatusCode, String)> {
+    let stale = |why: String| (StatusCode::CONFLICT, format!("{why}: nothing was decided"));
+    let path = &issued.path;
+    let (snap, bytes) = snapshot::peek(path).map_err(stale)?;
+    if sha256_bytes(&bytes) != issued.snapshot_sha256 || snap.claim_digest != issued.claim_digest {
+        return Err(stale(format!(
+            "{} holds another claim than the page showed (the plan ran again, or the file was replaced)",
+            shown(path)
+        )));
+    }
+    let still = snapshot::pending_at(&snap.trace)
+        .is_some_and(|(at, _)| std::fs::canonicalize(&at).ok() == std::fs::canonicalize(path).ok());
+    if !still {
+        return Err(stale(format!(
+            "the claim at {} no longer waits (it was decided, or its run ended)",
+            shown(path)
+        )));
+    }
+    // The code of the claim the page showed: `decide` refuses if the snapshot now holds any other.
+    let code = crate::trace::record::claim_code(&issued.claim_digest);
+    let mut printed = String::new();
+    let decided = snapshot::decide(
+        path,
+        Verdict {
+            approve,
+            code: Some(&code),
+        },
+        &state.queue.by,
+        &state.queue.engine,
+        &mut |text| {
+            if printed.len() < MAX_PRINTED {
+                printed.push_str(text);
+            }
+        },
+    )
+    .map_err(|e| stale(format!("not decided: {e}")))?;
+    locked(&state.forms).forget(path);
+    let shown = outcome(&decided, approve, &state.queue.by, &printed);
+    let mut outcomes = locked(&state.outcomes);
+    outcomes.push(shown);
+    Ok(outcomes.len() - 1)
+}
+
+async fn handle(State(state): State<Arc<QueueState>>, req: Request) -> Response {
+    let Some(page) = behind_token(req.uri().path(), &state.token).map(str::to_string) else {
+        return not_found();
+    };
+    if req.method() == Method::POST {
+        return if page == "decide" {
+            decide_post(state, req).await
+        } else {
+            not_found()
+        };
+    }
+    if req.method() != Method::GET {
+        return not_found();
+    }
+    if page == "static/view.css" {
+        return ([(CONTENT_TYPE, "text/css; charset=utf-8")], CSS).into_response();
+    }
+    let decided = req
+        .uri()
+        .query()
+        .and_then(|q| q.strip_prefix("decided="))
+        .and_then(|n| n.parse().ok());
+    // Finding and reading snapshots touches the disk: off the server's threads.
+    let rendered = tokio::task::spawn_blocking(move || match page.as_str() {
+        "" => Some(state.list_page(decided)),
+        other => other
+            .strip_prefix("claim/")
+            .and_then(|id| id.parse().ok())
+            .and_then(|id| state.claim_page(id)),
+    })
+    .await;
+    match rendered {
+        Ok(Some(Ok(body))) => html(body),
+        Ok(Some(Err(e))) => (StatusCode::INTERNAL_SERVER_ERROR, e).into_response(),
+        Ok(None) => not_found(),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response(),
+    }
+}
+
+/// The queue's application behind `token`: one handler, a small body limit, and the viewer's security
+/// headers with forms allowed to post to this server only.
+pub fn app(queue: Queue, token: String) -> Result<Router, String> {
+    let mut env = Environment::new();
+    for (name, text) in TEMPLATES {
+        env.add_template(name, text)
+            .map_err(|e| format!("template {name}: {e}"))?;
+    }
+    let state = Arc::new(QueueState {
+        queue,
+        token,
+        env,
+        forms: Mutex::new(Forms::default()),
+        ids: Mutex::new(Vec::new()),
+        outcomes: Mutex::new(Vec::new()),
+    });
+    let router = Router::new()
+        .fallback(handle)
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(MAX_FORM_BYTES));
+    Ok(secured(router, QUEUE_CSP))
+}
+
+/// Serves the queue until Ctrl-C; a decision in progress then finishes. `ready` gets the URL.
+pub fn serve(
+    queue: Queue,
+    addr: std::net::SocketAddr,
+    ready: &mut dyn FnMut(&str),
+) -> Result<(), String> {
+    super::server::serve_app(|token| app(queue, token), addr, ready)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Forms, Issued, MAX_FORMS};
+    use std::path::PathBuf;
+
+    fn issued() -> Issued {
+        Issued {
+            path: PathBuf::from("a.zsnap"),
+            claim_digest: "sha256:00".into(),
+            snapshot_sha256: "sha256:11".into(),
+        }
+    }
+
+    #[test]
+    fn a_form_token_is_good_once() {
+        let mut forms = Forms::default();
+        let t = forms.issue(issued()).unwrap();
+        assert!(forms.take(&t).is_some());
+        assert!(forms.take(&t).is_none(), "a replay is refused");
+        assert!(forms.take("").is_none());
+    }
+
+    #[test]
+    fn old_form_tokens_are_forgotten_past_the_bound() {
+        let mut forms = Forms::default();
+        let first = forms.issue(issued()).unwrap();
+        for _ in 0..MAX_FORMS {
+            forms.issue(issued()).unwrap();
+        }
+        assert!(forms.live.len() <= MAX_FORMS);
+        assert!(forms.take(&first).is_none());
+        forms.forget(&PathBuf::from("a.zsnap"));
+        assert!(forms.live.is_empty());
+    }
+}
