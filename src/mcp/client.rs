@@ -434,16 +434,15 @@ impl Client {
             if let Some(service) = service {
                 let _ = tokio::time::timeout(EXIT_GRACE, service.cancel()).await;
             }
-            if let Some(mut child) = child {
-                if tokio::time::timeout(EXIT_GRACE, child.wait())
+            // Past both grace periods, the group is killed below (and the child when its handle drops,
+            // `KillOnDrop`).
+            if let Some(mut child) = child
+                && tokio::time::timeout(EXIT_GRACE, child.wait())
                     .await
                     .is_err()
-                {
-                    let _ = child.signal(nix::sys::signal::Signal::SIGTERM as i32);
-                    let _ = tokio::time::timeout(EXIT_GRACE, child.wait()).await;
-                }
-                // Past both grace periods, the group is killed below (and the child when its handle
-                // drops, `KillOnDrop`).
+            {
+                let _ = child.signal(nix::sys::signal::Signal::SIGTERM as i32);
+                let _ = tokio::time::timeout(EXIT_GRACE, child.wait()).await;
             }
         });
         kill_group(self.pid);
