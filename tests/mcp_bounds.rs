@@ -247,6 +247,42 @@ fn a_reply_over_the_message_limit_is_refused_promptly_and_the_limit_can_be_moved
 }
 
 #[test]
+fn a_server_flooding_requests_or_notifications_is_bounded() {
+    let tmp = setup("");
+    let dir = tmp.path();
+    std::fs::write(dir.join("p.py"), "print(ping())\n").unwrap();
+    // `ping` requests without end, never reading the answers: stopped at the 101st. (Before: 636 MiB in
+    // the 10 s call timeout.)
+    set_mode(dir, "ping_flood");
+    let started = Instant::now();
+    let out = zamburak(dir, &["run", "p.py"]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("the server sent more than 100 requests of its own"),
+        "{t}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(8));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("pong"));
+    assert!(server_gone(dir));
+    assert_peak_bounded();
+    // Log notifications without end are dropped as they come; the call timeout ends the call.
+    set_mode(dir, "log_flood");
+    let policy = std::fs::read_to_string(dir.join("zamburak.yaml")).unwrap();
+    std::fs::write(
+        dir.join("zamburak.yaml"),
+        policy.replace("call_timeout_ms: 10000", "call_timeout_ms: 2000"),
+    )
+    .unwrap();
+    let out = zamburak(dir, &["run", "p.py"]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("did not answer within 2000 ms"), "{t}");
+    assert!(server_gone(dir));
+    assert_peak_bounded();
+}
+
+#[test]
 fn a_tool_listed_twice_is_refused_at_lock_run_and_diff() {
     let tmp = setup("");
     let dir = tmp.path();

@@ -7,10 +7,10 @@
 //! found", elicitation is declined and roots are an empty list (rmcp's defaults, which this client keeps
 //! by advertising none of those capabilities). Progress and log notifications are dropped, never printed.
 //!
-//! What a server sends is bounded ([`super::transport`]): one message by `max_message_bytes`, a tool
-//! listing by [`MAX_LIST_PAGES`] pages, the same number of bytes for all its pages together, and the call
-//! timeout for its whole duration. A tool name listed twice is refused: a pin could not say which
-//! definition a call runs.
+//! What a server sends is bounded ([`super::transport`]): one message by `max_message_bytes`, requests of
+//! its own by [`MAX_SERVER_REQUESTS`] per request of the client's, a tool listing by [`MAX_LIST_PAGES`]
+//! pages, the same number of bytes for all its pages together, and the call timeout for its whole duration.
+//! A tool name listed twice is refused: a pin could not say which definition a call runs.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -28,7 +28,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 
-use super::transport::{Bounded, Meter};
+use super::transport::{Bounded, MAX_SERVER_REQUESTS, Meter, Watched};
 use crate::text::OutsideText;
 
 /// Most pages one tool listing may have. Servers that paginate at all send a few; a server that answers
@@ -145,6 +145,11 @@ pub enum McpError {
         "the server sent a message larger than {max} bytes (its `max_message_bytes` in the policy) while {doing}"
     )]
     TooLarge { doing: &'static str, max: u64 },
+    /// The server sent too many requests of its own during one of ours; the connection was closed.
+    #[error(
+        "the server sent more than {MAX_SERVER_REQUESTS} requests of its own (Zamburak asks nothing of servers) while {doing}"
+    )]
+    Flooded { doing: &'static str },
     #[error(
         "the server's tool list is longer than {MAX_LIST_PAGES} pages; it was refused and the server stopped"
     )]
@@ -307,8 +312,11 @@ impl Client {
             let rmcp_max = usize::try_from(cmd.max_message_bytes)
                 .unwrap_or(usize::MAX)
                 .saturating_add(2);
-            let transport = AsyncRwTransport::<RoleClient, _, _>::new(stdout, stdin)
-                .with_max_line_length(rmcp_max);
+            let transport = Watched::new(
+                AsyncRwTransport::<RoleClient, _, _>::new(stdout, stdin)
+                    .with_max_line_length(rmcp_max),
+                meter.clone(),
+            );
             let started = tokio::time::timeout(cmd.startup_timeout, watcher.serve(transport)).await;
             if !matches!(started, Ok(Ok(_))) {
                 kill_group(pid);
@@ -320,6 +328,7 @@ impl Client {
                     doing: "starting",
                     max: cmd.max_message_bytes,
                 }),
+                Ok(Err(_)) if meter.flooded() => Err(McpError::Flooded { doing: "starting" }),
                 Ok(Err(e)) => Err(McpError::Handshake {
                     program: cmd.program.clone(),
                     said: OutsideText::new("what went wrong, quoting the server", e.to_string()),
@@ -359,13 +368,15 @@ impl Client {
         })
     }
 
-    /// `error` as the caller sees it: any failure after the server sent an oversized message is that.
+    /// `error` as the caller sees it: any failure after the server went over a bound is that.
     fn bounded(&self, error: McpError, doing: &'static str) -> McpError {
         if self.meter.over() {
             McpError::TooLarge {
                 doing,
                 max: self.max_message_bytes,
             }
+        } else if self.meter.flooded() {
+            McpError::Flooded { doing }
         } else {
             error
         }
@@ -414,6 +425,7 @@ impl Client {
         let service = self.service()?;
         let timeout = self.call_timeout;
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        self.meter.begin_request();
         let response = self
             .runtime
             .block_on(async {
@@ -455,16 +467,15 @@ impl Client {
             if let Some(service) = service {
                 let _ = tokio::time::timeout(EXIT_GRACE, service.cancel()).await;
             }
-            if let Some(mut child) = child {
-                if tokio::time::timeout(EXIT_GRACE, child.wait())
+            // Past both grace periods, the group is killed below (and the child when its handle drops,
+            // `KillOnDrop`).
+            if let Some(mut child) = child
+                && tokio::time::timeout(EXIT_GRACE, child.wait())
                     .await
                     .is_err()
-                {
-                    let _ = child.signal(nix::sys::signal::Signal::SIGTERM as i32);
-                    let _ = tokio::time::timeout(EXIT_GRACE, child.wait()).await;
-                }
-                // Past both grace periods, the group is killed below (and the child when its handle
-                // drops, `KillOnDrop`).
+            {
+                let _ = child.signal(nix::sys::signal::Signal::SIGTERM as i32);
+                let _ = tokio::time::timeout(EXIT_GRACE, child.wait()).await;
             }
         });
         kill_group(self.pid);
@@ -488,6 +499,7 @@ async fn list_pages(
     for _ in 0..MAX_LIST_PAGES {
         let params = PaginatedRequestParams::default().with_cursor(cursor);
         let request = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(params));
+        meter.begin_request();
         let ServerResult::ListToolsResult(page) =
             service.send_request(request).await.map_err(service_error)?
         else {

@@ -5,6 +5,10 @@
 //! rmcp's own bound does, dropped while the connection stays open and the request waits out its timeout.
 //! Complete lines before it are still delivered. Every byte read is counted, which bounds a tool listing
 //! across all of its pages ([`Meter::read`]).
+//!
+//! Requests of the server's own (`ping`, `sampling/createMessage`…) are answered by rmcp, and a server that
+//! sends them without reading the answers would have them queue up without bound: more than
+//! [`MAX_SERVER_REQUESTS`] while one request of the client's is pending end the stream too ([`Watched`]).
 
 use std::io;
 use std::pin::Pin;
@@ -12,13 +16,25 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll, ready};
 
+use rmcp::RoleClient;
+use rmcp::model::JsonRpcMessage;
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
 use tokio::io::{AsyncRead, ReadBuf};
+
+/// Most requests of its own a server may send while one request of the client's is pending. A server has
+/// little to ask a client that advertises no capability (a `ping` now and then); answers it never reads
+/// would pile up in memory.
+pub const MAX_SERVER_REQUESTS: u64 = 100;
 
 /// What a server has sent so far, shared between its reader and the client.
 #[derive(Debug, Default)]
 pub struct Meter {
     read: AtomicU64,
     over: AtomicBool,
+    /// Requests of the server's own since the client's last request began.
+    requests: AtomicU64,
+    flooded: AtomicBool,
 }
 
 impl Meter {
@@ -30,6 +46,58 @@ impl Meter {
     /// Whether the server sent a line over the limit (the stream has ended there).
     pub fn over(&self) -> bool {
         self.over.load(Ordering::SeqCst)
+    }
+
+    /// Called as the client sends a request: the server's own requests are counted from here.
+    pub fn begin_request(&self) {
+        self.requests.store(0, Ordering::SeqCst);
+    }
+
+    /// Whether the server sent more than [`MAX_SERVER_REQUESTS`] of its own during one request of the
+    /// client's (the stream has ended there).
+    pub fn flooded(&self) -> bool {
+        self.flooded.load(Ordering::SeqCst)
+    }
+}
+
+/// rmcp's transport `inner`, ended when the server floods the client with requests of its own.
+pub struct Watched<T> {
+    inner: T,
+    meter: Arc<Meter>,
+}
+
+impl<T> Watched<T> {
+    pub fn new(inner: T, meter: Arc<Meter>) -> Watched<T> {
+        Watched { inner, meter }
+    }
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Watched<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        if self.meter.flooded() {
+            return None;
+        }
+        let message = self.inner.receive().await?;
+        if matches!(message, JsonRpcMessage::Request(_))
+            && self.meter.requests.fetch_add(1, Ordering::SeqCst) >= MAX_SERVER_REQUESTS
+        {
+            self.meter.flooded.store(true, Ordering::SeqCst);
+            return None;
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
     }
 }
 

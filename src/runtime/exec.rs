@@ -306,7 +306,7 @@ fn ending(event: Event, last_line: u32, lowered: &Lowered, limits: &ExecLimits) 
             format!("the plan exceeded {}", limits.memory()),
             known(last_line),
         ),
-        Event::Crashed(Death::Cpu) => halted(
+        Event::Crashed(Death::Time) => halted(
             "TimeoutError",
             format!("the plan exceeded {}", limits.time()),
             known(last_line),

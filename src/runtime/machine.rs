@@ -11,6 +11,7 @@ use monty::{Dump, ReplFunctionCall, ReplProgress, ReplStartError, Session};
 use monty_types::{MontyException, MontyObject, PrintWriter, ResourceLimits, ResourceTracker};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::time::Duration;
 
 /// An external call the plan's program made, as Monty hands it over.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -25,8 +26,8 @@ pub struct RawCall {
 pub enum Death {
     /// It went over its memory ceiling (or the system refused it memory).
     Memory,
-    /// It used up its CPU time.
-    Cpu,
+    /// It ran out of time: the host stopped it at its deadline, or it used up its CPU-time limit.
+    Time,
     /// It overflowed its stack.
     Stack,
     /// Anything else: a signal, an unexpected exit, a malformed message. The text says which.
@@ -112,6 +113,16 @@ const PLAN_SNIPPET: &str = "<python-input-1>";
 #[derive(Default)]
 pub struct InProcess {
     paused: Option<ReplFunctionCall>,
+    /// What is left of the paused call's time budget (`None`: no budget).
+    time_left: Option<Duration>,
+}
+
+/// What is left of a session's time budget: Monty's clock counts execution only, across every step.
+fn time_left(progress: &ReplProgress) -> Option<Duration> {
+    let tracker = progress.tracker();
+    tracker
+        .max_duration()
+        .map(|max| max.saturating_sub(tracker.elapsed()))
 }
 
 impl InProcess {
@@ -119,11 +130,17 @@ impl InProcess {
         InProcess::default()
     }
 
+    /// What is left of the paused call's time budget: the most the plan may still run when it resumes.
+    pub fn time_left(&self) -> Option<Duration> {
+        self.time_left
+    }
+
     fn step(
         &mut self,
         progress: Result<ReplProgress, Box<ReplStartError>>,
         printed: String,
     ) -> Step {
+        self.time_left = progress.as_ref().ok().and_then(time_left);
         let event = match progress {
             Err(e) => {
                 let mut event = failed(&e.error);
@@ -254,6 +271,12 @@ impl Machine for InProcess {
             function_name: call.function_name.clone(),
             args: call.args.clone(),
             kwargs: call.kwargs.clone(),
+        };
+        // The tracker is read through the progress it belongs to.
+        let progress = ReplProgress::FunctionCall(call);
+        self.time_left = time_left(&progress);
+        let ReplProgress::FunctionCall(call) = progress else {
+            return Err("the paused run cannot be read".into());
         };
         self.paused = Some(call);
         Ok(raw)

@@ -11,6 +11,9 @@ STATE_DIR/mode       optional words, read at every request:
                      `duplicate`  list `add` a second time, on a second page, with another description;
                      `after_call` apply the listing words above only once a tools/call was received, and
                                   announce notifications/tools/list_changed in that call's reply;
+                     `ping_flood` answer a call of `ping` with `ping` requests of its own, forever, never
+                                  reading the client's answers;
+                     `log_flood`  answer a call of `ping` with log notifications, forever;
 STATE_DIR/calls.log  one JSON line per tools/call received (tests assert what reached the server)
 STATE_DIR/pid        this process's id
 STATE_DIR/pages      the number of tools/list requests answered so far
@@ -107,6 +110,15 @@ def call(name, arguments):
     if name == "huge":
         return {"content": [{"type": "text", "text": "y" * (arguments.get("mb", 1) << 20)}]}
     if name == "ping":
+        if "ping_flood" in mode():
+            n = 0
+            while True:
+                n += 1
+                send({"jsonrpc": "2.0", "id": f"flood{n}", "method": "ping"})
+        if "log_flood" in mode():
+            while True:
+                send({"jsonrpc": "2.0", "method": "notifications/message",
+                      "params": {"level": "info", "data": "x" * 1000}})
         return {"content": [{"type": "text", "text": "pong"}]}
     return {"content": [{"type": "text", "text": "?"}], "isError": True}
 

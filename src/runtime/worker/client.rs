@@ -1,11 +1,12 @@
-//! The parent side: a [`Machine`] whose Monty runs in a worker process.
+//! The parent side: a [`Machine`] whose Monty runs in a worker process, killed at its deadline.
 
 use std::io::{BufReader, BufWriter, Read};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use monty_types::{MontyObject, OOM_EXIT_CODE};
 use serde_json::Value;
@@ -15,6 +16,12 @@ use crate::runtime::machine::{Death, Event, Machine, MachineLimits, RawCall, Ste
 
 /// How much of a worker's stderr is kept to tell why it died.
 const MAX_STDERR: u64 = 64 << 10;
+
+/// How long past the plan's time budget a step may take before the worker is killed. Monty raises
+/// `TimeoutError` itself between instructions (with the line it stopped at), and the step still has to
+/// cross the pipe: this leaves room for both on a busy machine, while one long operation, which Monty's
+/// clock never interrupts, ends within this much of its deadline.
+pub const DEADLINE_GRACE: Duration = Duration::from_secs(1);
 
 /// A [`Machine`] in a worker process started from `exe` (this binary) on the first
 /// [`Machine::start`] or [`Machine::restore`].
@@ -62,8 +69,8 @@ impl WorkerMachine {
         self.stop();
         let mb = limits.max_memory.unwrap_or(usize::MAX) >> 20;
         let mb = u32::try_from(mb.max(1)).unwrap_or(u32::MAX);
-        // Monty's clock counts execution only; the CPU limit is the backstop for a loop that never reaches
-        // a clock check, with room for the worker's own work on messages.
+        // The parent's deadline stops a step that runs too long (`exchange`); the CPU limit stays as a
+        // backstop should the parent not get to it, with room for the worker's own work on messages.
         let cpu_secs = (limits.timeout_ms / 1000)
             .saturating_mul(2)
             .saturating_add(5);
@@ -120,7 +127,9 @@ impl WorkerMachine {
         Ok(())
     }
 
-    /// One request, one reply; a worker that cannot answer is reaped and the reason returned.
+    /// One request, one reply; a worker that cannot answer is reaped and the reason returned. A step that
+    /// runs the plan's code is announced ([`Reply::Running`], with the budget left) and waited for until the
+    /// budget and [`DEADLINE_GRACE`] have passed; then the worker is killed and the step is a timeout.
     fn exchange(&mut self, request: &Request) -> Result<Reply, Death> {
         let Some(worker) = self.worker.as_mut() else {
             return Err(Death::Other("no worker is running".into()));
@@ -130,22 +139,44 @@ impl WorkerMachine {
         // A worker that died before reading the request shows as a closed pipe; its reply channel then
         // says why.
         let _ = write_frame(&mut worker.input, &bytes);
-        let problem = match worker.replies.recv() {
-            Ok(Ok(Some(reply))) => return Ok(reply),
-            Ok(Ok(None)) | Err(_) => None,
-            Ok(Err(problem)) => Some(problem),
+        let mut running = false;
+        let mut deadline: Option<Instant> = None;
+        let stopped = loop {
+            let next = match deadline {
+                None => worker
+                    .replies
+                    .recv()
+                    .map_err(|_| RecvTimeoutError::Disconnected),
+                Some(at) => worker
+                    .replies
+                    .recv_timeout(at.saturating_duration_since(Instant::now())),
+            };
+            match next {
+                Ok(Ok(Some(Reply::Running { budget_ms }))) if !running => {
+                    running = true;
+                    // No budget (or one past the clock's range): the CPU limit is the only backstop.
+                    deadline = budget_ms.and_then(|ms| {
+                        Instant::now()
+                            .checked_add(Duration::from_millis(ms).checked_add(DEADLINE_GRACE)?)
+                    });
+                }
+                Ok(Ok(Some(reply))) => return Ok(reply),
+                Ok(Ok(None)) | Err(RecvTimeoutError::Disconnected) => break None,
+                Ok(Err(problem)) => break Some(Death::Other(problem)),
+                Err(RecvTimeoutError::Timeout) => break Some(Death::Time),
+            }
         };
-        Err(self.reap(problem))
+        Err(self.reap(stopped))
     }
 
     /// Ends the worker and says why it died: its own exit (the allocator's status, a signal) unless the
-    /// parent stopped it for `problem`.
-    fn reap(&mut self, problem: Option<String>) -> Death {
+    /// parent stopped it (`stopped`, the reason).
+    fn reap(&mut self, stopped: Option<Death>) -> Death {
         let Some(mut worker) = self.worker.take() else {
             return Death::Other("no worker is running".into());
         };
         drop(worker.input);
-        if problem.is_some() {
+        if stopped.is_some() {
             let _ = worker.child.kill();
         }
         let status = worker.child.wait();
@@ -154,15 +185,15 @@ impl WorkerMachine {
             .take()
             .and_then(|h| h.join().ok())
             .unwrap_or_default();
-        if let Some(problem) = problem {
-            return Death::Other(problem);
+        if let Some(death) = stopped {
+            return death;
         }
         let stderr = String::from_utf8_lossy(&stderr);
         match status {
             Err(e) => Death::Other(format!("cannot wait for the worker: {e}")),
             Ok(s) if s.code() == Some(OOM_EXIT_CODE) => Death::Memory,
             Ok(_) if stderr.contains("overflowed its stack") => Death::Stack,
-            Ok(s) if s.signal() == Some(nix::sys::signal::Signal::SIGXCPU as i32) => Death::Cpu,
+            Ok(s) if s.signal() == Some(nix::sys::signal::Signal::SIGXCPU as i32) => Death::Time,
             Ok(s) => Death::Other(match (s.code(), s.signal()) {
                 (_, Some(sig)) => format!("the worker was ended by signal {sig}"),
                 (Some(code), _) => format!("the worker exited with status {code}"),
@@ -186,7 +217,7 @@ impl WorkerMachine {
         match self.exchange(request) {
             Ok(Reply::Step(step)) => step,
             Ok(_) => {
-                let death = self.reap(Some("the worker answered out of turn".into()));
+                let death = self.reap(Some(Death::Other("the worker answered out of turn".into())));
                 crashed(death)
             }
             Err(death) => crashed(death),

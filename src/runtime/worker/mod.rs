@@ -10,6 +10,11 @@
 //! no core dumps. However it ends, the parent reads why from its exit status ([`client`]) and ends the run
 //! as an error with an `end` record: a plan can end its worker, never the process holding the trace.
 //!
+//! `limits.timeout_ms` holds in wall-clock time even for one long operation Monty's clock never interrupts
+//! (a big-integer power): before the plan's code runs, the worker tells the parent how much of the budget
+//! is left ([`Reply::Running`]), and the parent kills the worker when that much time and a grace period
+//! ([`client::DEADLINE_GRACE`]) have passed without a step.
+//!
 //! Messages are frames: a little-endian `u32` length, then JSON. A frame larger than [`MAX_FRAME`] from the
 //! worker ends the run (a plan handing one call more than 64 MiB).
 
@@ -47,9 +52,15 @@ pub enum Request {
     Park,
 }
 
-/// What a worker answers, one reply per request.
+/// What a worker answers, one reply per request; before the [`Reply::Step`] of a `Start` or `Resume`, a
+/// [`Reply::Running`].
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Reply {
+    /// The plan's code starts running now, with this many milliseconds of its time budget left (`None`: no
+    /// budget).
+    Running {
+        budget_ms: Option<u64>,
+    },
     Step(Step),
     Restored(Result<RawCall, String>),
     Parked(Result<Value, String>),

@@ -50,6 +50,24 @@ fn answer_requests() -> i32 {
         let Ok(request) = request else {
             return BROKEN_EXIT_CODE;
         };
+        // The parent's deadline starts now: whatever the plan runs next is timed.
+        let budget = match &request {
+            Request::Start { limits, .. } => Some(Some(limits.timeout_ms)),
+            Request::Resume { .. } => Some(
+                machine
+                    .time_left()
+                    .map(|left| u64::try_from(left.as_millis()).unwrap_or(u64::MAX)),
+            ),
+            Request::Restore { .. } | Request::Park => None,
+        };
+        if let Some(budget_ms) = budget {
+            let notice = serde_json::to_vec(&Reply::Running { budget_ms })
+                .map_err(io::Error::other)
+                .and_then(|bytes| write_frame(&mut output, &bytes));
+            if notice.is_err() {
+                return BROKEN_EXIT_CODE;
+            }
+        }
         let reply = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             handle(&mut machine, request)
         }))
