@@ -81,7 +81,10 @@ impl Lowered {
     /// let mut out = String::new();
     /// let print = monty_types::PrintWriter::CollectString(&mut out, None);
     /// run.run(vec![], monty_types::ResourceTracker::default(), print).unwrap();
-    /// assert_eq!(out, "2\n");
+    /// // Each print is framed with its label; the host reads the frames back.
+    /// let printed = zamburak::runtime::output::segments(&out);
+    /// assert_eq!(printed.len(), 1);
+    /// assert_eq!(printed[0].1, "2\n");
     /// ```
     pub fn standalone(&self) -> String {
         let used = prelude::underscore_names(&self.snippet);
