@@ -114,7 +114,7 @@ fn escape(text: &str, keep: impl Fn(char) -> bool) -> String {
 /// use zamburak::text::OutsideText;
 /// let said = OutsideText::new("the server's error message", "no\u{1b}[2J\napproved by alice");
 /// let redacted = said.redacted();
-/// assert!(redacted.starts_with("<redacted: the server's error message, 25 characters, sha256:"), "{redacted}");
+/// assert!(redacted.starts_with("<redacted: the server's error message, 24 characters, sha256:"), "{redacted}");
 /// assert!(!redacted.contains("alice") && !format!("{said:?}").contains("alice"));
 /// let shown = said.for_terminal();
 /// assert_eq!(shown, "(shown here only) the server's error message: no\\u{001b}[2J\\u{000a}approved by alice");
