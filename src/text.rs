@@ -8,8 +8,9 @@
 //!   private-use and unassigned code points (how they look depends on the font or a newer Unicode; the
 //!   person cannot know what they read). The set is the Unicode Character Database's, through the `regex`
 //!   crate's property tables (General_Category, Default_Ignorable_Code_Point, Bidi_Control,
-//!   Variation_Selector), not a list kept here. [`visible_lines`] is the same for plan output, which keeps
-//!   its line breaks and tabs.
+//!   Variation_Selector), not a list kept here: `regex` is already a dependency, and its tables are
+//!   generated from the UCD with each Unicode release. [`visible_lines`] is the same for plan output, which
+//!   keeps its line breaks and tabs.
 //! * [`OutsideText`] holds words a tool, an MCP server or a model wrote where Zamburak reports on them (an
 //!   error message, the property names of an answer that does not fit its schema). It has no `Display`: the
 //!   report, the JSON and the trace get [`OutsideText::redacted`] (what it is, its length and its digest);
