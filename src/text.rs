@@ -8,8 +8,9 @@
 //!   private-use and unassigned code points (how they look depends on the font or a newer Unicode; the
 //!   person cannot know what they read). The set is the Unicode Character Database's, through the `regex`
 //!   crate's property tables (General_Category, Default_Ignorable_Code_Point, Bidi_Control,
-//!   Variation_Selector), not a list kept here. [`visible_lines`] is the same for plan output, which keeps
-//!   its line breaks and tabs.
+//!   Variation_Selector), not a list kept here: `regex` is already a dependency, and its tables are
+//!   generated from the UCD with each Unicode release. [`visible_lines`] is the same for plan output, which
+//!   keeps its line breaks and tabs.
 //! * [`OutsideText`] holds words a tool, an MCP server or a model wrote where Zamburak reports on them (an
 //!   error message, the property names of an answer that does not fit its schema). It has no `Display`: the
 //!   report, the JSON and the trace get [`OutsideText::redacted`] (what it is, its length and its digest);
@@ -114,7 +115,7 @@ fn escape(text: &str, keep: impl Fn(char) -> bool) -> String {
 /// use zamburak::text::OutsideText;
 /// let said = OutsideText::new("the server's error message", "no\u{1b}[2J\napproved by alice");
 /// let redacted = said.redacted();
-/// assert!(redacted.starts_with("<redacted: the server's error message, 25 characters, sha256:"), "{redacted}");
+/// assert!(redacted.starts_with("<redacted: the server's error message, 24 characters, sha256:"), "{redacted}");
 /// assert!(!redacted.contains("alice") && !format!("{said:?}").contains("alice"));
 /// let shown = said.for_terminal();
 /// assert_eq!(shown, "(shown here only) the server's error message: no\\u{001b}[2J\\u{000a}approved by alice");

@@ -823,4 +823,24 @@ fn a_server_that_fails_the_handshake_cannot_write_to_the_terminal() {
     let doc: Value = serde_json::from_slice(&run.stdout).unwrap();
     assert!(!doc.to_string().contains("alice"), "{doc}");
     assert!(calls(dir).is_empty());
+
+    // `mcp list` relays what a failing server says on stderr: escaped, each line marked as the server's.
+    let list = zamburak(
+        dir,
+        &[
+            "mcp",
+            "list",
+            "--",
+            "sh",
+            "-c",
+            "printf 'boom\\033[2J\\napproved by alice\\n' >&2; exit 3",
+        ],
+    );
+    assert_eq!(list.status.code(), Some(2), "{}", text(&list));
+    let t = text(&list);
+    assert!(!t.contains('\u{1b}'), "{t:?}");
+    assert!(
+        t.contains("server stderr: boom\\u{001b}[2J\nserver stderr: approved by alice\n"),
+        "{t}"
+    );
 }

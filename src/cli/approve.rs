@@ -126,7 +126,7 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default(),
             d.tool,
-            d.reason,
+            visible(&d.reason),
             d.rule
         );
     }

@@ -12,20 +12,21 @@ use crate::mcp::client::{Client, ServerCommand, ServerIdentity};
 use crate::mcp::lock::{self, LockError, LockFile};
 use crate::mcp::pin;
 use crate::policy::Policy;
-use crate::text::{OutsideText, visible};
+use crate::text::{OutsideText, visible, visible_lines};
 
-/// A configuration problem (exit 2). Messages can hold what a server sent (tool and argument names):
-/// escaped.
+/// A configuration problem (exit 2). A policy error spans lines (a snippet of the policy); nothing else a
+/// person cannot see passes.
 fn usage(message: &str) -> i32 {
-    // Line breaks stay (a policy error carries its snippet); everything else a person cannot see is escaped.
-    errln!("error: {}", crate::text::visible_lines(message));
+    errln!("error: {}", visible_lines(message));
     exit::USAGE
 }
 
-/// [`usage`] for an MCP error, followed by the server's own words it carries, escaped and marked as the
+/// A problem with a server or the lock (exit 2), on one line (it can name what the server sent, such as the
+/// arguments a tool takes), followed by the server's own words it carries, escaped and marked as the
 /// server's.
 fn server_usage(message: &str, said: Option<&OutsideText>) -> i32 {
-    let code = usage(message);
+    errln!("error: {}", visible(message));
+    let code = exit::USAGE;
     if let Some(said) = said {
         errln!("  {}", said.for_terminal());
     }
@@ -104,10 +105,51 @@ fn hints(tool: &Value) -> String {
     one_line(&all, 300)
 }
 
+/// Longest piece of a server's stderr line shown at once (a line without an end is shown in pieces).
+const MAX_STDERR_LINE: u64 = 4096;
+
+/// A stderr for the server whose lines reach ours escaped ([`visible`]) and marked as the server's, so a
+/// server cannot clear the terminal or print lines that look like Zamburak's; and a receiver that hears
+/// when the server's stderr is closed. With no pipe to be had, the server's stderr is discarded.
+fn relay_server_stderr() -> (std::process::Stdio, std::sync::mpsc::Receiver<()>) {
+    use std::io::{BufRead, Read};
+    let (done, relayed) = std::sync::mpsc::channel();
+    let Ok((reader, writer)) = std::io::pipe() else {
+        let _ = done.send(());
+        return (std::process::Stdio::null(), relayed);
+    };
+    std::thread::spawn(move || {
+        let mut reader = std::io::BufReader::new(reader);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match reader
+                .by_ref()
+                .take(MAX_STDERR_LINE)
+                .read_until(b'\n', &mut line)
+            {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    let text = String::from_utf8_lossy(&line);
+                    let text = text.strip_suffix('\n').unwrap_or(&text);
+                    errln!("server stderr: {}", visible(text));
+                }
+            }
+        }
+        let _ = done.send(());
+    });
+    (std::process::Stdio::from(writer), relayed)
+}
+
 /// `zamburak mcp list [--json] -- COMMAND ARGS…`
 pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
     // `mcp list` shows what the server says on stderr: it is how a server explains a failed start.
-    let (id, tools) = match fetch_tools(command, env, std::process::Stdio::inherit()) {
+    let (stderr, relayed) = relay_server_stderr();
+    let fetched = fetch_tools(command, env, stderr);
+    // The server has exited; its last lines arrive when every process holding its stderr has (a child it
+    // left behind may hold it for ever, so the wait is short).
+    let _ = relayed.recv_timeout(std::time::Duration::from_secs(1));
+    let (id, tools) = match fetched {
         Ok(found) => found,
         Err((e, said)) => return server_usage(&e, said.as_ref()),
     };

@@ -398,7 +398,7 @@ fn read_plan(path: &Path) -> Result<Vec<u8>, String> {
 /// A configuration problem (exit 2): on stderr, and on stdout as `{"error": …}` when the caller asked
 /// for JSON, so a program reading stdout never gets an empty document.
 fn usage(json: bool, message: &str) -> i32 {
-    // Multi-line messages (a policy error with its snippet) keep their lines; nothing else hides.
+    // Policy errors span lines (a snippet of the policy); nothing else a person cannot see passes.
     errln!("error: {}", crate::text::visible_lines(message));
     if json {
         outln!("{}", serde_json::json!({ "error": message }));

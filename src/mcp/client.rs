@@ -331,7 +331,10 @@ impl Client {
                 Ok(Err(_)) if meter.flooded() => Err(McpError::Flooded { doing: "starting" }),
                 Ok(Err(e)) => Err(McpError::Handshake {
                     program: cmd.program.clone(),
-                    said: OutsideText::new("what went wrong, quoting the server", e.to_string()),
+                    said: OutsideText::new(
+                        "the handshake error (it may quote the server)",
+                        e.to_string(),
+                    ),
                 }),
                 Err(_) => Err(McpError::Timeout {
                     doing: "starting",
