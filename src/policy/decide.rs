@@ -352,7 +352,7 @@ impl Checker<'_> {
             .iter()
             .any(|d| d.tool == self.claim.tool && d.arg == arg);
         if defaulted {
-            " (the default check for an argument that leaves: declare its readers to change it)"
+            " (the default check for an argument that leaves: declare one in the policy to change it)"
         } else {
             ""
         }

@@ -817,7 +817,7 @@ tools:
     assert_eq!(rule(&d), (Outcome::Deny, "args.schema.forbid_tags".into()));
     assert!(
         d.reason.ends_with(
-            "(the default check for an argument that leaves: declare its readers to change it)"
+            "(the default check for an argument that leaves: declare one in the policy to change it)"
         ),
         "{}",
         d.reason
