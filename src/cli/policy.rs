@@ -23,10 +23,13 @@ pub fn check_command(file: &Path) -> i32 {
             // As YAML comments, so what is printed still reads back as the same policy.
             let defaulted = policy.defaulted();
             if !defaulted.is_empty() {
+                let count = match defaulted.len() {
+                    1 => "1 argument leaves".to_string(),
+                    n => format!("{n} arguments leave"),
+                };
                 outln!(
-                    "# {} argument(s) leave the process without a declared confidentiality check; each got the strictest \
-                     check against where it goes (docs/policy.md, \"Arguments that leave\"):",
-                    defaulted.len()
+                    "# {count} the process without a declared confidentiality check and got the strictest \
+                     check against where it goes (docs/policy.md, \"Arguments that leave\"):"
                 );
                 for d in defaulted {
                     outln!("#   {}", one_line(&d.to_string()));

@@ -5,7 +5,8 @@
 //!    arguments, any `unknown` label (argument, list element or `pc`). They apply to `pure` tools too: a
 //!    `pure` tool skips the policy's requirements, not the shape of the call or the budget, and an
 //!    `unknown` label is denied everywhere (fail closed).
-//! 2. Per argument in declaration order: `require`, `forbid_tags`, `public`, `readers_must_include`; then the
+//! 2. Per argument in declaration order: `require`, `forbid_tags`, `public`, `readers_must_include` (for an
+//!    argument that leaves and declared none, the defaults `policy::sinks` filled in at load); then the
 //!    control context (`pc`) as an extra argument: `control.require`, every argument's `forbid_tags`,
 //!    `public` and `readers_must_include`. Each violation's outcome is the tool's `on_violation`, except a
 //!    `forbid_tags` that states its own (`{ tags: [..], on_violation: deny }`).
@@ -352,7 +353,7 @@ impl Checker<'_> {
             .iter()
             .any(|d| d.tool == self.claim.tool && d.arg == arg);
         if defaulted {
-            " (the default check for an argument that leaves: declare its readers to change it)"
+            " (the default check for an argument that leaves: declare one in the policy to change it)"
         } else {
             ""
         }

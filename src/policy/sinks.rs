@@ -91,8 +91,10 @@ pub fn party(file: &PolicyFile, tool: &ToolSpec) -> Option<Party> {
                 None => Party::Anyone,
             },
         ),
-        Some(ToolSource::Builtin(Source::MailSend)) => Some(Party::Recipients("to".into())),
-        Some(ToolSource::Builtin(Source::WebGet)) => Some(Party::Anyone),
+        Some(ToolSource::Builtin(source)) if source.transmits() => Some(match source {
+            Source::MailSend => Party::Recipients("to".into()),
+            _ => Party::Anyone,
+        }),
         _ if tool.effect == Effect::Send => {
             Some(named_recipients(tool).map_or(Party::Anyone, Party::Recipients))
         }

@@ -343,6 +343,19 @@ fn check_tool(
             && !tool.args.contains_key(other)
             && !names_party
         {
+            if let Some(mcp) = tool.source.as_ref().and_then(ToolSource::mcp)
+                && other == crate::policy::servers::SERVER_RECIPIENT
+            {
+                return Err(cx
+                    .at_value(
+                        &sub(&[Seg::Key("readers_must_include")]),
+                        format!(
+                            "`readers_must_include: server` names the server's reader, but server `{}` declares no `reader`",
+                            mcp.server
+                        ),
+                    )
+                    .expected("a `reader` on the server, such as `reader: \"mcp:fs\"`"));
+            }
             return Err(cx
                 .at_value(
                     &sub(&[Seg::Key("readers_must_include")]),
@@ -1022,6 +1035,24 @@ mod tests {
             6,
             21,
             "no verifier mints kind `Nope`",
+        ),
+        (
+            "version: 1\nservers:\n  s: { command: srv, reader: ' ' }\n",
+            3,
+            30,
+            "the reader is empty",
+        ),
+        (
+            "version: 1\nservers:\n  s: { command: srv, reader: 'mcp:s' }\ntools:\n  t:\n    source: mcp.s.t\n    effect: read\n    args: { server: {} }\n",
+            8,
+            13,
+            "`server` names it in `readers_must_include`",
+        ),
+        (
+            "version: 1\nservers:\n  s: { command: srv }\ntools:\n  t:\n    source: mcp.s.t\n    effect: read\n    args: { a: { readers_must_include: server } }\n",
+            8,
+            40,
+            "declares no `reader`",
         ),
     ];
 

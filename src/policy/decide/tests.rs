@@ -755,3 +755,140 @@ fn a_forbid_tags_with_its_own_on_violation_decides_its_violations() {
     let again = Policy::from_yaml_str(&printed, "p.yaml", Path::new(".")).unwrap();
     assert_eq!(again.file(), policy.file());
 }
+
+/// Arguments that leave and declare no check get one against their party (policy::sinks), and the decision
+/// applies it like any declared requirement, to the argument and to the control context.
+#[test]
+fn an_argument_that_leaves_without_a_check_is_checked_against_its_party() {
+    let text = r#"
+version: 1
+user: me@example.com
+tags: [PRIVATE, AUTH_SECRET]
+providers:
+  local: { kind: fixture, fixtures: f.json, reader: "llm:local" }
+servers:
+  own: { command: srv, reader: "mcp:own" }
+  other: { command: srv }
+tools:
+  ask:
+    source: builtin.llm.local
+    effect: send
+    args:
+      prompt: { forbid_tags: { tags: [AUTH_SECRET], on_violation: deny }, readers_must_include: provider }
+      data: { readers_must_include: provider }
+      schema: { require: trusted }
+    control: { require: any }
+    on_violation: confirm
+  store:
+    source: mcp.own.store
+    effect: write
+    args: { key: {} }
+    control: { require: any }
+  post:
+    source: mcp.other.post
+    effect: read
+    args: { text: {} }
+    control: { require: any }
+"#;
+    let policy = Policy::from_yaml_str(text, "t.yaml", Path::new(".")).unwrap();
+    let mut space = policy.label_space().unwrap();
+    space.record_call(1, "read_config");
+    for p in ["llm:local", "mcp:own"] {
+        space.principal(p);
+    }
+    let w = World { policy, space };
+    let secret = trusted(with_tags(&w, readers(&w, from(1), &[]), &["AUTH_SECRET"]));
+    let private = trusted(with_tags(&w, readers(&w, from(1), &[]), &["PRIVATE"]));
+    let ask = |schema: Label| {
+        claim(
+            "ask",
+            vec![
+                arg("prompt", lit()),
+                arg("data", lit()),
+                arg("schema", schema),
+            ],
+        )
+    };
+    let rule = |d: &Decision| (d.outcome, d.rule.to_string());
+    // The issue's bypass: a secret in the schema. Readable by the provider, it is still AUTH_SECRET, which
+    // `prompt` forbids with its own `deny`: the schema gets both.
+    let readable = readers(&w, secret.clone(), &["llm:local"]);
+    let d = decide(&w.policy, &w.space, &ask(readable));
+    assert_eq!(rule(&d), (Outcome::Deny, "args.schema.forbid_tags".into()));
+    assert!(
+        d.reason.ends_with(
+            "(the default check for an argument that leaves: declare one in the policy to change it)"
+        ),
+        "{}",
+        d.reason
+    );
+    // Private data the provider may not read: its readers.
+    let d = decide(&w.policy, &w.space, &ask(private.clone()));
+    assert_eq!(
+        rule(&d),
+        (Outcome::Confirm, "args.schema.readers_must_include".into())
+    );
+    assert!(d.reason.contains("`llm:local`"), "{}", d.reason);
+    // A literal schema chosen under a private condition: the control context.
+    let d = decide(&w.policy, &w.space, &under(private.clone(), ask(lit())));
+    assert_eq!(
+        rule(&d),
+        (Outcome::Confirm, "control.readers_must_include".into())
+    );
+    assert_eq!(
+        decide(&w.policy, &w.space, &ask(lit())).outcome,
+        Outcome::Allow
+    );
+    // An MCP server with a reader: `readers_must_include: server`; the user's data may not go, what the
+    // server may read may.
+    let d = decide(
+        &w.policy,
+        &w.space,
+        &claim("store", vec![arg("key", private.clone())]),
+    );
+    assert_eq!(
+        rule(&d),
+        (Outcome::Deny, "args.key.readers_must_include".into())
+    );
+    assert!(d.reason.contains("`mcp:own`"), "{}", d.reason);
+    let shared = readers(&w, private.clone(), &["mcp:own"]);
+    let d = decide(
+        &w.policy,
+        &w.space,
+        &claim("store", vec![arg("key", shared)]),
+    );
+    assert_eq!(d.outcome, Outcome::Allow, "{}", d.reason);
+    // A claim cannot name the implicit recipient itself: naming the user (a reader of everything) changes
+    // nothing, the server's own reader is checked.
+    let d = decide(
+        &w.policy,
+        &w.space,
+        &claim(
+            "store",
+            vec![
+                arg("key", private.clone()),
+                text_arg("server", lit(), "me@example.com"),
+            ],
+        ),
+    );
+    assert_eq!(
+        rule(&d),
+        (Outcome::Deny, "args.key.readers_must_include".into())
+    );
+    // A server without a reader is anyone: public only.
+    let d = decide(
+        &w.policy,
+        &w.space,
+        &claim("post", vec![arg("text", private)]),
+    );
+    assert_eq!(rule(&d), (Outcome::Deny, "args.text.public".into()));
+    assert_eq!(
+        decide(
+            &w.policy,
+            &w.space,
+            &claim("post", vec![arg("text", lit())])
+        )
+        .outcome,
+        Outcome::Allow
+    );
+}
