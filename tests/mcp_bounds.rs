@@ -1,6 +1,6 @@
 //! A hostile MCP server cannot exhaust the host: a tool listing is bounded in pages, bytes and time, a reply
-//! over the message limit is refused at once (not dropped and waited out), and a server that lists one tool
-//! name twice is refused. The server is our own (tests/mcp/flood_server.py). Every test asserts the refusal
+//! over the message limit is refused at once (not dropped and waited out), requests of the server's own are
+//! bounded, and a server that lists one tool name twice is refused. The server is our own (tests/mcp/flood_server.py). Every test asserts the refusal
 //! and that nothing reached the server; the host's peak memory is measured with
 //! `getrusage(RUSAGE_CHILDREN)`, the largest peak of every process this test binary has waited for (hence
 //! a test binary of its own, whose every run must stay under the bound).
@@ -153,6 +153,26 @@ fn an_endless_listing_is_refused_at_lock_and_run_with_memory_bounded() {
             assert_peak_bounded();
         }
     }
+    // Slow pages: the whole listing gets the call timeout (lowered to 2 s here), not each page.
+    set_mode(dir, "slow_pages");
+    let policy = std::fs::read_to_string(dir.join("zamburak.yaml")).unwrap();
+    std::fs::write(
+        dir.join("zamburak.yaml"),
+        policy.replace("call_timeout_ms: 10000", "call_timeout_ms: 2000"),
+    )
+    .unwrap();
+    let started = Instant::now();
+    let out = zamburak(dir, &["run", "p.py"]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("did not answer within 2000 ms while listing its tools"),
+        "{t}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(8));
+    assert!(pages(dir) < 20, "{} pages", pages(dir));
+    assert!(calls(dir).is_empty());
+    std::fs::write(dir.join("zamburak.yaml"), policy).unwrap();
     // The lock is the one written while the server behaved.
     set_mode(dir, "");
     let out = zamburak(dir, &["mcp", "diff"]);

@@ -8,6 +8,7 @@ STATE_DIR/mode       optional words, read at every request:
                      `paged`      list the tools on two pages (an honest server that paginates);
                      `endless`    answer every tools/list page with 50 tools of ~1 KiB and a next cursor, forever;
                      `endless_big` the same with ~1 MiB pages;
+                     `slow_pages` answer every page after 0.3 s, with a next cursor, forever;
                      `duplicate`  list `add` a second time, on a second page, with another description;
                      `after_call` apply the listing words above only once a tools/call was received, and
                                   announce notifications/tools/list_changed in that call's reply;
@@ -21,6 +22,7 @@ STATE_DIR/pages      the number of tools/list requests answered so far
 import json
 import os
 import sys
+import time
 
 STATE = sys.argv[1]
 called = False
@@ -85,6 +87,9 @@ def list_page(cursor):
     first = TOOLS if cursor is None else []
     if "endless" in words:
         return {"tools": first + filler(page, 50, 1024), "nextCursor": f"p{page + 1}"}
+    if "slow_pages" in words:
+        time.sleep(0.3)
+        return {"tools": first, "nextCursor": f"p{page + 1}"}
     if "endless_big" in words:
         return {"tools": first + filler(page, 1, 1 << 20), "nextCursor": f"p{page + 1}"}
     if "duplicate" in words:
