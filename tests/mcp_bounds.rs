@@ -179,6 +179,13 @@ fn an_endless_listing_is_refused_at_lock_and_run_with_memory_bounded() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
 
+/// The claim code of `p.zsnap` in `dir`, as the person copies it from the claim.
+fn claim_code(dir: &Path) -> String {
+    let snap: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("p.zsnap")).unwrap()).unwrap();
+    zamburak::trace::record::claim_code(snap["claim_digest"].as_str().unwrap())
+}
+
 #[test]
 fn an_endless_listing_refuses_an_approval_and_leaves_the_claim_pending() {
     let tmp = setup("");
@@ -193,7 +200,8 @@ fn an_endless_listing_refuses_an_approval_and_leaves_the_claim_pending() {
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
     assert_eq!(calls(dir).len(), 1);
     set_mode(dir, "endless");
-    let out = zamburak(dir, &["approve", "p.zsnap", "--by", "tester"]);
+    let code = claim_code(dir);
+    let out = zamburak(dir, &["approve", "p.zsnap", "--claim", &code, "--by", "tester"]);
     let t = text(&out);
     assert_ne!(out.status.code(), Some(0), "{t}");
     assert!(t.contains("tool list is longer than 100 pages"), "{t}");
@@ -202,7 +210,8 @@ fn an_endless_listing_refuses_an_approval_and_leaves_the_claim_pending() {
     assert_peak_bounded();
     // The claim is still pending: approved once the server behaves.
     set_mode(dir, "");
-    let out = zamburak(dir, &["approve", "p.zsnap", "--by", "tester"]);
+    let code = claim_code(dir);
+    let out = zamburak(dir, &["approve", "p.zsnap", "--claim", &code, "--by", "tester"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let c = calls(dir);
     assert_eq!(c.len(), 2, "{c:?}");

@@ -574,7 +574,7 @@ fn the_queue_needs_a_decider_and_takes_no_export() {
 /// line (`approve SNAPSHOT --claim CODE` each), counting the keys a person types. Run with `cargo test
 /// --test queue -- --ignored --nocapture`; docs/approvals.md and the issue note quote its numbers.
 #[test]
-#[ignore]
+#[ignore = "a measurement, not a check: run with --ignored --nocapture"]
 fn forty_claims_measured() {
     let world = World::new(None);
     let started = Instant::now();

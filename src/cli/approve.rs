@@ -148,6 +148,10 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
             )
         );
     }
+    if let Some(said) = &report.tool_said {
+        // The tool's, server's or model's own words: escaped, on the terminal only.
+        errln!("  {}", said.for_terminal());
+    }
     let ended = match report.status {
         Status::Suspended => {
             "suspended again: another call waits for your decision (exit 4)".to_string()

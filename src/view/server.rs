@@ -1,6 +1,6 @@
 //! The local server: loopback only, every path behind an unguessable token, strict headers on every
 //! response, no outbound requests. The trace viewer's pages are served here; the review queue
-//! ([`super::queue`]) is served by the same loop, behind the same token and headers.
+//! (`view::queue`) is served by the same loop, behind the same token and headers.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
