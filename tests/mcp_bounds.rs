@@ -201,7 +201,10 @@ fn an_endless_listing_refuses_an_approval_and_leaves_the_claim_pending() {
     assert_eq!(calls(dir).len(), 1);
     set_mode(dir, "endless");
     let code = claim_code(dir);
-    let out = zamburak(dir, &["approve", "p.zsnap", "--claim", &code, "--by", "tester"]);
+    let out = zamburak(
+        dir,
+        &["approve", "p.zsnap", "--claim", &code, "--by", "tester"],
+    );
     let t = text(&out);
     assert_ne!(out.status.code(), Some(0), "{t}");
     assert!(t.contains("tool list is longer than 100 pages"), "{t}");
@@ -211,7 +214,10 @@ fn an_endless_listing_refuses_an_approval_and_leaves_the_claim_pending() {
     // The claim is still pending: approved once the server behaves.
     set_mode(dir, "");
     let code = claim_code(dir);
-    let out = zamburak(dir, &["approve", "p.zsnap", "--claim", &code, "--by", "tester"]);
+    let out = zamburak(
+        dir,
+        &["approve", "p.zsnap", "--claim", &code, "--by", "tester"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let c = calls(dir);
     assert_eq!(c.len(), 2, "{c:?}");

@@ -89,14 +89,19 @@ mod tests {
     #[test]
     fn frames_read_back_and_anything_else_is_unknown() {
         let lit = Packed::LITERAL.bits();
-        let printed = format!("\0{lit}\03\0a\0b\0{lit}\02\0é\n");
+        let printed = format!("\u{0}{lit}\u{0}3\u{0}a\u{0}b\u{0}{lit}\u{0}2\u{0}é\n");
         let segs = segments(&printed);
         assert_eq!(segs.len(), 2, "{segs:?}");
         assert_eq!(segs[0].1, "a\0b");
         assert_eq!(segs[1].1, "é\n");
         assert!(!segs[0].0.is_unknown());
         // Text without a frame, a bad length and a bad label: unknown, never dropped.
-        for bad in ["plain", "\0x\01\0a", "\05\09\0short", "é\0"] {
+        for bad in [
+            "plain",
+            "\u{0}x\u{0}1\u{0}a",
+            "\u{0}5\u{0}9\u{0}short",
+            "é\u{0}",
+        ] {
             let segs = segments(bad);
             assert!(segs.iter().all(|(l, _)| l.is_unknown()), "{bad:?}");
             let all: String = segs.iter().map(|(_, t)| t.as_str()).collect();
