@@ -269,6 +269,13 @@ fn kinds(trace: &Path) -> Vec<String> {
 #[test]
 fn a_browser_approves_one_claim_and_rejects_another() {
     let world = World::new(None);
+    // The mail both plans forward is hostile: markup that would fetch and run, and a bidi override.
+    deliver(
+        &world,
+        1,
+        "mallory@evil.test",
+        "<img src=\"http://127.0.0.1:9/x\"><script>document.title='pwned'</script>\u{202e}fdp.exe",
+    );
     let a = suspended(&world, "a", "fwd A");
     let b = suspended(&world, "b", "fwd B");
     let listed = pending(world.dir.path());
@@ -289,9 +296,12 @@ fn a_browser_approves_one_claim_and_rejects_another() {
         "subject = \"fwd A\"",
         "subject = \"fwd B\"",
         "! UNTRUSTED: written by whoever wrote read_inbox#1, not by you",
-        "readers: you, attacker@evil.test",
+        "readers: you, mallory@evil.test",
         "not allowed to read `body`: bob@example.com",
         "(args.body.readers_must_include)",
+        // The hostile body, as text: escaped markup, the override as an escape.
+        r#"&lt;img src=\"http://127.0.0.1:9/x\"&gt;&lt;script&gt;"#,
+        r#"\u{202e}fdp.exe"#,
     ] {
         assert!(
             html(0).contains(shown),
@@ -299,6 +309,8 @@ fn a_browser_approves_one_claim_and_rejects_another() {
             html(0)
         );
     }
+    assert!(!html(0).contains("<img") && !html(0).contains("<script"));
+    assert!(!html(0).contains('\u{202e}'));
     // After the approval: what ran, and the other claim still waiting with its own buttons.
     assert_eq!(pages[1]["status"], 200);
     assert!(
