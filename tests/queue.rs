@@ -411,6 +411,15 @@ fn forged_replayed_and_stale_posts_are_refused_and_change_nothing() {
     let server = serve_queue(world.dir.path());
     let fa = form_for(&server, &code_a);
     let fb = form_for(&server, &code_b);
+    // Each claim has a page of its own (ids in the order the queue first showed them), with its form.
+    let own = http("GET", &format!("{}claim/0", server.url), None, &[]);
+    assert_eq!(own.status, 200);
+    assert!(
+        own.body.contains(&format!("Approve claim {code_a}")),
+        "{}",
+        own.body
+    );
+    assert!(!own.body.contains(&code_b), "{}", own.body);
     let before = world_state(&world, &files);
     let unchanged = |why: &str| {
         assert!(
@@ -500,6 +509,16 @@ fn forged_replayed_and_stale_posts_are_refused_and_change_nothing() {
     let sent = world.messages("out/outbox");
     assert_eq!(sent.len(), 1);
     assert!(sent[0].contains("Subject: fwd A"));
+    // A's own page now says who decided it, and has no form; an id never shown is 404.
+    let own = http("GET", &format!("{}claim/0", server.url), None, &[]);
+    assert_eq!(own.status, 200);
+    assert!(own.body.contains("is no longer pending"), "{}", own.body);
+    assert!(own.body.contains("was approved by alice"), "{}", own.body);
+    assert!(!own.body.contains("<form"), "{}", own.body);
+    assert_eq!(
+        http("GET", &format!("{}claim/99", server.url), None, &[]).status,
+        404
+    );
     let after = world_state(&world, &files);
     let r = post(&server, &fa.body("approve"));
     assert_eq!(r.status, 403, "a replayed form");
