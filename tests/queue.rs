@@ -269,6 +269,13 @@ fn kinds(trace: &Path) -> Vec<String> {
 #[test]
 fn a_browser_approves_one_claim_and_rejects_another() {
     let world = World::new(None);
+    // The mail both plans forward is hostile: markup that would fetch and run, and a bidi override.
+    deliver(
+        &world,
+        1,
+        "mallory@evil.test",
+        "<img src=\"http://127.0.0.1:9/x\"><script>document.title='pwned'</script>\u{202e}fdp.exe",
+    );
     let a = suspended(&world, "a", "fwd A");
     let b = suspended(&world, "b", "fwd B");
     let listed = pending(world.dir.path());
@@ -289,9 +296,12 @@ fn a_browser_approves_one_claim_and_rejects_another() {
         "subject = \"fwd A\"",
         "subject = \"fwd B\"",
         "! UNTRUSTED: written by whoever wrote read_inbox#1, not by you",
-        "readers: you, attacker@evil.test",
+        "readers: you, mallory@evil.test",
         "not allowed to read `body`: bob@example.com",
         "(args.body.readers_must_include)",
+        // The hostile body, as text: escaped markup, the override as an escape.
+        r#"&lt;img src=\"http://127.0.0.1:9/x\"&gt;&lt;script&gt;"#,
+        r#"\u{202e}fdp.exe"#,
     ] {
         assert!(
             html(0).contains(shown),
@@ -299,6 +309,8 @@ fn a_browser_approves_one_claim_and_rejects_another() {
             html(0)
         );
     }
+    assert!(!html(0).contains("<img") && !html(0).contains("<script"));
+    assert!(!html(0).contains('\u{202e}'));
     // After the approval: what ran, and the other claim still waiting with its own buttons.
     assert_eq!(pages[1]["status"], 200);
     assert!(
@@ -399,6 +411,15 @@ fn forged_replayed_and_stale_posts_are_refused_and_change_nothing() {
     let server = serve_queue(world.dir.path());
     let fa = form_for(&server, &code_a);
     let fb = form_for(&server, &code_b);
+    // Each claim has a page of its own (ids in the order the queue first showed them), with its form.
+    let own = http("GET", &format!("{}claim/0", server.url), None, &[]);
+    assert_eq!(own.status, 200);
+    assert!(
+        own.body.contains(&format!("Approve claim {code_a}")),
+        "{}",
+        own.body
+    );
+    assert!(!own.body.contains(&code_b), "{}", own.body);
     let before = world_state(&world, &files);
     let unchanged = |why: &str| {
         assert!(
@@ -488,6 +509,16 @@ fn forged_replayed_and_stale_posts_are_refused_and_change_nothing() {
     let sent = world.messages("out/outbox");
     assert_eq!(sent.len(), 1);
     assert!(sent[0].contains("Subject: fwd A"));
+    // A's own page now says who decided it, and has no form; an id never shown is 404.
+    let own = http("GET", &format!("{}claim/0", server.url), None, &[]);
+    assert_eq!(own.status, 200);
+    assert!(own.body.contains("is no longer pending"), "{}", own.body);
+    assert!(own.body.contains("was approved by alice"), "{}", own.body);
+    assert!(!own.body.contains("<form"), "{}", own.body);
+    assert_eq!(
+        http("GET", &format!("{}claim/99", server.url), None, &[]).status,
+        404
+    );
     let after = world_state(&world, &files);
     let r = post(&server, &fa.body("approve"));
     assert_eq!(r.status, 403, "a replayed form");

@@ -4,8 +4,9 @@
 //! approving does) with its own Approve and Reject buttons: plain HTML forms, no script.
 //!
 //! A decision is a POST of one claim's form. The form names the claim's digest and carries a CSRF token of
-//! its own: random, issued with the page for that one claim (its snapshot's path, its digest and the
-//! snapshot's exact bytes), kept in this server's memory, and taken by the first POST that shows it. A POST
+//! its own: random, issued with the page for that one claim (its snapshot's path, its digest, and the
+//! suspension it belongs to: the trace record it follows and when it was made), kept in this server's
+//! memory, and taken by the first POST that shows it. A POST
 //! whose token this server did not issue or already took (a forged or replayed form), whose digest is not
 //! the one its token was issued for, or whose claim is no longer the one shown (decided meanwhile, the
 //! snapshot replaced) is refused with a page that says why, and nothing is decided. An accepted one goes
@@ -32,7 +33,6 @@ use crate::runtime::run::{ClaimShown, Engine, Status};
 use crate::runtime::snapshot::{self, Decided, Snapshot, Verdict};
 use crate::text::{visible, visible_lines};
 use crate::trace::record::Call;
-use crate::trace::redact::sha256_bytes;
 
 /// What the queue serves and who decides.
 pub struct Queue {
@@ -81,12 +81,42 @@ const TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
-/// What a CSRF token was issued for: one claim as one page showed it.
-#[derive(Clone, Debug)]
+/// What a CSRF token was issued for: one claim as one page showed it. The suspension (the trace record
+/// the snapshot follows, and when it was made) tells a claim decided and made again with the same digest
+/// (the plan ran again on the same data) from the one shown; `decide` checks the snapshot's bytes
+/// against the trace.
+#[derive(Clone, Debug, PartialEq)]
 struct Issued {
     path: PathBuf,
     claim_digest: String,
-    snapshot_sha256: String,
+    trace_prev: String,
+    created_at: String,
+}
+
+impl Issued {
+    fn of(path: &Path, s: &Snapshot) -> Issued {
+        Issued {
+            path: path.to_path_buf(),
+            claim_digest: s.claim_digest.clone(),
+            trace_prev: s.trace_prev.clone(),
+            created_at: s.created_at.clone(),
+        }
+    }
+}
+
+/// The snapshot at `path` if its claim still waits: its trace's last record is the `suspend` naming it.
+fn still_pending(path: &Path) -> Result<Snapshot, String> {
+    let (snap, _) = snapshot::peek(path)?;
+    let waits = snapshot::pending_at(&snap.trace)
+        .is_some_and(|(at, _)| std::fs::canonicalize(&at).ok() == std::fs::canonicalize(path).ok());
+    if waits {
+        Ok(snap)
+    } else {
+        Err(format!(
+            "the claim at {} no longer waits (it was decided, or its run ended)",
+            shown(path)
+        ))
+    }
 }
 
 /// The live CSRF tokens, oldest first in `order`.
@@ -208,36 +238,23 @@ impl QueueState {
             .map_err(|e| format!("cannot render {name}: {e}"))
     }
 
-    /// A claim as shown, with a fresh form token bound to it; `None` when the snapshot at `path` is not
-    /// readable now (it was decided or replaced since it was found).
-    fn claim_view(&self, path: &Path) -> Option<Result<ClaimView, String>> {
-        let (snap, bytes) = snapshot::peek(path).ok()?;
-        let issued = Issued {
-            path: path.to_path_buf(),
-            claim_digest: snap.claim_digest.clone(),
-            snapshot_sha256: sha256_bytes(&bytes),
-        };
-        let csrf = match locked(&self.forms).issue(issued) {
-            Ok(t) => t,
-            Err(e) => return Some(Err(e)),
-        };
-        Some(Ok(view_of(
+    /// A pending claim as shown, with a fresh form token bound to it.
+    fn claim_view(&self, path: &Path, snap: &Snapshot) -> Result<ClaimView, String> {
+        let csrf = locked(&self.forms).issue(Issued::of(path, snap))?;
+        Ok(view_of(
             self.id_of(path),
             path,
-            &snap,
+            snap,
             self.queue.claim_text,
             csrf,
-        )))
+        ))
     }
 
     fn list_page(&self, decided: Option<usize>) -> Result<String, String> {
-        let found = snapshot::find_pending(&self.queue.dirs);
-        let mut claims = Vec::new();
-        for (path, _) in &found {
-            if let Some(view) = self.claim_view(path) {
-                claims.push(view?);
-            }
-        }
+        let claims = snapshot::find_pending(&self.queue.dirs)
+            .iter()
+            .map(|(path, snap)| self.claim_view(path, snap))
+            .collect::<Result<Vec<_>, _>>()?;
         let outcome = decided.and_then(|n| locked(&self.outcomes).get(n).cloned());
         let dirs: Vec<String> = self.queue.dirs.iter().map(|d| shown(d)).collect();
         self.render(
@@ -255,22 +272,12 @@ impl QueueState {
     /// One claim's page; `None`: no such id.
     fn claim_page(&self, id: usize) -> Option<Result<String, String>> {
         let path = locked(&self.ids).get(id).cloned()?;
-        let pending = snapshot::find_pending(&self.queue.dirs)
-            .into_iter()
-            .any(|(p, _)| p == path);
-        let (claim, gone) = match pending.then(|| self.claim_view(&path)).flatten() {
-            Some(Ok(c)) => (Some(c), None),
-            Some(Err(e)) => return Some(Err(e)),
-            None => (
-                None,
-                Some(match snapshot::peek(&path) {
-                    Err(e) => visible(&e),
-                    Ok(_) => format!(
-                        "{} no longer waits for a decision (its trace moved on)",
-                        shown(&path)
-                    ),
-                }),
-            ),
+        let (claim, gone) = match still_pending(&path) {
+            Ok(snap) => match self.claim_view(&path, &snap) {
+                Ok(c) => (Some(c), None),
+                Err(e) => return Some(Err(e)),
+            },
+            Err(e) => (None, Some(visible(&e))),
         };
         Some(self.render(
             "queue_claim.html",
@@ -559,18 +566,10 @@ fn decide_issued(
 ) -> Result<usize, (StatusCode, String)> {
     let stale = |why: String| (StatusCode::CONFLICT, format!("{why}: nothing was decided"));
     let path = &issued.path;
-    let (snap, bytes) = snapshot::peek(path).map_err(stale)?;
-    if sha256_bytes(&bytes) != issued.snapshot_sha256 || snap.claim_digest != issued.claim_digest {
+    let snap = still_pending(path).map_err(stale)?;
+    if Issued::of(path, &snap) != *issued {
         return Err(stale(format!(
             "{} holds another claim than the page showed (the plan ran again, or the file was replaced)",
-            shown(path)
-        )));
-    }
-    let still = snapshot::pending_at(&snap.trace)
-        .is_some_and(|(at, _)| std::fs::canonicalize(&at).ok() == std::fs::canonicalize(path).ok());
-    if !still {
-        return Err(stale(format!(
-            "the claim at {} no longer waits (it was decided, or its run ended)",
             shown(path)
         )));
     }
@@ -679,7 +678,8 @@ mod tests {
         Issued {
             path: PathBuf::from("a.zsnap"),
             claim_digest: "sha256:00".into(),
-            snapshot_sha256: "sha256:11".into(),
+            trace_prev: "11".into(),
+            created_at: "2026-11-26T00:00:00Z".into(),
         }
     }
 
