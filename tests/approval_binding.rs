@@ -315,3 +315,56 @@ fn pending_lists_what_waits_and_nothing_else() {
     let doc: Value = serde_json::from_slice(&after.stdout).unwrap();
     assert_eq!(doc["pending"], serde_json::json!([]));
 }
+
+/// At a terminal, `approve` without `--claim` shows the claim again, with its code, and approves only on
+/// `y`. The terminal is a real pseudo-terminal (`script`, from util-linux).
+#[test]
+fn approve_at_a_terminal_shows_the_claim_again_and_asks() {
+    let world = World::new(None);
+    let plan = world.write_plan("plan.py", FORWARD);
+    let run = world.run(&plan, &[]);
+    assert_eq!(run.status.code(), Some(4));
+    let code = printed_code(&text(&run.stderr));
+    let bin = assert_cmd::cargo::cargo_bin("zamburak");
+    let at_terminal = |answer: &str| {
+        let command = format!(
+            "{} approve {} --by alice",
+            bin.display(),
+            world.path("plan.zsnap").display()
+        );
+        let mut child = std::process::Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("script (util-linux) runs a command on a pseudo-terminal");
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(answer.as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        (out.status.code(), text(&out.stdout))
+    };
+    let (status, screen) = at_terminal("n\n");
+    assert_eq!(status, Some(2), "{screen}");
+    assert!(
+        screen.contains("body = \"Reminder from yourself"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(&format!("approve claim {code}? [y/N]")),
+        "{screen}"
+    );
+    assert!(
+        world.messages("out/outbox").is_empty(),
+        "a no sends nothing"
+    );
+    let (status, screen) = at_terminal("y\n");
+    assert_eq!(status, Some(0), "{screen}");
+    assert!(
+        screen.contains("approved by alice: ran `send_email` #2"),
+        "{screen}"
+    );
+    assert_eq!(world.messages("out/outbox").len(), 1);
+}
