@@ -46,7 +46,6 @@ pub fn queue_command(dirs: &[PathBuf], addr: Option<&str>, by: Option<&str>) -> 
             return exit::USAGE;
         }
     };
-    let waiting = crate::runtime::snapshot::find_pending(&dirs).len();
     let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     let config = queue::Queue {
         dirs,
@@ -54,7 +53,7 @@ pub fn queue_command(dirs: &[PathBuf], addr: Option<&str>, by: Option<&str>) -> 
         engine,
         claim_text: super::approve::claim_text,
     };
-    let result = queue::serve(config, addr, &mut |url| {
+    let result = queue::serve(config, addr, &mut |url, waiting| {
         outln!("{url}");
         errln!(
             "serving the review queue of {} on loopback ({waiting} claim{} pending now), deciding as {}; \

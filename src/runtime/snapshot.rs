@@ -235,6 +235,26 @@ const PENDING_DEPTH: usize = 8;
 /// directories, `target` and `node_modules`): a `.zsnap` whose trace still waits on it, oldest first.
 /// Snapshots that are not pending (decided, replaced, unreadable) are left out.
 pub fn find_pending(dirs: &[PathBuf]) -> Vec<(PathBuf, Snapshot)> {
+    let mut out: Vec<(PathBuf, Snapshot)> = snapshot_files(dirs)
+        .into_iter()
+        .filter_map(pending_file)
+        .collect();
+    out.sort_by(|a, b| a.1.created_at.cmp(&b.1.created_at));
+    out
+}
+
+/// The claim the snapshot file at `path` holds, if it is pending: its trace's last record is the `suspend`
+/// naming it ([`pending_at`]) at that place.
+pub fn pending_file(path: PathBuf) -> Option<(PathBuf, Snapshot)> {
+    let (snap, _) = peek(&path).ok()?;
+    let (at, pending) = pending_at(&snap.trace)?;
+    // The trace names the snapshot at its default place; a copy elsewhere is not the pending one.
+    let same = std::fs::canonicalize(&at).ok()? == std::fs::canonicalize(&path).ok()?;
+    same.then_some((path, pending))
+}
+
+/// Every `.zsnap` file [`find_pending`] looks at under `dirs`, pending or not, sorted.
+pub fn snapshot_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
     fn walk(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
@@ -259,18 +279,7 @@ pub fn find_pending(dirs: &[PathBuf]) -> Vec<(PathBuf, Snapshot)> {
     }
     files.sort();
     files.dedup();
-    let mut out: Vec<(PathBuf, Snapshot)> = files
-        .into_iter()
-        .filter_map(|path| {
-            let (snap, _) = peek(&path).ok()?;
-            let (at, pending) = pending_at(&snap.trace)?;
-            // The trace names the snapshot at its default place; a copy elsewhere is not the pending one.
-            let same = std::fs::canonicalize(&at).ok()? == std::fs::canonicalize(&path).ok()?;
-            same.then_some((path, pending))
-        })
-        .collect();
-    out.sort_by(|a, b| a.1.created_at.cmp(&b.1.created_at));
-    out
+    files
 }
 
 /// Reads a snapshot file without any of the checks [`open`] makes: for showing a claim (which checks the

@@ -106,17 +106,87 @@ impl Issued {
 
 /// The snapshot at `path` if its claim still waits: its trace's last record is the `suspend` naming it.
 fn still_pending(path: &Path) -> Result<Snapshot, String> {
-    let (snap, _) = snapshot::peek(path)?;
-    let waits = snapshot::pending_at(&snap.trace)
-        .is_some_and(|(at, _)| std::fs::canonicalize(&at).ok() == std::fs::canonicalize(path).ok());
-    if waits {
-        Ok(snap)
-    } else {
-        Err(format!(
-            "the claim at {} no longer waits (it was decided, or its run ended)",
-            shown(path)
-        ))
+    match snapshot::pending_file(path.to_path_buf()) {
+        Some((_, snap)) => Ok(snap),
+        // Why not, for the page: gone (and who decided it), unreadable, or no longer the one waited on.
+        None => Err(match snapshot::peek(path) {
+            Err(e) => e,
+            Ok(_) => format!(
+                "the claim at {} no longer waits (it was decided, or its run ended)",
+                shown(path)
+            ),
+        }),
     }
+}
+
+/// A file's identity and version as the file system tells them (a snapshot is replaced by a rename, so
+/// its inode changes; a trace grows).
+#[derive(Clone, Debug, PartialEq)]
+struct Stamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    inode: u64,
+}
+
+fn stamp(p: &Path) -> Option<Stamp> {
+    let m = std::fs::metadata(p).ok()?;
+    Some(Stamp {
+        len: m.len(),
+        modified: m.modified().ok(),
+        #[cfg(unix)]
+        inode: std::os::unix::fs::MetadataExt::ino(&m),
+    })
+}
+
+/// A pending snapshot as last read: its stamp and its trace's, and the snapshot without its paused run
+/// (the bulk of the file, which only `decide` needs and reads itself).
+struct Seen {
+    snapshot: Stamp,
+    trace: Option<Stamp>,
+    pending: Snapshot,
+}
+
+/// The claims pending under `dirs`, as [`snapshot::find_pending`] finds them (the same files, each checked
+/// by [`snapshot::pending_file`], oldest first), reading again only a snapshot or a trace that changed since
+/// the last look. Only what is shown comes from here: a decision checks its claim afresh.
+fn find_pending_cached(
+    dirs: &[PathBuf],
+    cache: &mut HashMap<PathBuf, Seen>,
+) -> Vec<(PathBuf, Snapshot)> {
+    let files = snapshot::snapshot_files(dirs);
+    cache.retain(|p, _| files.contains(p));
+    let mut out = Vec::new();
+    for path in files {
+        // Stamped before reading: a change while it is read shows as a change next time.
+        let Some(now) = stamp(&path) else { continue };
+        if let Some(seen) = cache.get(&path)
+            && seen.snapshot == now
+            && seen.trace == stamp(&seen.pending.trace)
+        {
+            out.push((path, seen.pending.clone()));
+            continue;
+        }
+        cache.remove(&path);
+        if let Some((path, mut pending)) = snapshot::pending_file(path) {
+            // The trace is stamped after it was read: if a decision lands in between, the cached claim
+            // still looks pending until `decide` removes or replaces its snapshot (a changed stamp), and a
+            // POST for it is refused meanwhile, as it checks afresh.
+            let trace = stamp(&pending.trace);
+            pending.paused = serde_json::Value::Null;
+            out.push((path.clone(), pending.clone()));
+            cache.insert(
+                path,
+                Seen {
+                    snapshot: now,
+                    trace,
+                    pending,
+                },
+            );
+        }
+    }
+    out.sort_by(|a, b| a.1.created_at.cmp(&b.1.created_at));
+    out
 }
 
 /// The live CSRF tokens, oldest first in `order`.
@@ -207,6 +277,8 @@ struct QueueState {
     /// Claim page ids: the index of a snapshot path, in the order the server first showed it.
     ids: Mutex<Vec<PathBuf>>,
     outcomes: Mutex<Vec<Outcome>>,
+    /// The pending snapshots as last read, for listing them again without reading every one.
+    seen: Mutex<HashMap<PathBuf, Seen>>,
 }
 
 /// A lock that a panicking holder poisoned still holds consistent data here (each critical section is a
@@ -251,7 +323,8 @@ impl QueueState {
     }
 
     fn list_page(&self, decided: Option<usize>) -> Result<String, String> {
-        let claims = snapshot::find_pending(&self.queue.dirs)
+        let found = find_pending_cached(&self.queue.dirs, &mut locked(&self.seen));
+        let claims = found
             .iter()
             .map(|(path, snap)| self.claim_view(path, snap))
             .collect::<Result<Vec<_>, _>>()?;
@@ -638,13 +711,16 @@ async fn handle(State(state): State<Arc<QueueState>>, req: Request) -> Response 
 }
 
 /// The queue's application behind `token`: one handler, a small body limit, and the viewer's security
-/// headers with forms allowed to post to this server only.
-pub fn app(queue: Queue, token: String) -> Result<Router, String> {
+/// headers with forms allowed to post to this server only. Also returns how many claims are pending now
+/// (read once here, so the first page does not read them again).
+pub fn app(queue: Queue, token: String) -> Result<(Router, usize), String> {
     let mut env = Environment::new();
     for (name, text) in TEMPLATES {
         env.add_template(name, text)
             .map_err(|e| format!("template {name}: {e}"))?;
     }
+    let mut seen = HashMap::new();
+    let waiting = find_pending_cached(&queue.dirs, &mut seen).len();
     let state = Arc::new(QueueState {
         queue,
         token,
@@ -652,21 +728,32 @@ pub fn app(queue: Queue, token: String) -> Result<Router, String> {
         forms: Mutex::new(Forms::default()),
         ids: Mutex::new(Vec::new()),
         outcomes: Mutex::new(Vec::new()),
+        seen: Mutex::new(seen),
     });
     let router = Router::new()
         .fallback(handle)
         .with_state(state)
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES));
-    Ok(secured(router, QUEUE_CSP))
+    Ok((secured(router, QUEUE_CSP), waiting))
 }
 
-/// Serves the queue until Ctrl-C; a decision in progress then finishes. `ready` gets the URL.
+/// Serves the queue until Ctrl-C; a decision in progress then finishes. `ready` gets the URL and how many
+/// claims are pending.
 pub fn serve(
     queue: Queue,
     addr: std::net::SocketAddr,
-    ready: &mut dyn FnMut(&str),
+    ready: &mut dyn FnMut(&str, usize),
 ) -> Result<(), String> {
-    super::server::serve_app(|token| app(queue, token), addr, ready)
+    let waiting = std::cell::Cell::new(0);
+    super::server::serve_app(
+        |token| {
+            let (router, n) = app(queue, token)?;
+            waiting.set(n);
+            Ok(router)
+        },
+        addr,
+        &mut |url| ready(url, waiting.get()),
+    )
 }
 
 #[cfg(test)]
