@@ -125,7 +125,7 @@ fn kind(value: &Value) -> &'static str {
     }
 }
 
-/// Checks `value` against `shape` (a shape `shape_schema` (in `tools::llm`) accepted) and returns it as the
+/// Checks `value` against `shape` (a shape `llm::shape_schema` accepted) and returns it as the
 /// plan receives it: exactly the shape, with a whole number where `"float"` was asked made a float.
 ///
 /// ```
