@@ -571,6 +571,9 @@ fn forged_replayed_and_stale_posts_are_refused_and_change_nothing() {
         world_state(&world, &files) == decided,
         "a form for a decided claim changed something"
     );
+    // The queue lists what is pending now, not what it read before.
+    let list = http("GET", &server.url, None, &[]);
+    assert!(list.body.contains("No claim is pending"), "{}", list.body);
 }
 
 /// The queue records who decides, so it does not start without a name; it serves no trace's export.

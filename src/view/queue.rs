@@ -329,7 +329,20 @@ impl QueueState {
             .map(|(path, snap)| self.claim_view(path, snap))
             .collect::<Result<Vec<_>, _>>()?;
         let outcome = decided.and_then(|n| locked(&self.outcomes).get(n).cloned());
-        let dirs: Vec<String> = self.queue.dirs.iter().map(|d| shown(d)).collect();
+        // The directories as absolute paths: `.` on a page says nothing.
+        let dirs: Vec<String> = self
+            .queue
+            .dirs
+            .iter()
+            .map(|d| {
+                visible(
+                    &std::fs::canonicalize(d)
+                        .unwrap_or_else(|_| d.clone())
+                        .display()
+                        .to_string(),
+                )
+            })
+            .collect();
         self.render(
             "queue.html",
             context! {
