@@ -222,10 +222,17 @@ pub fn lock_run(trace: &Path) -> Result<std::fs::File, String> {
 pub fn pending_at(trace: &Path) -> Option<(PathBuf, Snapshot)> {
     let path = snapshot_path(trace);
     let (snapshot, bytes) = peek(&path).ok()?;
-    let records = crate::trace::read(trace).ok()?;
-    let last = records.last()?;
-    let named = last["type"] == "suspend" && last["snapshot_sha256"] == json!(sha256_bytes(&bytes));
-    named.then_some((path, snapshot))
+    waits_on(trace, &bytes).then_some((path, snapshot))
+}
+
+/// Whether the trace's last record is the `suspend` record naming exactly these snapshot bytes.
+fn waits_on(trace: &Path, bytes: &[u8]) -> bool {
+    let Ok(records) = crate::trace::read(trace) else {
+        return false;
+    };
+    records.last().is_some_and(|last| {
+        last["type"] == "suspend" && last["snapshot_sha256"] == json!(sha256_bytes(bytes))
+    })
 }
 
 /// How deep [`find_pending`] looks below each directory it is given.
@@ -246,11 +253,12 @@ pub fn find_pending(dirs: &[PathBuf]) -> Vec<(PathBuf, Snapshot)> {
 /// The claim the snapshot file at `path` holds, if it is pending: its trace's last record is the `suspend`
 /// naming it ([`pending_at`]) at that place.
 pub fn pending_file(path: PathBuf) -> Option<(PathBuf, Snapshot)> {
-    let (snap, _) = peek(&path).ok()?;
-    let (at, pending) = pending_at(&snap.trace)?;
+    // Read once: the trace must name these very bytes.
+    let (snap, bytes) = peek(&path).ok()?;
     // The trace names the snapshot at its default place; a copy elsewhere is not the pending one.
+    let at = snapshot_path(&snap.trace);
     let same = std::fs::canonicalize(&at).ok()? == std::fs::canonicalize(&path).ok()?;
-    same.then_some((path, pending))
+    (same && waits_on(&snap.trace, &bytes)).then_some((path, snap))
 }
 
 /// Every `.zsnap` file [`find_pending`] looks at under `dirs`, pending or not, sorted.
