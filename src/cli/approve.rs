@@ -5,7 +5,7 @@ use super::output::{err, errln, out};
 use std::path::Path;
 
 use crate::exit;
-use crate::runtime::run::{ClaimShown, RunReport, Status};
+use crate::runtime::run::{ClaimShown, RunReport};
 use crate::runtime::snapshot::{self, Decided, Verdict};
 
 /// Longest stretch of one value shown to an approver before it is cut (the rest is counted; `run --format
@@ -67,6 +67,8 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
             return exit::USAGE;
         }
     };
+    let headline = decided.headline(approve, &by);
+    let ending = decided.ending(approve);
     let Decided {
         snapshot,
         report,
@@ -86,37 +88,7 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
         }
         None => {}
     }
-    let c = &snapshot.claim;
-    // Where the call went, when the plan wrote it (a trusted `to` or `url` is stored in the clear).
-    let target = c
-        .args
-        .iter()
-        .find(|a| matches!(a.name.as_str(), "to" | "url" | "path"))
-        .and_then(|a| a.preview.as_ref())
-        .map(|v| match v {
-            serde_json::Value::String(s) => format!(" to {}", visible(s)),
-            other => format!(" to {}", visible(&other.to_string())),
-        })
-        .unwrap_or_default();
-    let what = format!("`{}` #{}{target} (line {})", c.tool, c.call_id, c.line);
-    // The claimed call ran when the run's list of calls that ran grew: the claim is the first call made.
-    let ran = report.calls_run.len() > snapshot.state.calls_run.len();
-    let drafts = c.on_approval.as_deref() == Some("draft");
-    if !approve {
-        errln!("rejected by {}: {what} did not run", visible(&by));
-    } else if ran && drafts {
-        errln!(
-            "approved by {}: drafted {what}; as the claim said, nothing was sent",
-            visible(&by)
-        );
-    } else if ran {
-        errln!("approved by {}: ran {what}", visible(&by));
-    } else {
-        errln!(
-            "approved by {}: {what} was called and failed (see below); the approval is recorded",
-            visible(&by)
-        );
-    }
+    errln!("{}", headline);
     for d in report.decisions.iter().skip(snapshot.state.decisions.len()) {
         errln!(
             "{filename}:{}: {} {}: {} ({})",
@@ -152,21 +124,9 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
         // The tool's, server's or model's own words: escaped, on the terminal only.
         errln!("  {}", said.for_terminal());
     }
-    let ended = match report.status {
-        Status::Suspended => {
-            "suspended again: another call waits for your decision (exit 4)".to_string()
-        }
-        Status::Completed => format!(
-            "run completed, nothing pending (most restrictive decision met: {}, now decided)",
-            report.outcome
-        ),
-        Status::Denied | Status::Rejected if !approve => {
-            "run stopped: the claim was rejected, nothing pending".to_string()
-        }
-        Status::Denied => "run stopped: a tool call was denied".to_string(),
-        Status::Error => "run stopped by an error".to_string(),
-        Status::Rejected => "run stopped: a claim was rejected".to_string(),
-    };
+    let ended = ending.unwrap_or_else(|| {
+        "suspended again: another call waits for your decision (exit 4)".to_string()
+    });
     errln!("{ended}");
     if let Err(e) = snapshot_removed {
         errln!(

@@ -478,7 +478,15 @@ impl Client {
                     .is_err()
             {
                 let _ = child.signal(nix::sys::signal::Signal::SIGTERM as i32);
-                let _ = tokio::time::timeout(EXIT_GRACE, child.wait()).await;
+                if tokio::time::timeout(EXIT_GRACE, child.wait())
+                    .await
+                    .is_err()
+                {
+                    // Killed and reaped here, so a server is gone when the run ends (the group below
+                    // takes what it started).
+                    let _ = child.start_kill();
+                    let _ = tokio::time::timeout(EXIT_GRACE, child.wait()).await;
+                }
             }
         });
         kill_group(self.pid);

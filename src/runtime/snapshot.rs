@@ -558,6 +558,57 @@ pub struct Decided {
     pub head: Result<String, String>,
 }
 
+impl Decided {
+    /// What the decision did to the claimed call, in the words `approve`, `reject` and the review queue
+    /// show: `approved by alice: ran `send_email` #2 to bob@example.com (line 6)`, or `drafted`, or
+    /// `was called and failed`, or `rejected by …: … did not run`.
+    pub fn headline(&self, approved: bool, by: &str) -> String {
+        let c = &self.snapshot.claim;
+        // Where the call went, when the plan wrote it (a trusted `to` or `url` is stored in the clear).
+        let target = c
+            .args
+            .iter()
+            .find(|a| matches!(a.name.as_str(), "to" | "url" | "path"))
+            .and_then(|a| a.preview.as_ref())
+            .map(|v| match v {
+                Value::String(s) => format!(" to {}", crate::text::visible(s)),
+                other => format!(" to {}", crate::text::visible(&other.to_string())),
+            })
+            .unwrap_or_default();
+        let what = format!("`{}` #{}{target} (line {})", c.tool, c.call_id, c.line);
+        // The claimed call ran when the run's list of calls that ran grew: the claim is the first call made.
+        let ran = self.report.calls_run.len() > self.snapshot.state.calls_run.len();
+        let by = crate::text::visible(by);
+        if !approved {
+            format!("rejected by {by}: {what} did not run")
+        } else if ran && c.on_approval.as_deref() == Some("draft") {
+            format!("approved by {by}: drafted {what}; as the claim said, nothing was sent")
+        } else if ran {
+            format!("approved by {by}: ran {what}")
+        } else {
+            format!("approved by {by}: {what} was called and failed; the approval is recorded")
+        }
+    }
+
+    /// How the run ended after the decision; `None` when it suspended again (each caller says where the
+    /// new claim is).
+    pub fn ending(&self, approved: bool) -> Option<String> {
+        Some(match self.report.status {
+            Status::Suspended => return None,
+            Status::Completed => format!(
+                "run completed, nothing pending (most restrictive decision met: {}, now decided)",
+                self.report.outcome
+            ),
+            Status::Denied | Status::Rejected if !approved => {
+                "run stopped: the claim was rejected, nothing pending".to_string()
+            }
+            Status::Denied => "run stopped: a tool call was denied".to_string(),
+            Status::Error => "run stopped by an error".to_string(),
+            Status::Rejected => "run stopped: a claim was rejected".to_string(),
+        })
+    }
+}
+
 /// Records `by`'s decision on the claim the snapshot at `path` waits on, and continues the run (an approved
 /// claim runs now, exactly as claimed; a rejected one stops the run). `Err`: nothing was run, because the
 /// snapshot does not check or the decision could not be recorded.

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use super::render::CSS;
 use super::server::{QUEUE_CSP, behind_token, html, not_found, secured};
-use crate::runtime::run::{ClaimShown, Engine, Status};
+use crate::runtime::run::{ClaimShown, Engine};
 use crate::runtime::snapshot::{self, Decided, Snapshot, Verdict};
 use crate::text::{visible, visible_lines};
 use crate::trace::record::Call;
@@ -495,29 +495,7 @@ fn outcome(d: &Decided, approve: bool, by: &str, printed: &str) -> Outcome {
         snapshot_removed,
         head,
     } = d;
-    let c = &snapshot.claim;
-    let target = c
-        .args
-        .iter()
-        .find(|a| matches!(a.name.as_str(), "to" | "url" | "path"))
-        .and_then(|a| a.preview.as_ref())
-        .map(|v| match v {
-            serde_json::Value::String(s) => format!(" to {}", visible(s)),
-            other => format!(" to {}", visible(&other.to_string())),
-        })
-        .unwrap_or_default();
-    let what = format!("`{}` #{}{target} (line {})", c.tool, c.call_id, c.line);
-    let ran = report.calls_run.len() > snapshot.state.calls_run.len();
-    let by = visible(by);
-    let headline = if !approve {
-        format!("rejected by {by}: {what} did not run")
-    } else if ran && c.on_approval.as_deref() == Some("draft") {
-        format!("approved by {by}: drafted {what}; as the claim said, nothing was sent")
-    } else if ran {
-        format!("approved by {by}: ran {what}")
-    } else {
-        format!("approved by {by}: {what} was called and failed; the approval is recorded")
-    };
+    let headline = d.headline(approve, by);
     let plan = shown(&snapshot.plan);
     let mut lines: Vec<String> = report
         .decisions
@@ -546,21 +524,15 @@ fn outcome(d: &Decided, approve: bool, by: &str, printed: &str) -> Outcome {
         ));
     }
     let mut problems = Vec::new();
-    let ended = match report.status {
-        Status::Suspended => match suspended_again {
-            Some(Err(e)) => {
-                problems.push(visible(e));
-                "suspended again, but its new claim could not be saved".to_string()
-            }
-            _ => "suspended again: another claim of this run waits, in the queue below".to_string(),
-        },
-        Status::Completed => format!(
-            "run completed, nothing pending (most restrictive decision met: {}, now decided)",
-            report.outcome
-        ),
-        Status::Denied => "run stopped: a tool call was denied".to_string(),
-        Status::Error => "run stopped by an error".to_string(),
-        Status::Rejected => "run stopped: the claim was rejected, nothing pending".to_string(),
+    let ended = match (d.ending(approve), suspended_again) {
+        (Some(ended), _) => ended,
+        (None, Some(Err(e))) => {
+            problems.push(visible(e));
+            "suspended again, but its new claim could not be saved".to_string()
+        }
+        (None, _) => {
+            "suspended again: another claim of this run waits, in the queue below".to_string()
+        }
     };
     if let Err(e) = snapshot_removed {
         problems.push(format!("the used snapshot was not removed: {}", visible(e)));
