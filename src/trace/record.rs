@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 use crate::label::LabelView;
 
 /// The trace format this code writes. Format 2 added the header's `policy`; format 3 gives each argument the
-/// whole value's label and a list's `elements` (format 2 recorded a list argument's own label). Formats 1
-/// and 2 are read too.
-pub const FORMAT: u32 = 3;
+/// whole value's label and a list's `elements` (format 2 recorded a list argument's own label); format 4 adds
+/// `output` records and a claim's `on_approval`. Formats 1 to 3 are read too.
+pub const FORMAT: u32 = 4;
 /// The oldest format this code reads.
 pub const OLDEST_FORMAT: u32 = 1;
 
