@@ -16,10 +16,7 @@ const SHOWN_CHARS: usize = 600;
 /// continues the run. An approval names its claim: by `--claim`, or by the person's `y` after the claim is
 /// shown again at a terminal.
 pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Option<&str>) -> i32 {
-    let Some(by) = by
-        .map(str::to_string)
-        .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
-    else {
+    let Some(by) = decider(by) else {
         errln!(
             "error: who decides is recorded in the trace: name yourself with `--by NAME` (no $USER is set)"
         );
@@ -152,6 +149,12 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
 }
 
 pub use crate::text::visible;
+
+/// Who decides, as the trace records it: `--by`, else `$USER`; `None` when neither names anyone.
+pub(super) fn decider(by: Option<&str>) -> Option<String> {
+    by.map(str::to_string)
+        .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
+}
 
 /// At a terminal without `--claim`: shows the snapshot's claim again (its values checked against the
 /// claim's digests) and asks. Returns the code of the claim shown when the person says yes.

@@ -11,17 +11,13 @@ use crate::text::visible;
 
 /// Lists pending claims (text or JSON). Exit 0 whether or not any waits; 2 when a directory is unreadable.
 pub fn pending_command(dirs: &[PathBuf], json: bool) -> i32 {
-    let dirs: Vec<PathBuf> = if dirs.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        dirs.to_vec()
-    };
-    for d in &dirs {
-        if !d.is_dir() {
-            errln!("error: {} is not a directory", d.display());
+    let dirs = match search_dirs(dirs) {
+        Ok(d) => d,
+        Err(e) => {
+            errln!("error: {e}");
             return exit::USAGE;
         }
-    }
+    };
     let found = snapshot::find_pending(&dirs);
     let now = jiff::Timestamp::now();
     if json {
@@ -62,15 +58,31 @@ pub fn pending_command(dirs: &[PathBuf], json: bool) -> i32 {
     exit::OK
 }
 
+/// The directories `pending` and `view --queue` search: those given, else the current one; each must be one.
+pub(super) fn search_dirs(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let dirs: Vec<PathBuf> = if dirs.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        dirs.to_vec()
+    };
+    match dirs.iter().find(|d| !d.is_dir()) {
+        Some(d) => Err(format!("{} is not a directory", d.display())),
+        None => Ok(dirs),
+    }
+}
+
 /// One pending claim as two lines: where and what, then why.
 fn entry(path: &std::path::Path, s: &Snapshot, now: jiff::Timestamp) -> String {
     let age = s
         .created_at
         .parse::<jiff::Timestamp>()
-        .map(|t| short(now.duration_since(t).as_secs()))
+        .map(|t| crate::runtime::snapshot::short_duration(now.duration_since(t).as_secs()))
         .unwrap_or_else(|_| "?".into());
     let expiry = match s.expires_at.parse::<jiff::Timestamp>() {
-        Ok(t) if t > now => format!("expires in {}", short(t.duration_since(now).as_secs())),
+        Ok(t) if t > now => format!(
+            "expires in {}",
+            crate::runtime::snapshot::short_duration(t.duration_since(now).as_secs())
+        ),
         Ok(_) => "expired: reject it to close the run".into(),
         Err(_) => "expiry unreadable".into(),
     };
@@ -89,15 +101,4 @@ fn entry(path: &std::path::Path, s: &Snapshot, now: jiff::Timestamp) -> String {
         s.claim.call_id,
         visible(&s.claim.reason)
     )
-}
-
-/// `42s`, `7m`, `3h`, `2d`.
-fn short(secs: i64) -> String {
-    let secs = secs.max(0);
-    match secs {
-        0..60 => format!("{secs}s"),
-        60..3600 => format!("{}m", secs / 60),
-        3600..86400 => format!("{}h", secs / 3600),
-        _ => format!("{}d", secs / 86400),
-    }
 }

@@ -11,10 +11,7 @@ use crate::view::{model, queue, render, server};
 /// Runs `zamburak view --queue`. Exit 0 when stopped with Ctrl-C; 2 for a bad address, a directory that is
 /// not one, or no name for the decider.
 pub fn queue_command(dirs: &[PathBuf], addr: Option<&str>, by: Option<&str>) -> i32 {
-    let Some(by) = by
-        .map(str::to_string)
-        .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
-    else {
+    let Some(by) = super::approve::decider(by) else {
         errln!(
             "error: who decides is recorded in the trace: name yourself with `--by NAME` (no $USER is set)"
         );
@@ -28,17 +25,13 @@ pub fn queue_command(dirs: &[PathBuf], addr: Option<&str>, by: Option<&str>) -> 
             return exit::USAGE;
         }
     };
-    let dirs: Vec<PathBuf> = if dirs.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        dirs.to_vec()
-    };
-    for d in &dirs {
-        if !d.is_dir() {
-            errln!("error: {} is not a directory", d.display());
+    let dirs = match super::pending::search_dirs(dirs) {
+        Ok(d) => d,
+        Err(e) => {
+            errln!("error: {e}");
             return exit::USAGE;
         }
-    }
+    };
     let engine = match super::worker_engine() {
         Ok(engine) => engine,
         Err(e) => {

@@ -355,6 +355,18 @@ fn decided_before(path: &Path) -> Option<String> {
     ))
 }
 
+/// A duration as a person reads it at a glance: `42s`, `7m`, `3h`, `2d` (how long a claim waited, or has
+/// left).
+pub fn short_duration(secs: i64) -> String {
+    let secs = secs.max(0);
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m", secs / 60),
+        3600..86400 => format!("{}h", secs / 3600),
+        _ => format!("{}d", secs / 86400),
+    }
+}
+
 impl Snapshot {
     /// The claim's code, which `approve --claim` must name ([`crate::trace::record::claim_code`]).
     pub fn claim_code(&self) -> String {

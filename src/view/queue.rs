@@ -399,17 +399,6 @@ fn shown(p: &Path) -> String {
     visible(text.strip_prefix("./").unwrap_or(&text))
 }
 
-/// `42s`, `7m`, `3h`, `2d`.
-fn short(secs: i64) -> String {
-    let secs = secs.max(0);
-    match secs {
-        0..60 => format!("{secs}s"),
-        60..3600 => format!("{}m", secs / 60),
-        3600..86400 => format!("{}h", secs / 3600),
-        _ => format!("{}d", secs / 86400),
-    }
-}
-
 fn view_of(
     id: usize,
     path: &Path,
@@ -421,11 +410,14 @@ fn view_of(
     let age = s
         .created_at
         .parse::<jiff::Timestamp>()
-        .map(|t| short(now.duration_since(t).as_secs()))
+        .map(|t| crate::runtime::snapshot::short_duration(now.duration_since(t).as_secs()))
         .unwrap_or_else(|_| "?".into());
     let expired = s.expired();
     let expiry = match s.expires_at.parse::<jiff::Timestamp>() {
-        Ok(t) if !expired => format!("expires in {}", short(t.duration_since(now).as_secs())),
+        Ok(t) if !expired => format!(
+            "expires in {}",
+            crate::runtime::snapshot::short_duration(t.duration_since(now).as_secs())
+        ),
         Ok(_) => "expired: it can only be rejected (which closes the run)".into(),
         Err(_) => "expiry unreadable: it can only be rejected".into(),
     };
