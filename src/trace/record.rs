@@ -99,7 +99,7 @@ impl Header {
     /// ```
     /// use zamburak::trace::record::Header;
     /// let h = Header::new("x = 1\n", "sha256:00".into(), "strict");
-    /// assert_eq!(h.format, 3);
+    /// assert_eq!(h.format, 4);
     /// assert!(h.plan_sha256.starts_with("sha256:"));
     /// assert!(h.started_at.ends_with('Z'));
     /// ```
