@@ -25,7 +25,7 @@ fn zamburak(args: &[&std::ffi::OsStr]) -> std::process::Output {
 /// `approve|reject SNAPSHOT --claim CODE` with the code of the claim the snapshot holds (as a person copies it
 /// from the claim `run` printed), and `--by tester`.
 fn decide(verb: &str, snapshot: &Path) -> std::process::Output {
-    let code = claim_code_of(snapshot);
+    let code = common::cli::snapshot_claim_code(snapshot);
     zamburak(&[
         verb.as_ref(),
         snapshot.as_os_str(),
@@ -34,16 +34,6 @@ fn decide(verb: &str, snapshot: &Path) -> std::process::Output {
         "--by".as_ref(),
         "tester".as_ref(),
     ])
-}
-
-/// The claim code of the snapshot at `path` (`0000-0000-0000` when it is unreadable, which names no claim).
-fn claim_code_of(path: &Path) -> String {
-    let digest = std::fs::read(path)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-        .and_then(|v| v["claim_digest"].as_str().map(str::to_string))
-        .unwrap_or_default();
-    zamburak::trace::record::claim_code(&digest)
 }
 
 fn suspended(world: &World, plan: &str, extra: &[&str]) -> (PathBuf, PathBuf) {
@@ -501,7 +491,7 @@ fn the_claim_shows_the_values_and_names_their_readers() {
     assert_eq!(out.status.code(), Some(4));
     let stderr = String::from_utf8_lossy(&out.stderr);
     // The claim's code, and the commands that name it.
-    let code = claim_code_of(&world.path("plan.zsnap"));
+    let code = common::cli::snapshot_claim_code(&world.path("plan.zsnap"));
     assert!(stderr.contains(&format!("claim {code}\n")), "{stderr}");
     assert!(stderr.contains(&format!("--claim {code}")), "{stderr}");
     assert!(stderr.contains("quarterly numbers"), "{stderr}");

@@ -5,11 +5,11 @@
 //! `getrusage(RUSAGE_CHILDREN)`, the largest peak of every process this test binary has waited for (hence
 //! a test binary of its own, whose every run must stay under the bound).
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 /// The most any process here may hold at its peak. A debug build of `zamburak` refusing the floods below
@@ -21,22 +21,7 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn zamburak(dir: &Path, args: &[&str]) -> Output {
-    Command::cargo_bin("zamburak")
-        .unwrap()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use common::cli::{output_text as text, zamburak_in as zamburak};
 
 /// Peak resident set of the largest process this test binary has waited for, in bytes.
 fn largest_child_peak() -> u64 {
@@ -179,13 +164,6 @@ fn an_endless_listing_is_refused_at_lock_and_run_with_memory_bounded() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
 
-/// The claim code of `p.zsnap` in `dir`, as the person copies it from the claim.
-fn claim_code(dir: &Path) -> String {
-    let snap: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("p.zsnap")).unwrap()).unwrap();
-    zamburak::trace::record::claim_code(snap["claim_digest"].as_str().unwrap())
-}
-
 #[test]
 fn an_endless_listing_refuses_an_approval_and_leaves_the_claim_pending() {
     let tmp = setup("");
@@ -200,7 +178,7 @@ fn an_endless_listing_refuses_an_approval_and_leaves_the_claim_pending() {
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
     assert_eq!(calls(dir).len(), 1);
     set_mode(dir, "endless");
-    let code = claim_code(dir);
+    let code = common::cli::snapshot_claim_code(&dir.join("p.zsnap"));
     let out = zamburak(
         dir,
         &["approve", "p.zsnap", "--claim", &code, "--by", "tester"],
@@ -213,7 +191,7 @@ fn an_endless_listing_refuses_an_approval_and_leaves_the_claim_pending() {
     assert_peak_bounded();
     // The claim is still pending: approved once the server behaves.
     set_mode(dir, "");
-    let code = claim_code(dir);
+    let code = common::cli::snapshot_claim_code(&dir.join("p.zsnap"));
     let out = zamburak(
         dir,
         &["approve", "p.zsnap", "--claim", &code, "--by", "tester"],

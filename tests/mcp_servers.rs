@@ -3,6 +3,8 @@
 //! (tests/mcp/attacker_server.py). Every security test asserts the decision and that the side effect did not
 //! happen (file tree unchanged, no call reached the server).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -25,22 +27,7 @@ fn npm_bin(name: &str) -> PathBuf {
     p
 }
 
-fn zamburak(dir: &Path, args: &[&str]) -> Output {
-    Command::cargo_bin("zamburak")
-        .unwrap()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use common::cli::{output_text as text, zamburak_in as zamburak};
 
 /// Every file under `dir` with its content.
 fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -537,7 +524,7 @@ fn suspend_and_approve_an_mcp_call() {
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
     assert_eq!(calls(dir).len(), 1);
     assert!(server_gone(dir));
-    let code = claim_code(dir);
+    let code = common::cli::snapshot_claim_code(&dir.join("p.zsnap"));
     let out = zamburak(
         dir,
         &["approve", "p.zsnap", "--claim", &code, "--by", "tester"],
@@ -547,12 +534,6 @@ fn suspend_and_approve_an_mcp_call() {
     assert_eq!(c.len(), 2, "{c:?}");
     assert_eq!(c[1]["arguments"]["a"], 5);
     assert!(server_gone(dir));
-}
-
-/// The claim code of `p.zsnap` in `dir`, as the person copies it from the claim.
-fn claim_code(dir: &Path) -> String {
-    let snap: Value = serde_json::from_slice(&std::fs::read(dir.join("p.zsnap")).unwrap()).unwrap();
-    zamburak::trace::record::claim_code(snap["claim_digest"].as_str().unwrap())
 }
 
 /// Re-locking between the claim and the approval (a changed tool definition, accepted by `mcp lock`) would
@@ -574,7 +555,7 @@ fn a_relock_between_claim_and_approval_refuses_the_approval() {
     .unwrap();
     let out = zamburak(dir, &["mcp", "lock"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let code = claim_code(dir);
+    let code = common::cli::snapshot_claim_code(&dir.join("p.zsnap"));
     let out = zamburak(
         dir,
         &["approve", "p.zsnap", "--claim", &code, "--by", "tester"],

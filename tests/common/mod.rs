@@ -6,6 +6,7 @@
 
 pub mod backend;
 pub mod bounds;
+pub mod cli;
 pub mod monty;
 pub mod world;
 
