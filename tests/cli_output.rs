@@ -434,3 +434,67 @@ fn key_errors_show_keys_the_plan_wrote_and_never_data() {
         }
     }
 }
+
+/// Every command a person types (`zamburak X --help`) ends by saying what its exit codes mean; the
+/// subcommand list is clap's own, so a new command without them fails here.
+#[test]
+fn every_command_help_lists_its_exit_codes() {
+    fn commands(prefix: &[String], out: &mut Vec<Vec<String>>) {
+        let mut args = prefix.to_vec();
+        args.push("--help".into());
+        let help = zamburak().args(&args).output().unwrap();
+        let text = String::from_utf8_lossy(&help.stdout).into_owned();
+        let mut in_list = false;
+        let mut subs = Vec::new();
+        for line in text.lines() {
+            if line.starts_with("Commands:") {
+                in_list = true;
+                continue;
+            }
+            if in_list {
+                // A command's own line is indented by two; its wrapped description by more.
+                let own = line.strip_prefix("  ").filter(|l| !l.starts_with(' '));
+                match own.and_then(|l| l.split_whitespace().next()) {
+                    Some(name) if name != "help" => subs.push(name.to_string()),
+                    Some(_) => {}
+                    None if line.trim().is_empty() => in_list = false,
+                    None => {}
+                }
+            }
+        }
+        if subs.is_empty() {
+            out.push(prefix.to_vec());
+        }
+        for sub in subs {
+            let mut p = prefix.to_vec();
+            p.push(sub);
+            commands(&p, out);
+        }
+    }
+    let mut all = Vec::new();
+    commands(&[], &mut all);
+    assert!(all.len() >= 13, "{all:?}");
+    for command in &all {
+        let mut args = command.clone();
+        args.push("--help".into());
+        let out = zamburak().args(&args).output().unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            help.contains("Exit codes: 0 "),
+            "`zamburak {}` --help: {help}",
+            command.join(" ")
+        );
+    }
+    let verify = zamburak().args(["verify", "--help"]).output().unwrap();
+    let verify = String::from_utf8_lossy(&verify.stdout);
+    assert!(
+        verify.contains(", 4 the chain checks and the run is suspended"),
+        "{verify}"
+    );
+    let run = zamburak().args(["run", "--help"]).output().unwrap();
+    let run = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.contains("Pick normal only"),
+        "--mode says which to pick: {run}"
+    );
+}

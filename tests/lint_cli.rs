@@ -142,6 +142,51 @@ fn sarif_output_validates_against_the_official_schema() {
     }
 }
 
+/// A planner or CI job that asked for SARIF gets SARIF on stdout even when lint could not start: an
+/// unsuccessful invocation with the error, valid against the schema, and exit 2.
+#[test]
+fn usage_errors_are_sarif_too() {
+    let schema = root().join("target/sarif/sarif-2.1.0-rtm.5.json");
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["no-such-plan.py", "--format", "sarif"][..],
+        &["--format=sarif"][..],
+        &[
+            "examples/attack.py",
+            "--format",
+            "sarif",
+            "--policy",
+            "no-such-policy.yaml",
+        ][..],
+        &["examples/attack.py", "--format", "sarif", "--no-such-flag"][..],
+    ] {
+        let out = lint(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{args:?}: not JSON ({e}): {}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        });
+        let invocation = &log["runs"][0]["invocations"][0];
+        assert_eq!(invocation["executionSuccessful"], false, "{args:?}");
+        assert!(invocation["toolExecutionNotifications"][0]["message"]["text"].is_string());
+        assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
+        let path = write(dir.path(), "usage.sarif", &out.stdout);
+        let check = std::process::Command::new("python3")
+            .args(["-c", "import json, sys, jsonschema\njsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))\n"])
+            .arg(&path)
+            .arg(&schema)
+            .output()
+            .expect("python3 with jsonschema (.ci/run installs it)");
+        assert!(
+            check.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+}
+
 #[test]
 fn the_schema_check_rejects_a_broken_log() {
     // The validator is only worth something if it can fail.

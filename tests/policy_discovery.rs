@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 
 use assert_cmd::Command;
-use common::world::copy_dir;
+use common::world::{copy_dir, file_tree};
 use serde_json::Value;
 
 /// A fresh copy of `examples/` and `policies/` in a temporary directory (the layout of a checkout).
@@ -199,11 +199,136 @@ fn a_missing_builtins_directory_names_the_key_the_path_and_the_policy() {
     )
     .unwrap();
     let (code, _, stderr) = zamburak(dir.path(), &["run", "examples/read.py"]);
-    assert_eq!(code, 1, "{stderr}");
+    // A configuration error, found before the run: no trace, nothing called.
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("nothing ran"), "{stderr}");
+    assert!(!dir.path().join("examples/read.zjson").exists());
     assert!(stderr.contains("`builtins.files.root`"), "{stderr}");
     assert!(
         stderr.contains("examples/../examples/no-such-dir"),
         "{stderr}"
     );
     assert!(stderr.contains("examples/zamburak.yaml"), "{stderr}");
+}
+
+/// An empty directory outside any checkout, with nothing but the plan.
+fn elsewhere(plan: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("plan.py"), plan).unwrap();
+    dir
+}
+
+const MAIL_AND_FILES: &str = "msgs = read_inbox(limit=3)\nprint(len(msgs))\n\
+write_file(path=\"note.txt\", content=\"hello\")\nprint(read_file(path=\"note.txt\"))\n";
+
+#[test]
+fn outside_the_repository_the_built_in_default_says_what_to_do_and_runs_nothing() {
+    let dir = elsewhere(MAIL_AND_FILES);
+    let before = file_tree(dir.path());
+    let (code, stdout, stderr) = zamburak(dir.path(), &["run", "plan.py"]);
+    assert_eq!(code, 2, "{stderr}");
+    let first = stderr.lines().next().unwrap_or_default();
+    assert!(first.contains("zamburak policy init"), "{stderr}");
+    assert!(first.contains("--policy"), "{stderr}");
+    // It never names a policy file that is not there.
+    assert!(!stderr.contains("policies/default.yaml"), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert_eq!(
+        file_tree(dir.path()),
+        before,
+        "nothing is written: no trace, no file"
+    );
+}
+
+#[test]
+fn outside_the_repository_a_plan_that_names_no_data_tool_runs_on_the_default() {
+    let dir = elsewhere("print(1 + 1)\n");
+    let (code, _, stderr) = zamburak(dir.path(), &["run", "plan.py"]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn policy_init_then_run_works_from_an_empty_directory() {
+    let dir = elsewhere(MAIL_AND_FILES);
+    let (code, stdout, stderr) = zamburak(dir.path(), &["policy", "init"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("wrote zamburak.yaml"), "{stdout}");
+    for folder in [
+        "mail/inbox/cur",
+        "mail/inbox/new",
+        "mail/inbox/tmp",
+        "files",
+    ] {
+        assert!(dir.path().join(folder).is_dir(), "{folder}");
+    }
+    let (code, stdout, stderr) = zamburak(dir.path(), &["run", "plan.py"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.starts_with("policy: zamburak.yaml"), "{stderr}");
+    assert!(
+        stdout.contains("0\n") && stdout.contains("hello"),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("files/note.txt")).unwrap(),
+        "hello"
+    );
+    // The written policy is the default's rules: a data-chosen recipient still waits for a person.
+    let text = std::fs::read_to_string(dir.path().join("zamburak.yaml")).unwrap();
+    assert!(text.contains("maildir: mail/inbox"), "{text}");
+    assert!(text.contains("on_violation: confirm"), "{text}");
+}
+
+#[test]
+fn policy_init_never_replaces_a_file_or_touches_an_existing_folder_without_force() {
+    let dir = elsewhere("print(1)\n");
+    std::fs::write(dir.path().join("zamburak.yaml"), "version: 1\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("files")).unwrap();
+    std::fs::write(dir.path().join("files/mine.txt"), "keep").unwrap();
+    let before = file_tree(dir.path());
+    let (code, _, stderr) = zamburak(dir.path(), &["policy", "init"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--force"), "{stderr}");
+    assert_eq!(file_tree(dir.path()), before);
+    let (code, _, stderr) = zamburak(dir.path(), &["policy", "init", "--force"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("files/mine.txt")).unwrap(),
+        "keep"
+    );
+    assert_ne!(
+        std::fs::read_to_string(dir.path().join("zamburak.yaml")).unwrap(),
+        "version: 1\n"
+    );
+}
+
+#[test]
+fn a_tool_without_a_source_stops_the_run_before_it_starts_and_an_unnamed_one_does_not() {
+    let dir = elsewhere("x = lookup(q=\"a\")\nprint(x)\n");
+    std::fs::write(
+        dir.path().join("zamburak.yaml"),
+        "version: 1\ntools:\n  lookup: { effect: read, args: { q: {} } }\n",
+    )
+    .unwrap();
+    let before = file_tree(dir.path());
+    let (code, _, stderr) = zamburak(dir.path(), &["run", "plan.py"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("tool `lookup` has no `source:`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`tools.lookup.source`"), "{stderr}");
+    assert_eq!(file_tree(dir.path()), before, "no trace, no lock");
+    std::fs::write(dir.path().join("other.py"), "print(2)\n").unwrap();
+    let (code, _, stderr) = zamburak(dir.path(), &["run", "other.py"]);
+    assert_eq!(code, 0, "{stderr}");
+    // `policy check` names it too, and still ends with its verdict.
+    let (code, stdout, _) = zamburak(dir.path(), &["policy", "check", "zamburak.yaml"]);
+    assert_eq!(code, 0);
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with(
+            "# valid: zamburak.yaml (1 tool, 0 verifiers, mode strict); 1 tool cannot work"
+        ),
+        "{stdout}"
+    );
 }

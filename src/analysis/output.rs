@@ -469,3 +469,31 @@ fn uri_path(path: &str) -> String {
     }
     out
 }
+
+/// A SARIF log for a lint that could not look at the plan (an unreadable plan or policy, a bad flag): no
+/// results, and an unsuccessful invocation carrying the error, so a code-scanning upload reports the failure
+/// instead of a clean plan, and a consumer that parses stdout always gets SARIF when it asked for it.
+pub fn sarif_failure(message: &str) -> Value {
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "zamburak",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "informationUri": "https://github.com/zamburak/zamburak",
+                }
+            },
+            "invocations": [{
+                "executionSuccessful": false,
+                "exitCode": crate::exit::USAGE,
+                "toolExecutionNotifications": [{
+                    "level": "error",
+                    "message": { "text": message },
+                }],
+            }],
+            "results": [],
+        }],
+    })
+}

@@ -30,10 +30,18 @@ pub struct LintOptions {
 
 fn usage(format: Format, message: &str) -> i32 {
     errln!("error: {message}");
-    if format != Format::Text {
-        outln!("{}", serde_json::json!({ "error": message }));
+    match format {
+        Format::Text => {}
+        Format::Json => outln!("{}", serde_json::json!({ "error": message })),
+        Format::Sarif => outln!("{}", output::sarif_failure(message)),
     }
     exit::USAGE
+}
+
+/// A usage error clap found before `lint` started (a missing plan, a bad flag), when the command line asked
+/// for SARIF: the log says so on stdout, as for every other usage error.
+pub fn sarif_usage_error(message: &str) {
+    outln!("{}", output::sarif_failure(message));
 }
 
 /// Reads at most one byte past the plan size limit, so a huge file is refused without reading it whole.

@@ -31,23 +31,60 @@ struct Cli {
     command: Command,
 }
 
+/// What each command's exit codes mean, shown at the end of its `--help` (PRODUCT.md's table, per command).
+mod exit_help {
+    pub const LINT: &str = "Exit codes: 0 no errors (warnings only), 1 the plan has errors, 2 usage or configuration \
+error (unreadable plan, invalid policy).";
+    pub const RUN: &str = "Exit codes: 0 the run completed, 1 the plan was rejected or failed (lint error, exception, \
+failed verifier), 2 usage or configuration error (nothing ran), 3 a tool call was denied by policy, 4 the run is \
+suspended waiting for an approval (see `zamburak pending`).";
+    pub const APPROVE: &str = "Exit codes: 0 the continued run completed, 1 it failed, 3 a later call was denied, \
+4 it is suspended again on the next claim, 2 nothing was decided (wrong or missing --claim, expired claim, \
+unreadable snapshot).";
+    pub const REJECT: &str = "Exit codes: 0 the claim was rejected and the run closed, 2 when nothing was decided \
+(wrong --claim, unreadable snapshot).";
+    pub const PENDING: &str =
+        "Exit codes: 0 listed (even when nothing waits), 2 a directory cannot be read.";
+    pub const VERIFY: &str = "Exit codes: 0 the chain checks and the run ended, 1 broken (tampered) or incomplete (no \
+end record), 2 the file cannot be read, 4 the chain checks and the run is suspended waiting for an approval \
+(or its claim expired and waits for a rejection).";
+    pub const VIEW: &str = "Exit codes: 0 served until stopped or exported, 1 exported a trace whose chain is broken, \
+2 usage error (unreadable trace, address not on loopback).";
+    pub const POLICY_INIT: &str = "Exit codes: 0 written, 2 usage error (FILE exists without --force, a folder \
+cannot be created, the server cannot be started).";
+    pub const POLICY_CHECK: &str =
+        "Exit codes: 0 the policy is valid, 2 it is not (the error says where and why).";
+    pub const POLICY_TEST: &str = "Exit codes: 0 every scenario passed, 1 a scenario failed, 2 the scenarios file or \
+the policy cannot be used. The file format is in docs/policy-test.md.";
+    pub const MCP_LIST: &str =
+        "Exit codes: 0 listed, 2 the server cannot be started or speaks no MCP.";
+    pub const MCP_LOCK: &str =
+        "Exit codes: 0 locked, 2 usage error (no policy, a server cannot be started).";
+    pub const MCP_DIFF: &str =
+        "Exit codes: 0 the servers match the lock, 1 a pinned tool changed, 2 usage error.";
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Check a plan before it runs: predicts the labels reaching every tool call and rejects plans the
     /// policy can never allow.
+    #[command(after_help = exit_help::LINT)]
     Lint {
         /// The plan, a Python file in Monty's subset.
         plan: PathBuf,
         /// Policy file (YAML). Default: the nearest zamburak.yaml up from the plan, else the built-in default.
         #[arg(long)]
         policy: Option<PathBuf>,
-        /// Override the policy's mode.
+        /// Override the policy's mode. Keep the policy's (strict unless it says otherwise): strict also
+        /// labels what a plan assigns inside an `if` or loop that tool data decides, so data cannot leak
+        /// through which branch ran. Pick normal only to see whether a plan fails for that reason alone.
         #[arg(long, value_enum)]
         mode: Option<Mode>,
         #[arg(long, value_enum, default_value_t = LintFormat::Text)]
         format: LintFormat,
     },
     /// Run a plan with every tool call checked against the policy, writing a hash-chained trace.
+    #[command(after_help = exit_help::RUN)]
     Run {
         /// The plan, a Python file in Monty's subset.
         plan: PathBuf,
@@ -57,7 +94,9 @@ enum Command {
         /// Where to write the trace. Default: PLAN.zjson beside the plan.
         #[arg(long)]
         trace: Option<PathBuf>,
-        /// Override the policy's mode.
+        /// Override the policy's mode. Keep the policy's (strict unless it says otherwise): strict also
+        /// labels what a plan assigns inside an `if` or loop that tool data decides, so data cannot leak
+        /// through which branch ran. Pick normal only to see whether a plan fails for that reason alone.
         #[arg(long, value_enum)]
         mode: Option<Mode>,
         #[arg(long, value_enum, default_value_t = RunFormat::Text)]
@@ -74,6 +113,7 @@ enum Command {
         no_values: bool,
     },
     /// Approve the claim a suspended run waits on, and continue the run.
+    #[command(after_help = exit_help::APPROVE)]
     Approve {
         /// The snapshot `run` wrote (TRACE.zsnap).
         snapshot: PathBuf,
@@ -86,6 +126,7 @@ enum Command {
         by: Option<String>,
     },
     /// Reject the claim a suspended run waits on: the call never happens and the run stops.
+    #[command(after_help = exit_help::REJECT)]
     Reject {
         /// The snapshot `run` wrote (TRACE.zsnap).
         snapshot: PathBuf,
@@ -97,6 +138,7 @@ enum Command {
         by: Option<String>,
     },
     /// List every claim waiting for a decision under the given directories (default: the current one).
+    #[command(after_help = exit_help::PENDING)]
     Pending {
         /// Directories to search (each to 8 levels).
         dirs: Vec<PathBuf>,
@@ -104,12 +146,14 @@ enum Command {
         format: RunFormat,
     },
     /// Check a trace's hash chain; prints the head hash, or the first broken record (exit 1).
+    #[command(after_help = exit_help::VERIFY)]
     Verify {
         /// The trace file (.zjson).
         trace: PathBuf,
     },
     /// Serve a trace as a redacted lineage graph on loopback, or export it to one HTML file; with
     /// --queue, serve the claims waiting for a decision, to approve or reject in the browser.
+    #[command(after_help = exit_help::VIEW)]
     View {
         /// The trace file (.zjson); with --queue, the directories to search for pending claims (default:
         /// the current one).
@@ -150,6 +194,7 @@ enum Command {
 #[derive(Subcommand, Debug)]
 enum McpCommand {
     /// Start a server and print its tools, with their arguments, hints and pins.
+    #[command(after_help = exit_help::MCP_LIST)]
     List {
         /// Print the server's tool definitions as JSON.
         #[arg(long)]
@@ -162,12 +207,14 @@ enum McpCommand {
         command: Vec<String>,
     },
     /// Start the policy's servers and pin every tool the policy uses in POLICY.mcp.lock.
+    #[command(after_help = exit_help::MCP_LOCK)]
     Lock {
         /// The policy file. Default: zamburak.yaml in the current directory.
         #[arg(long)]
         policy: Option<PathBuf>,
     },
     /// Compare the policy's live servers with the lock; exit 1 when a pinned tool changed.
+    #[command(after_help = exit_help::MCP_DIFF)]
     Diff {
         /// The policy file. Default: zamburak.yaml in the current directory.
         #[arg(long)]
@@ -177,30 +224,39 @@ enum McpCommand {
 
 #[derive(Subcommand, Debug)]
 enum PolicyCommand {
-    /// Write a starting policy for an MCP server's tools (safe by default), and lock it.
+    /// Write a starting policy: for the built-in mail, files and web tools (the built-in default with its
+    /// data paths relative to FILE, creating the empty folders it reads), or with --mcp for an MCP
+    /// server's tools (safe by default), locked.
+    #[command(after_help = exit_help::POLICY_INIT)]
     Init {
-        /// The server's name in the policy (tools get `source: mcp.NAME.TOOL`).
+        /// The server's name in the policy (tools get `source: mcp.NAME.TOOL`); give its command after `--`.
         #[arg(long, value_name = "NAME")]
-        mcp: String,
+        mcp: Option<String>,
         /// The policy file to write.
-        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        #[arg(
+            short = 'o',
+            long = "output",
+            value_name = "FILE",
+            default_value = "zamburak.yaml"
+        )]
         output: PathBuf,
         /// Pass this environment variable to the server (repeatable); it gets only these and PATH.
-        #[arg(long = "env", value_name = "VAR")]
+        #[arg(long = "env", value_name = "VAR", requires = "mcp")]
         env: Vec<String>,
         /// Replace FILE if it exists.
         #[arg(long)]
         force: bool,
-        /// The server command and its arguments, after `--`.
-        #[arg(last = true, required = true, value_name = "COMMAND")]
+        /// With --mcp: the server command and its arguments, after `--`.
+        #[arg(last = true, value_name = "COMMAND")]
         command: Vec<String>,
     },
-    /// Validate a policy file and print the policy as Zamburak understood it.
+    #[command(after_help = exit_help::POLICY_CHECK)]
     Check {
         /// The policy file (YAML).
         file: PathBuf,
     },
     /// Run policy scenarios (plan snippets with fixed tool results and expected decisions per mode).
+    #[command(after_help = exit_help::POLICY_TEST)]
     Test {
         /// The scenarios file (YAML).
         scenarios: PathBuf,
@@ -268,6 +324,21 @@ fn suggest_subcommand(error: &mut clap::Error) {
     }
 }
 
+/// Whether the command line is a `lint` that asked for SARIF (`--format sarif` or `--format=sarif`), read
+/// from the raw arguments because clap could not parse them.
+fn wants_sarif() -> bool {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let lint = args
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .is_some_and(|a| a == "lint");
+    let sarif = args
+        .windows(2)
+        .any(|w| w[0] == "--format" && w[1] == "sarif")
+        || args.iter().any(|a| a == "--format=sarif");
+    lint && sarif
+}
+
 /// Where `run` and `approve` run a plan's interpreter: a worker process started from this binary.
 fn worker_engine() -> Result<crate::runtime::run::Engine, String> {
     std::env::current_exe()
@@ -282,6 +353,9 @@ pub fn main() -> ExitCode {
         Err(mut e) => {
             suggest_subcommand(&mut e);
             let _ = e.print();
+            if e.use_stderr() && wants_sarif() {
+                lint::sarif_usage_error(&e.kind().to_string());
+            }
             // clap uses 0 for --help/--version and 2 for usage errors, which matches our contract.
             return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
         }
@@ -374,7 +448,16 @@ pub fn main() -> ExitCode {
                 env,
                 force,
                 command,
-            } => mcp::init_command(&server, &output, &command, &env, force),
+            } => match server {
+                Some(server) => mcp::init_command(&server, &output, &command, &env, force),
+                None if command.is_empty() => policy::init_command(&output, force),
+                None => {
+                    output::errln!(
+                        "error: a server command after `--` needs --mcp NAME (the server's name in the policy)"
+                    );
+                    crate::exit::USAGE
+                }
+            },
             PolicyCommand::Check { file } => policy::check_command(&file),
             PolicyCommand::Test { scenarios, policy } => {
                 policy::test_command(&scenarios, policy.as_deref())

@@ -1,4 +1,5 @@
-//! `zamburak policy check FILE` and `zamburak policy test SCENARIOS`.
+//! `zamburak policy init` (for the built-in tools; `--mcp` is in `cli::mcp`), `zamburak policy check FILE` and
+//! `zamburak policy test SCENARIOS`.
 
 use super::output::{errln, outln};
 use std::path::Path;
@@ -6,6 +7,65 @@ use std::path::Path;
 use crate::exit;
 use crate::policy::Policy;
 use crate::scenario::run_file;
+
+/// `zamburak policy init [-o FILE]`: writes the starting policy for the built-in tools
+/// ([`crate::policy::starter`]) and creates the empty folders it reads, so that `zamburak run plan.py` works
+/// in that directory at once. Never replaces a file without `force`, and never touches a folder that exists.
+pub fn init_command(out: &Path, force: bool) -> i32 {
+    if out.exists() && !force {
+        errln!(
+            "error: {} exists; give --force to replace it",
+            out.display()
+        );
+        return exit::USAGE;
+    }
+    // Empty for a file in the current directory: the folders are then shown as plain relative names.
+    let dir = out.parent().unwrap_or(Path::new(""));
+    let mut created = Vec::new();
+    for rel in crate::policy::starter::READ_DIRS {
+        let folder = dir.join(rel);
+        if folder.exists() {
+            continue;
+        }
+        // A Maildir is three folders; the files sandbox is one.
+        let parts: &[&str] = if rel.starts_with("mail") {
+            &["cur", "new", "tmp"]
+        } else {
+            &[""]
+        };
+        for part in parts {
+            if let Err(e) = std::fs::create_dir_all(folder.join(part)) {
+                errln!("error: cannot create {}: {e}", folder.display());
+                return exit::USAGE;
+            }
+        }
+        created.push(folder.display().to_string());
+    }
+    let text = crate::policy::starter::builtin_policy();
+    if let Err(e) = std::fs::write(out, &text) {
+        errln!("error: cannot write {}: {e}", out.display());
+        return exit::USAGE;
+    }
+    if let Err(e) = Policy::load(out) {
+        errln!(
+            "error: the written policy does not pass its own check (a defect; please report it): {e}"
+        );
+        return exit::USAGE;
+    }
+    outln!(
+        "wrote {}: the built-in mail, files and web tools",
+        out.display()
+    );
+    if !created.is_empty() {
+        outln!("created (empty): {}", created.join(", "));
+    }
+    outln!(
+        "next: put your address in `user:` and your data in the folders it names, then run plans beside it \
+         (`zamburak run plan.py`); `zamburak policy check {}` shows every rule",
+        out.display()
+    );
+    exit::OK
+}
 
 /// `zamburak policy check FILE`: validates a policy and prints it normalised (defaults filled in, paths
 /// resolved) on stdout. Returns the exit code: 0, or [`crate::exit::USAGE`] with the error on stderr.
@@ -35,6 +95,22 @@ pub fn check_command(file: &Path) -> i32 {
                     outln!("#   {}", one_line(&d.to_string()));
                 }
             }
+            // What a run would refuse before starting, for every tool (a plan names only some).
+            let all = policy
+                .file()
+                .tools
+                .iter()
+                .map(|(name, _)| name.to_string())
+                .collect();
+            let problems = crate::runtime::setup::problems(&policy, &all);
+            for p in &problems {
+                outln!(
+                    "# cannot work on this machine: {}; change `{}`",
+                    one_line(&p.to_string()),
+                    p.key()
+                );
+            }
+            outln!("{}", verdict(&policy, problems.len()));
             crate::exit::OK
         }
         Err(e) => {
@@ -71,6 +147,33 @@ pub fn test_command(file: &Path, policy_override: Option<&Path>) -> i32 {
             exit::USAGE
         }
     }
+}
+
+/// The last line of `policy check`, a YAML comment: valid, what it declares, and whether every tool can work here.
+fn verdict(policy: &Policy, problems: usize) -> String {
+    let tools = policy.file().tools.iter().count();
+    let verifiers = policy.file().verifiers.iter().count();
+    let plural = |n: usize, one: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {one}s")
+        }
+    };
+    let mut line = format!(
+        "# valid: {} ({}, {}, mode {})",
+        policy.display_name(),
+        plural(tools, "tool"),
+        plural(verifiers, "verifier"),
+        policy.mode().name()
+    );
+    if problems > 0 {
+        line.push_str(&format!(
+            "; {} cannot work on this machine (above): `zamburak run` refuses plans that name them",
+            plural(problems, "tool")
+        ));
+    }
+    one_line(&line)
 }
 
 /// A comment line stays one line: a name in it cannot end the comment and start YAML of its own.

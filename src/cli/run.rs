@@ -82,10 +82,6 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         Ok(c) => c,
         Err(e) => return usage(opts.json, &e),
     };
-    errln!("{}", chosen.announce());
-    for w in &chosen.warnings {
-        errln!("warning: {w}");
-    }
     let policy = &chosen.policy;
     let policy_text = &chosen.text;
     let plan_bytes = match read_plan(&opts.plan) {
@@ -115,6 +111,14 @@ pub fn run_command(opts: &RunOptions) -> i32 {
             "warning: {} is empty: it calls no tool and prints nothing",
             opts.plan.display()
         );
+    }
+    if let Some(message) = setup_refusal(&chosen, &source, &opts.plan) {
+        return usage(opts.json, &message);
+    }
+    // After the setup check: when the built-in default cannot work here, the first line says what to do.
+    errln!("{}", chosen.announce());
+    for w in &chosen.warnings {
+        errln!("warning: {w}");
     }
     let mode = opts.mode.unwrap_or(policy.mode());
     let trace_path = opts
@@ -397,6 +401,40 @@ fn read_plan(path: &Path) -> Result<Vec<u8>, String> {
 
 /// A configuration problem (exit 2): on stderr, and on stdout as `{"error": …}` when the caller asked
 /// for JSON, so a program reading stdout never gets an empty document.
+/// Why the run cannot start on this machine (docs/policy.md, "Before a run"), before a trace is written or
+/// any tool runs; `None` when every tool the plan names can work. A plan that does not parse is left to the
+/// run, which reports it with its diagnostics.
+fn setup_refusal(chosen: &discover::Chosen, source: &str, plan_path: &Path) -> Option<String> {
+    let parsed = plan::parse(source).ok()?;
+    let problems =
+        crate::runtime::setup::problems(&chosen.policy, &plan::names::mentioned(&parsed.module));
+    if problems.is_empty() {
+        return None;
+    }
+    if chosen.origin == discover::Origin::BuiltIn {
+        // The built-in default's data paths are the repository's examples; elsewhere they name nothing.
+        return Some(format!(
+            "{} needs tools whose data the built-in default policy keeps in this repository's examples/, \
+             which is not here: run `zamburak policy init` to write a zamburak.yaml for this directory (then \
+             edit its `builtins:` paths), or pass --policy FILE",
+            plan_path.display()
+        ));
+    }
+    let mut message = format!(
+        "{} cannot run: {} in {} cannot work on this machine (nothing ran)",
+        plan_path.display(),
+        match problems.len() {
+            1 => "1 tool it names".to_string(),
+            n => format!("{n} tools it names"),
+        },
+        chosen.display_path()
+    );
+    for p in &problems {
+        message.push_str(&format!("\n  {p}; change `{}`", p.key()));
+    }
+    Some(message)
+}
+
 fn usage(json: bool, message: &str) -> i32 {
     // Policy errors span lines (a snippet of the policy); nothing else a person cannot see passes.
     errln!("error: {}", crate::text::visible_lines(message));

@@ -4,6 +4,7 @@
 //! ([`subset::check_subset`]), then name and argument resolution ([`structure::check_structure`]).
 pub mod catalogue;
 pub mod diagnostic;
+pub mod names;
 pub mod parse;
 pub mod render;
 pub mod signatures;

@@ -27,6 +27,7 @@ pub mod providers;
 pub mod rule;
 pub mod servers;
 pub mod sinks;
+pub mod starter;
 mod tree;
 pub mod url_rule;
 mod validate;

@@ -7,5 +7,6 @@ pub mod machine;
 pub mod output;
 mod report;
 pub mod run;
+pub mod setup;
 pub mod snapshot;
 pub mod worker;

@@ -78,6 +78,50 @@ impl Builtins {
         }
     }
 
+    /// Whether `source` can work on this machine before any call: its `builtins` section is there, and the
+    /// directories it reads exist. Outbox and drafts folders are not checked: sending creates them. What a run
+    /// checks before its first tool call, so a wrong path is a configuration error (exit 2), not a failed call.
+    ///
+    /// ```
+    /// use zamburak::{policy::builtins::BuiltinsConfig, tools::Builtins};
+    /// let b = Builtins::new(&BuiltinsConfig::default(), "me@example.com");
+    /// assert!(b.ready("builtin.files.read").is_err()); // no `builtins.files` section
+    /// assert!(b.ready("builtin.mail.nope").is_err());
+    /// ```
+    pub fn ready(&self, source: &str) -> Result<(), ToolError> {
+        match source {
+            "builtin.mail.list" | "builtin.mail.get" | "builtin.mail.search" => {
+                let cfg = self
+                    .config
+                    .mail
+                    .as_ref()
+                    .ok_or(ToolError::NotConfigured("mail"))?;
+                existing("mail.maildir", &cfg.maildir).map(|_| ())
+            }
+            "builtin.mail.send" | "builtin.mail.commit" => self
+                .config
+                .mail
+                .as_ref()
+                .ok_or(ToolError::NotConfigured("mail"))
+                .map(|_| ()),
+            "builtin.files.list" | "builtin.files.read" | "builtin.files.write" => {
+                let cfg = self
+                    .config
+                    .files
+                    .as_ref()
+                    .ok_or(ToolError::NotConfigured("files"))?;
+                existing("files.root", &cfg.root).map(|_| ())
+            }
+            "builtin.web.get" => self
+                .config
+                .web
+                .as_ref()
+                .ok_or(ToolError::NotConfigured("web"))
+                .map(|_| ()),
+            other => Err(ToolError::UnknownSource(other.to_string())),
+        }
+    }
+
     /// Runs the built-in `source` with `args`. `draft`: the decision was `draft` (mail goes to drafts).
     /// What a call to `source` would act on, for the person deciding its claim when the arguments alone do
     /// not show it: the draft a `builtin.mail.commit` would send. `None`: the arguments are the effect.

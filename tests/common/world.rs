@@ -124,3 +124,30 @@ pub fn calls(trace: &Path, tool: Option<&str>) -> Vec<serde_json::Value> {
         .filter(|r| r["type"] == "call" && tool.is_none_or(|t| r["tool"] == t))
         .collect()
 }
+
+/// Every path under `dir` (sorted, relative) with a file's bytes: to assert that nothing was written.
+#[allow(
+    dead_code,
+    reason = "each test binary uses a different part of `common`"
+)]
+pub fn file_tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            let rel = path.strip_prefix(root).unwrap().display().to_string();
+            if path.is_dir() {
+                out.push((rel, Vec::new()));
+                walk(root, &path, out);
+            } else {
+                out.push((rel, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out
+}
