@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use ruff_python_ast::{Expr, ExprCall, Stmt};
 use ruff_text_size::Ranged;
 
-use super::super::domain::{AVal, HeapObj, Shape, may_top, meet, must_bottom, neutral};
 use super::{ArgAcc, Env, FnCtx, FuncBody, Interp, MAX_CALL_DEPTH, MAX_LOOP_ITERATIONS, SiteAcc};
+use crate::analysis::domain::{AVal, HeapObj, Shape, may_top, meet, must_bottom, neutral};
 use crate::label::{Integrity, KindSet, Label, Readers, TagSet};
 use crate::plan::catalogue::{self, Adds, Extra, Mutation, Yields};
 use crate::plan::subset::Over;

@@ -4,11 +4,11 @@
 
 use std::collections::BTreeSet;
 
-use ruff_python_ast::{BoolOp, Expr, InterpolatedStringElement, UnaryOp};
+use ruff_python_ast::{Expr, InterpolatedStringElement, UnaryOp};
 use ruff_text_size::Ranged;
 
-use super::super::domain::{AVal, HeapObj, Shape, must_bottom, neutral};
 use super::{Env, FuncBody, Interp};
+use crate::analysis::domain::{AVal, HeapObj, Shape, must_bottom, neutral};
 use crate::label::Label;
 
 impl<'a> Interp<'a> {
@@ -71,7 +71,6 @@ impl<'a> Interp<'a> {
                         self.pc_must = self.pc_must.join(&cu);
                     }
                 }
-                let _ = BoolOp::And;
                 self.pc_may = ps_may;
                 self.pc_must = ps_must;
                 let mut v = out.unwrap_or_else(AVal::literal);

@@ -5,8 +5,8 @@
 
 use std::collections::BTreeSet;
 
-use super::super::domain::{AVal, HeapObj, Shape, meet, must_bottom};
 use super::Interp;
+use crate::analysis::domain::{AVal, HeapObj, Shape, meet, must_bottom};
 use crate::label::Label;
 
 impl<'a> Interp<'a> {

@@ -7,10 +7,10 @@ use std::collections::BTreeSet;
 use ruff_python_ast::{Expr, Parameters, Stmt};
 use ruff_text_size::Ranged;
 
-use super::super::domain::{AVal, HeapObj, may_top, meet, must_bottom, neutral};
 use super::{
     Control, ControlKind, Env, Func, FuncBody, Interp, LoopCtx, MAX_LOOP_ITERATIONS, MAX_STEPS,
 };
+use crate::analysis::domain::{AVal, HeapObj, may_top, must_bottom, neutral};
 use crate::label::Label;
 use crate::lower::scope::{assigned_names, escapes, expr_walrus, mutation_receivers, target_names};
 
@@ -335,14 +335,13 @@ impl<'a> Interp<'a> {
             kind: ControlKind::For,
             test_may: s_may.clone(),
         });
-        let (exits, lp_may, lp_must) = self.fixpoint(body, names, |me, exits| {
+        let (exits, lp_may) = self.fixpoint(body, names, |me, exits| {
             me.pc_may = ps_may.join(&s_may).join(exits);
             me.pc_must = ps_must.join(&s_must);
             me.assign(target, elem.clone());
             true
         });
         self.controls.pop();
-        let _ = lp_must;
         self.pc_may = ps_may.join(&exits);
         self.pc_must = ps_must.clone();
         if esc_any {
@@ -375,7 +374,7 @@ impl<'a> Interp<'a> {
             kind: ControlKind::While,
             test_may: neutral(),
         });
-        let (exits, lp_may, _) = self.fixpoint(body, names, |me, exits| {
+        let (exits, lp_may) = self.fixpoint(body, names, |me, exits| {
             me.pc_may = ps_may.join(exits);
             me.pc_must = ps_must.clone();
             let c = me.expr(test);
@@ -402,32 +401,25 @@ impl<'a> Interp<'a> {
     }
 
     /// Runs a loop body to a fixpoint. `head` sets up each iteration (pc, target) and returns whether the
-    /// body runs. Returns the join of the `pc` at every early exit, and the body's `pc` bounds.
+    /// body runs. Returns the join of the `pc` at every early exit, and the upper bound of the body's `pc`.
     fn fixpoint(
         &mut self,
         body: &'a [Stmt],
         names: BTreeSet<String>,
         mut head: impl FnMut(&mut Self, &Label) -> bool,
-    ) -> (Label, Label, Label) {
+    ) -> (Label, Label) {
         let mut exits = neutral();
         let mut entry = self.snapshot(&names);
         let mut heap_before = self.heap_version;
         let mut iterations = 0;
-        let mut body_pc = (neutral(), must_bottom());
+        let mut body_may = neutral();
         loop {
             iterations += 1;
             self.restore(&names, &entry);
             if !head(self, &exits) {
                 break;
             }
-            body_pc = (
-                body_pc.0.join(&self.pc_may),
-                if iterations == 1 {
-                    self.pc_must.clone()
-                } else {
-                    meet(&body_pc.1, &self.pc_must)
-                },
-            );
+            body_may = body_may.join(&self.pc_may);
             self.loops.push(LoopCtx {
                 names: names.clone(),
                 exits_may: neutral(),
@@ -471,7 +463,7 @@ impl<'a> Interp<'a> {
                 break;
             }
         }
-        (exits, body_pc.0, body_pc.1)
+        (exits, body_may)
     }
 
     fn widen(&mut self, old: &Env, next: &mut Env) {
