@@ -66,7 +66,7 @@ impl<'a> Interp<'a> {
                     };
                 }
                 let args = self.args(c);
-                self.builtin(at, name, None, None, args)
+                self.catalogue_call(at, name, None, None, args)
             }
             Expr::Attribute(a) => {
                 let method = a.attr.id.as_str();
@@ -75,11 +75,11 @@ impl<'a> Interp<'a> {
                     && self.lookup(m.id.as_str()).is_none()
                 {
                     let args = self.args(c);
-                    return self.builtin(at, method, Some(m.id.as_str()), None, args);
+                    return self.catalogue_call(at, method, Some(m.id.as_str()), None, args);
                 }
                 let recv = self.expr(&a.value);
                 let args = self.args(c);
-                self.builtin(at, method, None, Some(recv), args)
+                self.catalogue_call(at, method, None, Some(recv), args)
             }
             other => {
                 let f = self.expr(other);
@@ -89,6 +89,8 @@ impl<'a> Interp<'a> {
         }
     }
 
+    /// The arguments of a call in order, positional (`None`; `*xs` gives one of its elements) then by
+    /// keyword (the compiler's `exprs` and `keywords`).
     fn args(&mut self, c: &'a ExprCall) -> Vec<(Option<String>, AVal)> {
         let mut out = Vec::new();
         for a in c.arguments.args.iter() {
@@ -520,7 +522,7 @@ impl<'a> Interp<'a> {
     }
 
     /// Builtins, `json`/`re` functions (`module`) and methods (`recv`), by their catalogue row.
-    fn builtin(
+    fn catalogue_call(
         &mut self,
         at: usize,
         name: &str,

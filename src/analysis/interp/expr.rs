@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use ruff_python_ast::{Expr, InterpolatedStringElement, UnaryOp};
+use ruff_python_ast::{Expr, ExprFString, ExprLambda, InterpolatedStringElement, UnaryOp};
 use ruff_text_size::Ranged;
 
 use super::{Env, FuncBody, Interp};
@@ -13,6 +13,16 @@ use crate::label::Label;
 
 impl<'a> Interp<'a> {
     // ---- expressions ----------------------------------------------------------------------------------
+
+    fn load_name(&self, name: &str) -> AVal {
+        match self.lookup(name) {
+            Some(v) => v.clone(),
+            // A builtin used as a value (`map(str, xs)`) carries no data.
+            None if crate::plan::subset::is_builtin(name) => AVal::literal(),
+            // Not bound on the paths analysed (or a closure's scope is gone): assume the worst.
+            None => AVal::top(),
+        }
+    }
 
     pub(super) fn expr(&mut self, e: &'a Expr) -> AVal {
         if self.exhausted() {
@@ -29,13 +39,7 @@ impl<'a> Interp<'a> {
             | Expr::NoneLiteral(_)
             | Expr::EllipsisLiteral(_)
             | Expr::BytesLiteral(_) => AVal::literal(),
-            Expr::Name(n) => match self.lookup(n.id.as_str()) {
-                Some(v) => v.clone(),
-                // A builtin used as a value (`map(str, xs)`) carries no data.
-                None if crate::plan::subset::is_builtin(n.id.as_str()) => AVal::literal(),
-                // Not bound on the paths analysed (or a closure's scope is gone): assume the worst.
-                None => AVal::top(),
-            },
+            Expr::Name(n) => self.load_name(n.id.as_str()),
             Expr::BinOp(b) => {
                 let l = self.expr(&b.left);
                 let r = self.expr(&b.right);
@@ -185,43 +189,14 @@ impl<'a> Interp<'a> {
                 let i = self.expr(&s.slice);
                 self.element(&c, Some(&i))
             }
-            Expr::FString(f) => {
-                let mut may = Label::literal();
-                let mut must = must_bottom();
-                for part in f.value.iter() {
-                    if let ruff_python_ast::FStringPart::FString(fs) = part {
-                        for el in fs.elements.iter() {
-                            if let InterpolatedStringElement::Interpolation(i) = el {
-                                let v = self.expr(&i.expression);
-                                may = may.join(&self.deep_may(&v));
-                                must = must.join(&v.must);
-                                if let Some(spec) = &i.format_spec {
-                                    for el in spec.elements.iter() {
-                                        if let InterpolatedStringElement::Interpolation(j) = el {
-                                            let w = self.expr(&j.expression);
-                                            may = may.join(&self.deep_may(&w));
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                AVal::scalar(may.computed(), must.computed())
-            }
+            Expr::FString(f) => self.fstring(f),
             Expr::Call(c) => self.call(c),
             Expr::Named(n) => {
                 let v = self.expr(&n.value);
                 self.assign(&n.target, v.clone());
                 v
             }
-            Expr::Lambda(l) => {
-                let id = self.func(at, l.parameters.as_deref(), FuncBody::Expr(&l.body));
-                AVal {
-                    funcs: BTreeSet::from([id]),
-                    ..AVal::literal()
-                }
-            }
+            Expr::Lambda(l) => self.lambda(l),
             Expr::ListComp(c) => self.comprehension(at, &c.generators, &[&c.elt], false),
             Expr::SetComp(c) => self.comprehension(at, &c.generators, &[&c.elt], true),
             Expr::Generator(c) => self.comprehension(at, &c.generators, &[&c.elt], false),
@@ -262,6 +237,42 @@ impl<'a> Interp<'a> {
         v.may = may;
         v.must = must;
         v
+    }
+
+    /// An f-string: a computed scalar joining every interpolated value (deeply) and its format spec's.
+    fn fstring(&mut self, f: &'a ExprFString) -> AVal {
+        let mut may = Label::literal();
+        let mut must = must_bottom();
+        for part in f.value.iter() {
+            if let ruff_python_ast::FStringPart::FString(fs) = part {
+                for el in fs.elements.iter() {
+                    if let InterpolatedStringElement::Interpolation(i) = el {
+                        let v = self.expr(&i.expression);
+                        may = may.join(&self.deep_may(&v));
+                        must = must.join(&v.must);
+                        if let Some(spec) = &i.format_spec {
+                            for el in spec.elements.iter() {
+                                if let InterpolatedStringElement::Interpolation(j) = el {
+                                    let w = self.expr(&j.expression);
+                                    may = may.join(&self.deep_may(&w));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        AVal::scalar(may.computed(), must.computed())
+    }
+
+    /// A lambda: a function value (its body is analysed at each call).
+    fn lambda(&mut self, l: &'a ExprLambda) -> AVal {
+        let at = l.range().start().to_usize();
+        let id = self.func(at, l.parameters.as_deref(), FuncBody::Expr(&l.body));
+        AVal {
+            funcs: BTreeSet::from([id]),
+            ..AVal::literal()
+        }
     }
 
     /// `keyed`: a set or dict comprehension, whose first element is a key: equal keys collapse, so every

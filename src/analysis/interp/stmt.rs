@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use ruff_python_ast::{Expr, Parameters, Stmt};
+use ruff_python_ast::{Expr, Parameters, Stmt, StmtAugAssign, StmtFunctionDef};
 use ruff_text_size::Ranged;
 
 use super::{
@@ -52,14 +52,7 @@ impl<'a> Interp<'a> {
                         .insert((self.frames.len(), n.id.to_string()), m);
                 }
             }
-            Stmt::AugAssign(a) => {
-                let cur = self.expr(&a.target);
-                let v = self.expr(&a.value);
-                let r = self.binop(s.range().start().to_usize(), &cur, &v);
-                if let Expr::Subscript(_) | Expr::Name(_) = a.target.as_ref() {
-                    self.assign(&a.target, r);
-                }
-            }
+            Stmt::AugAssign(a) => self.aug_assign(a),
             Stmt::If(i) => {
                 let mut clauses: Vec<(Option<&'a Expr>, &'a [Stmt])> =
                     vec![(Some(&*i.test), i.body.as_slice())];
@@ -105,18 +98,7 @@ impl<'a> Interp<'a> {
                     });
                 }
             }
-            Stmt::FunctionDef(f) => {
-                let id = self.func(
-                    f.range().start().to_usize(),
-                    Some(&f.parameters),
-                    FuncBody::Stmts(&f.body),
-                );
-                let v = AVal {
-                    funcs: BTreeSet::from([id]),
-                    ..AVal::literal()
-                };
-                self.env().insert(f.name.id.to_string(), v);
-            }
+            Stmt::FunctionDef(f) => self.function_def(f),
             // `import json` / `import re`, `pass`: nothing flows.
             _ => {}
         }
@@ -198,7 +180,19 @@ impl<'a> Interp<'a> {
         }
     }
 
-    /// Raises, in STRICT, what a branch or loop body may assign or mutate, whether or not it runs.
+    /// `x += v`, `xs[i] += v`: the operator's result (allocated at the statement, for a sequence), assigned back.
+    fn aug_assign(&mut self, a: &'a StmtAugAssign) {
+        let cur = self.expr(&a.target);
+        let v = self.expr(&a.value);
+        let r = self.binop(a.range().start().to_usize(), &cur, &v);
+        if let Expr::Subscript(_) | Expr::Name(_) = a.target.as_ref() {
+            self.assign(&a.target, r);
+        }
+    }
+
+    /// Raises, in STRICT, what a branch or loop body may assign or mutate, whether or not it runs. The
+    /// compiler does this in two steps: `preraise` (the containers, before the block) and
+    /// `raise_assigned` (the names, after it).
     fn not_taken(&mut self, bodies: &[&'a [Stmt]], may: &Label, must: &Label) {
         if !self.strict {
             return;
@@ -482,9 +476,22 @@ impl<'a> Interp<'a> {
             });
         }
     }
+
+    /// `def name(...)`: binds the name to a function value (its body is analysed at each call).
+    fn function_def(&mut self, f: &'a StmtFunctionDef) {
+        let id = self.func(
+            f.range().start().to_usize(),
+            Some(&f.parameters),
+            FuncBody::Stmts(&f.body),
+        );
+        let v = AVal {
+            funcs: BTreeSet::from([id]),
+            ..AVal::literal()
+        };
+        self.env().insert(f.name.id.to_string(), v);
+    }
 }
 
-/// Whether a block calls a plan function (by name) or a function value, outside nested scopes.
 /// The name a test checks to be present: `name is not None`, or `name` alone.
 fn present_test(test: &Expr) -> Option<&str> {
     match test {
@@ -502,6 +509,7 @@ fn present_test(test: &Expr) -> Option<&str> {
     }
 }
 
+/// Whether a block calls a plan function (by name) or a function value, outside nested scopes.
 fn calls_plan_function(body: &[Stmt], me: &Interp<'_>) -> bool {
     let mut found = false;
     for s in body {
