@@ -149,7 +149,8 @@ pub struct Interp<'a> {
     /// The analysis stopped following something (depth, steps, widening): results there are `top`.
     pub imprecise: Vec<(usize, &'static str)>,
     /// Each element's upper bound (deep, as stored) of the list literal evaluated last: a tool argument
-    /// written as `[a, b]` is checked element by element, as the runtime does (docs/semantics.md §5).
+    /// written as `[a, b]` is checked element by element, as the runtime does (docs/semantics.md, "Further
+    /// choices": list arguments).
     last_list: Option<Vec<Label>>,
     /// For a name bound straight from `verify_x(v, or_none=True)`, in the frame at this depth: its value
     /// when it is not `None` (the verified one). `if name is not None:` and `if name:` narrow to it.
