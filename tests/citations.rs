@@ -4,7 +4,7 @@
 //! heading. A section number (`§5`) resolves only against a heading numbered so (`## 5. …`), which the pages
 //! do not have, and a `§` with no page before it cites nothing (RFCs excepted).
 //!
-//! Scans the text files of src/, tests/ and docs/. A citation may run over several comment lines: the
+//! Scans the text files of src/, tests/ and docs/, README.md and CONTRIBUTING.md. A citation may run over several comment lines: the
 //! comment markers are dropped and the lines joined before it is read.
 
 use std::collections::BTreeMap;
@@ -101,8 +101,9 @@ fn names(heading: &str, name: &str) -> bool {
             .is_some_and(|rest| rest.starts_with(" ("))
 }
 
-/// The problems with the citations in one file's text: `(line, what is wrong)`.
-fn problems(text: &str, pages: &Pages) -> Vec<(usize, String)> {
+/// The problems with the citations in one file's text: `(line, what is wrong)`. `in_docs`: the file is a
+/// page of docs/, where a link `[x.md](x.md)` names the page beside it.
+fn problems(text: &str, pages: &Pages, in_docs: bool) -> Vec<(usize, String)> {
     let cite = Regex::new(
         r#"(?:\bdocs/([A-Za-z0-9_./-]+\.md)|\]\(([A-Za-z0-9_-]+\.md)\))((?:,\s*"[^"]*"|(?:,|\s+and)?\s*"[^"]*"|,?\s*§\s*[0-9][0-9.]*)*)"#,
     )
@@ -117,8 +118,9 @@ fn problems(text: &str, pages: &Pages) -> Vec<(usize, String)> {
         cited.push(whole.range());
         let page = match (c.get(1), c.get(2)) {
             (Some(p), _) => format!("docs/{}", p.as_str()),
-            (None, Some(p)) => format!("docs/{}", p.as_str()),
-            (None, None) => unreachable!("the pattern has one of the two"),
+            (None, Some(p)) if in_docs => format!("docs/{}", p.as_str()),
+            (None, Some(_)) => continue,
+            (None, None) => continue,
         };
         let Some(heads) = pages.get(&page) else {
             out.push((line_of(whole.start()), format!("{page} does not exist")));
@@ -183,18 +185,20 @@ fn every_doc_citation_names_a_page_and_a_heading_it_has() {
     );
     let mut all = Vec::new();
     let mut seen = 0;
+    let mut sources = vec![root().join("README.md"), root().join("CONTRIBUTING.md")];
     for dir in ["src", "tests", "docs"] {
-        for f in files(&root().join(dir)) {
-            let name = relative(&f);
-            // Its own samples below are wrong on purpose.
-            if name == "tests/citations.rs" {
-                continue;
-            }
-            let text = std::fs::read_to_string(&f).unwrap();
-            seen += text.matches("docs/").count();
-            for (line, what) in problems(&text, &pages) {
-                all.push(format!("{name}:{line}: {what}"));
-            }
+        sources.extend(files(&root().join(dir)));
+    }
+    for f in sources {
+        let name = relative(&f);
+        // Its own samples below are wrong on purpose.
+        if name == "tests/citations.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        seen += text.matches("docs/").count();
+        for (line, what) in problems(&text, &pages, name.starts_with("docs/")) {
+            all.push(format!("{name}:{line}: {what}"));
         }
     }
     assert!(
@@ -215,7 +219,7 @@ fn the_reader_finds_broken_and_good_citations() {
         ],
     )]);
     let found = |text: &str| -> Vec<String> {
-        problems(text, &pages)
+        problems(text, &pages, true)
             .into_iter()
             .map(|(l, w)| format!("{l}: {w}"))
             .collect()
@@ -246,5 +250,7 @@ fn the_reader_finds_broken_and_good_citations() {
     );
     assert!(found("// RFC 3986 §6.2.2").is_empty());
     let numbered = Pages::from([("docs/a.md".to_string(), vec!["5. Decisions".to_string()])]);
-    assert!(problems("docs/a.md §5", &numbered).is_empty());
+    assert!(problems("docs/a.md §5", &numbered, false).is_empty());
+    // Outside docs/ a bare page name is a file beside the text, not a page of docs/.
+    assert!(problems("[b.md](b.md), \"Labels\"", &pages, false).is_empty());
 }
