@@ -1,4 +1,4 @@
-//! The label lattice of docs/semantics.md §2, in two forms that agree with each other.
+//! The label lattice of docs/semantics.md, "Labels", in two forms that agree with each other.
 //!
 //! * [`Label`] is the exact, host-side form: sets of tags, principals and sources. The lint and the decision
 //!   procedure work on it, and reasons are written from it.
@@ -142,7 +142,7 @@ impl TagSet {
     }
 }
 
-/// The exact label of a value (docs/semantics.md §2).
+/// The exact label of a value (docs/semantics.md, "Labels").
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Label {
     pub integrity: Integrity,
@@ -196,7 +196,8 @@ impl Label {
         }
     }
 
-    /// The result of a computation on this (joined) label: no verified kinds survive (§2.1).
+    /// The result of a computation on this (joined) label: no verified kinds survive (docs/semantics.md,
+    /// "Verified kinds belong to one exact value").
     pub fn computed(&self) -> Label {
         Label {
             verified: KindSet::NONE,
@@ -206,10 +207,9 @@ impl Label {
 
     /// The label as it influences a choice (an index, a key, a container's structure, a condition, `pc`).
     ///
-    /// A trusted choice keeps the chosen value's kinds (neutral); an untrusted one removes them all. This is
-    /// the fail-closed reading of §2's "a trusted side keeps the other side's kinds; an untrusted side without
-    /// kinds removes them": an untrusted choice removes kinds even when it carries some itself, because
-    /// `pc` never carries verified kinds.
+    /// A trusted choice keeps the chosen value's kinds (neutral); an untrusted one removes them all, even
+    /// kinds it carries itself, because `pc` never carries verified kinds (the fail-closed choice of
+    /// docs/semantics.md, "Verified kinds belong to one exact value").
     pub fn influence(&self) -> Label {
         Label {
             verified: if self.is_untrusted() {
@@ -631,7 +631,7 @@ impl fmt::Display for LabelView {
             None => write!(f, ", public")?,
             Some(r) if r.is_empty() => write!(f, ", readers: the user only")?,
             // Reader addresses can come from attacker-written fields (a mail's From): a reason shown to the
-            // planner names how many there are, never who (docs/semantics.md §7).
+            // planner names how many there are, never who (docs/semantics.md, "Further choices").
             Some(r) if r.len() == 1 => write!(f, ", readers: 1 person besides the user")?,
             Some(r) => write!(f, ", readers: {} people besides the user", r.len())?,
         }

@@ -1,5 +1,5 @@
-//! The propagation mode (docs/semantics.md §4): one enum for the policy file's `mode:`, the `--mode` flag,
-//! the lowering and the lint.
+//! The propagation mode (docs/semantics.md, "Control context and modes"): one enum for the policy file's
+//! `mode:`, the `--mode` flag, the lowering and the lint.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

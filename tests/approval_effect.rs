@@ -1,5 +1,5 @@
-//! Approving a claim never performs a stronger effect than the claim names (docs/semantics.md §5), over
-//! random policies and argument labels.
+//! Approving a claim never performs a stronger effect than the claim names (docs/semantics.md, "Approvals"),
+//! over random policies and argument labels.
 //!
 //! The oracle is independent of how `on_approval` is computed: an approval lifts exactly the confirm-level
 //! violations, so what it performs must equal the decision of the same call under the same policy with

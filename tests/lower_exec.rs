@@ -341,7 +341,8 @@ fn plan_code_cannot_reach_labels() {
 
 #[test]
 fn containers_a_called_function_may_mutate_are_raised_even_when_it_is_not_called() {
-    // Not taken: without the callee's mutation set pre-raised, `a` would stay clean (docs/semantics.md §4).
+    // Not taken: without the callee's mutation set pre-raised, `a` would stay clean (docs/semantics.md,
+    // "Further choices": mutation through a function value).
     let plan = "def add(xs):\n    xs.append(1)\ne = get()\na = []\nif e['subject'] == 'nope':\n    add(a)\nsink(len(a))\n";
     let (v, _) = sink_label(plan, Mode::Strict);
     assert!(untrusted(v));

@@ -1,7 +1,7 @@
 //! Non-interference, tested: in STRICT mode, what a plan does at calls with a trusted control context, with
 //! trusted arguments, cannot depend on attacker data. Random plans run twice on two mails that differ only in
 //! attacker-controlled content; the trusted-observable calls must be the same in both runs (up to the point
-//! where either run stops: termination-insensitive, docs/semantics.md §1).
+//! where either run stops: termination-insensitive, docs/semantics.md, "What is protected").
 
 mod common;
 
@@ -162,8 +162,9 @@ fn computing_on_two_verified_values_does_not_keep_the_kind() {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 150, .. ProptestConfig::default() })]
-    /// docs/semantics.md §2.1: only a verifier adds a kind, and only data movement keeps it. So an untrusted value
-    /// that reaches a sink still verified is exactly a value some verifier call returned.
+    /// docs/semantics.md, "Verified kinds belong to one exact value": only a verifier adds a kind, and only
+    /// data movement keeps it. So an untrusted value that reaches a sink still verified is exactly a value
+    /// some verifier call returned.
     #[test]
     fn a_verified_kind_is_never_forged(body in prop::collection::vec(stmt(), 1..6), mode in prop::sample::select(vec![Mode::Strict, Mode::Normal])) {
         let plan = format!(

@@ -1,7 +1,7 @@
-//! Labelling a tool's result (`src/policy/labelling.rs`, docs/semantics.md §3) on results a hostile server
-//! could return: random JSON in the shapes tools return (a record, a list of records, lists of anything,
-//! scalars, nesting), with addresses in the reader fields, other records' addresses elsewhere, and keys
-//! that collide with the policy's field names. For every part of the labelled value:
+//! Labelling a tool's result (`src/policy/labelling.rs`, docs/semantics.md, "Propagation") on results a
+//! hostile server could return: random JSON in the shapes tools return (a record, a list of records, lists of
+//! anything, scalars, nesting), with addresses in the reader fields, other records' addresses elsewhere, and
+//! keys that collide with the policy's field names. For every part of the labelled value:
 //!
 //! * the plan receives exactly the result (the labelled value's JSON is the result's);
 //! * integrity: a tool declared untrusted gives untrusted parts, except the values of a field the policy

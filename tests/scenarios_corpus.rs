@@ -59,7 +59,7 @@ fn a_wrong_expectation_is_reported_as_a_failure() {
         "{text}"
     );
     // The send is denied whenever it is reached, so the pre-flight analysis refuses the plan before
-    // `get_email` runs (docs/semantics.md §5).
+    // `get_email` runs (docs/semantics.md, "Pre-flight analysis").
     assert!(text.contains("actual calls:   []"), "{text}");
     assert!(
         !text.contains("x@evil.test"),

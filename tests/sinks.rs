@@ -1,10 +1,10 @@
 //! Every argument that leaves the process is checked for readers against the party it goes to
-//! (docs/semantics.md §5, src/policy/sinks.rs): the LLM provider, the web, an MCP server and a mail's
-//! recipients. A secret (a *trusted* file tagged `AUTH_SECRET`, readable by the user only) is put in each
-//! argument in turn, and under a condition; each call is refused, and the other side is shown to have
+//! (docs/semantics.md, "Decisions"; src/policy/sinks.rs): the LLM provider, the web, an MCP server and a
+//! mail's recipients. A secret (a *trusted* file tagged `AUTH_SECRET`, readable by the user only) is put in
+//! each argument in turn, and under a condition; each call is refused, and the other side is shown to have
 //! received not one byte: the loopback servers here count every byte that reaches their socket, the MCP
-//! server logs every call, the outbox is read. A positive control per party shows the same setup does
-//! deliver what may go.
+//! server logs every call, the outbox is read. A positive control per party shows the same setup does deliver
+//! what may go.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

@@ -658,7 +658,8 @@ fn implicit_flow_note(
 
 /// The sources among `srcs` whose results are lists of records with per-record readers
 /// (`readers: { from_fields }`) and no declared `structure_readers`: reading any element of such a list
-/// takes the list's structure label, whose readers are those every record allows (docs/semantics.md §3).
+/// takes the list's structure label, whose readers are those every record allows
+/// (docs/semantics.md, "Propagation").
 /// `None` when there are none; otherwise how to name them (with lines) and the tools alone.
 fn per_record_lists(policy: &Policy, srcs: &[SourceRef]) -> Option<(String, String)> {
     let lists: Vec<SourceRef> = srcs

@@ -1009,7 +1009,7 @@ def _bi_dict(_src=None, _zp=_NEUTRAL, **kw):
 
 
 def _bi_print(*args, sep=None, end=None, _zp=_NEUTRAL):
-    # Output keeps its label (docs/semantics.md, "What the person is told"): each print is one frame,
+    # Output keeps its label (docs/semantics.md, "What is protected"): each print is one frame,
     # NUL label NUL length NUL text, which the host reads back into a labelled segment. Every print of a
     # plan goes through here, so the length framing cannot be forged by text inside it.
     sp = ' '

@@ -1,7 +1,7 @@
 //! The subset catalogue: every builtin, method and module function a plan may call, one row each, with
 //! everything the rest of Zamburak needs to know about it — which keywords it takes, whether it may be
 //! passed as a value, whether its result is a plain scalar, which code it calls back, what it mutates and
-//! how labels flow through it (docs/semantics.md, §3 and "Callbacks").
+//! how labels flow through it (docs/semantics.md, "Propagation" and "Callbacks").
 //!
 //! It is the single source read by the subset check (`subset.rs`), the name and keyword check
 //! (`structure.rs`), the lowering (`lower/`), the prelude's generated dispatch tables (`build.rs`) and the

@@ -1,4 +1,4 @@
-//! Parsing a plan and checking it against the subset of docs/semantics.md §6.
+//! Parsing a plan and checking it against the subset (docs/diagnostics.md, "What a plan may use").
 //!
 //! [`check`] is the single entry point `lint` and `run` share: parse ([`parse::parse`]), the whitelist
 //! ([`subset::check_subset`]), then name and argument resolution ([`structure::check_structure`]).

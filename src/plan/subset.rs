@@ -1,6 +1,6 @@
-//! The whitelist of docs/semantics.md §6: which statements, expressions, builtins, methods and modules a plan
-//! may use. Every AST variant is matched explicitly, so a new ruff variant fails to compile here instead
-//! of slipping through.
+//! The whitelist (docs/diagnostics.md, "What a plan may use"): which statements, expressions, builtins,
+//! methods and modules a plan may use. Every AST variant is matched explicitly, so a new ruff variant fails
+//! to compile here instead of slipping through.
 
 use ruff_python_ast::{
     Comprehension, Expr, ExprCall, FStringPart, Identifier, InterpolatedStringElement,

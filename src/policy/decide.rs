@@ -1,4 +1,4 @@
-//! The decision procedure of docs/semantics.md §5: one claim in, one decision out. Pure and total.
+//! The decision procedure (docs/semantics.md, "Decisions"): one claim in, one decision out. Pure and total.
 //!
 //! Order of evaluation, and why:
 //! 1. Fixed rules no policy overrides, always `deny`: unknown tool, the tool-call cap, unknown or missing
@@ -616,10 +616,10 @@ impl Checker<'_> {
     }
 }
 
-/// What approving a claim [`decide`] held for confirmation performs (docs/semantics.md §5): an approval lifts
-/// exactly the confirm-level violations the claim lists, so when the call also breaks a draft-level rule it
-/// still only drafts (`Draft`); otherwise it runs as called (`Allow`). Never stronger than the claim: a
-/// claim that breaks a `deny` rule is denied and never reaches a person.
+/// What approving a claim [`decide`] held for confirmation performs (docs/semantics.md, "Approvals"): an
+/// approval lifts exactly the confirm-level violations the claim lists, so when the call also breaks a
+/// draft-level rule it still only drafts (`Draft`); otherwise it runs as called (`Allow`). Never stronger
+/// than the claim: a claim that breaks a `deny` rule is denied and never reaches a person.
 pub fn on_approval(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Outcome {
     let rest = violations(policy, space, claim)
         .into_iter()

@@ -1,4 +1,4 @@
-//! Labelling a tool result per the tool's `returns` (docs/semantics.md §3, "Tool results").
+//! Labelling a tool result per the tool's `returns` (docs/semantics.md, "Propagation": tool results).
 //!
 //! Every label is the policy's label for that part of the result, joined with the join of the call's
 //! argument labels (an attacker-chosen query gives an attacker-chosen answer), plus the call's source.
@@ -107,8 +107,8 @@ impl Labeller<'_> {
                         }
                     })
                     .collect();
-                // docs/semantics.md §3: the structure's readers are the declared `structure_readers`, or
-                // else the result's readers intersected with every element's.
+                // docs/semantics.md, "Propagation": the structure's readers are the declared
+                // `structure_readers`, or else the result's readers intersected with every element's.
                 if let Some(declared) = self.returns.structure_readers.clone() {
                     let readers = readers_list(&declared);
                     let structure = self.label_exact(None, readers);

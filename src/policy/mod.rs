@@ -5,7 +5,7 @@
 //! * [`Policy`] gives the runtime what it needs: [`Policy::signatures`], [`Policy::label_space`], tools,
 //!   verifiers and limits with defaults filled in.
 //! * [`labelling::label_result`] labels a tool result; [`decide::decide`] is the pure decision procedure
-//!   of docs/semantics.md §5.
+//!   (docs/semantics.md, "Decisions").
 //!
 //! ```
 //! use zamburak::policy::Policy;

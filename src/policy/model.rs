@@ -451,9 +451,9 @@ pub struct ReturnsSpec {
     /// is `AUTH_SECRET` (see `policy::path_tags`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags_when: Option<Vec<TagsWhen>>,
-    /// Readers of a list result's structure (its length and order): `public`, `user` or a list. Default:
-    /// the result's readers intersected with every element's (docs/semantics.md §3). Declare it for a tool
-    /// whose result count and order are not secret, such as the inbox; elements keep their own readers.
+    /// Readers of a list result's structure (its length and order): `public`, `user` or a list. Default: the
+    /// result's readers intersected with every element's (docs/semantics.md, "Propagation"). Declare it for a
+    /// tool whose result count and order are not secret, such as the inbox; elements keep their own readers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structure_readers: Option<ReadersSpec>,
 }

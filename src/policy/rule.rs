@@ -1,4 +1,4 @@
-//! The stable id of the rule that decided a claim (docs/policy.md, "Rule ids"). Typed here; written as
+//! The stable id of the rule that decided a claim (docs/policy.md, "Decisions"). Typed here; written as
 //! text (`args.to.require`) in traces, lint output and reports, and read back from that text.
 
 use std::fmt;

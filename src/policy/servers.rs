@@ -294,8 +294,8 @@ impl Source {
         )
     }
 
-    /// Whether the adapter sends its arguments out of the process (docs/semantics.md §5): mail to its
-    /// recipients, a URL to a web server. The rest read or write the user's own data on this machine
+    /// Whether the adapter sends its arguments out of the process (docs/semantics.md, "Decisions"): mail to
+    /// its recipients, a URL to a web server. The rest read or write the user's own data on this machine
     /// (`builtin.mail.commit` sends a reviewed draft, not its arguments).
     pub fn transmits(self) -> bool {
         matches!(self, Source::MailSend | Source::WebGet)

@@ -1,5 +1,5 @@
 //! Arguments that leave the process, and the check each one gets when the policy declares none
-//! (docs/semantics.md §5, "every argument that leaves is a sink").
+//! (docs/semantics.md, "Decisions": every argument that leaves has a confidentiality check).
 //!
 //! An argument leaves when its tool's effect is `send`, or when its source transmits it: an LLM provider
 //! (`builtin.llm.*`), an MCP server (`mcp.*`, whatever the effect: the server is another process), the web

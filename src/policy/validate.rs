@@ -21,8 +21,9 @@ const KEYWORDS: &[&str] = &[
     "with", "yield",
 ];
 
-/// Names the plan subset gives a meaning (docs/semantics.md §6), allowed or refused: a tool or verifier named
-/// like one would shadow it or be rejected by the subset check. Argument names are not affected.
+/// Names the plan subset gives a meaning (docs/diagnostics.md, "What a plan may use"), allowed or refused: a
+/// tool or verifier named like one would shadow it or be rejected by the subset check. Argument names are not
+/// affected.
 /// Whether a tool or verifier name would clash with a name the plan subset gives a meaning (a builtin, a
 /// forbidden builtin, a module, a soft keyword). One table: `crate::plan::subset`.
 fn is_plan_name(name: &str) -> bool {
@@ -682,8 +683,8 @@ fn check_servers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
     Ok(())
 }
 
-/// A builtin adapter fixes the argument names and contacts the outside world (docs/semantics.md §8: a policy
-/// that checks a misspelt argument would check nothing).
+/// A builtin adapter fixes the argument names and contacts the outside world (docs/policy.md, "Tools": a
+/// policy that checks a misspelt argument would check nothing).
 fn check_builtin(
     cx: &Ctx<'_>,
     name: &str,

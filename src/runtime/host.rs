@@ -722,7 +722,8 @@ impl RunHost<'_, '_> {
             }
             (ExecOutcome::Denied { line, message }, None) => {
                 // A denial by the runtime itself: a no-sensitive-upgrade violation, an unknown function, a
-                // malformed argument or an exhausted budget. Like a policy denial (docs/semantics.md §5).
+                // malformed argument or an exhausted budget. Like a policy denial (docs/semantics.md,
+                // "Decisions").
                 self.recorder.record(Record::Error(ErrorRecord {
                     line: Some(line),
                     exc_type: "Denied".into(),

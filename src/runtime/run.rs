@@ -216,7 +216,8 @@ fn run_plan<'a>(
     };
 
     if preflight {
-        // docs/semantics.md §5: a plan with a call that is denied whenever it is reached runs no tool at all.
+        // docs/semantics.md, "Pre-flight analysis": a plan with a call that is denied whenever it is reached
+        // runs no tool at all.
         let analysis = crate::analysis::analyze(&parsed, input.policy, input.mode);
         let denials: Vec<_> = analysis.certain_denials().cloned().collect();
         if !denials.is_empty() {

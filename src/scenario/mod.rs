@@ -58,7 +58,7 @@ struct Expect {
     normal: Option<Expected>,
 }
 
-/// The outcomes a scenario may expect (docs/semantics.md §5).
+/// The outcomes a scenario may expect (docs/semantics.md, "Decisions").
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 enum Expected {

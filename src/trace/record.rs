@@ -136,8 +136,8 @@ pub struct ArgRecord {
     /// The label of the whole value: its own joined with everything inside it (what reaches the tool).
     pub label: LabelView,
     /// For a list or tuple whose elements' labels are not all the whole value's, each element's whole label,
-    /// as the decision reads them (docs/semantics.md §5, list arguments); absent otherwise, where each
-    /// element's label is `label` (so a long run of calls with lists pays nothing for it).
+    /// as the decision reads them (docs/semantics.md, "Further choices": list arguments); absent otherwise,
+    /// where each element's label is `label` (so a long run of calls with lists pays nothing for it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elements: Option<Vec<LabelView>>,
     /// `sha256:<hex>` of the value's canonical JSON (see [`crate::trace::redact::digest`]).
@@ -177,8 +177,8 @@ pub struct Call {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_sha256: Option<String>,
     /// For a `confirm` claim: what approving it performs when that is weaker than the call itself
-    /// (`draft`: the call also breaks a draft-level rule, which an approval does not lift; docs/semantics.md
-    /// §5). Part of the claim's digest, so the person approves exactly the effect the claim names.
+    /// (`draft`: the call also breaks a draft-level rule, which an approval does not lift; docs/semantics.md,
+    /// "Approvals"). Part of the claim's digest, so the person approves exactly the effect the claim names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_approval: Option<String>,
 }
@@ -263,7 +263,7 @@ pub struct End {
     /// How the run stopped, e.g. `finished`, `denied`, `error`, `rejected`.
     pub status: String,
     pub exit_code: i32,
-    /// `allow`, `draft`, `confirm`, `deny`, `error` or `rejected` (docs/semantics.md §5).
+    /// `allow`, `draft`, `confirm`, `deny`, `error` or `rejected` (docs/semantics.md, "Decisions").
     pub outcome: String,
 }
 

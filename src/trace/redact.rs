@@ -1,5 +1,5 @@
-//! What of a value may be written down (docs/semantics.md §7): digests for everything, the value itself only when
-//! it is trusted and public, and error messages replaced by the sources they depend on.
+//! What of a value may be written down (docs/semantics.md, "Redaction"): digests for everything, the value
+//! itself only when it is trusted and public, and error messages replaced by the sources they depend on.
 //!
 //! ```
 //! use serde_json::json;

@@ -306,7 +306,8 @@ impl Compiler<'_> {
         for b in bodies {
             mutation_receivers(b, &mut receivers);
             // A plan function called directly in the block may mutate what it is given and the module
-            // containers it names: pre-raise those too (docs/semantics.md §4, static mutation set).
+            // containers it names: pre-raise those too (docs/semantics.md, "Further choices":
+            // mutation through a function value).
             let mut calls = Vec::new();
             direct_calls(b, &mut calls);
             for call in calls {
