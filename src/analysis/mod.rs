@@ -28,12 +28,12 @@ pub mod domain;
 mod interp;
 pub mod output;
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use crate::label::{KindSet, Label, LabelView};
 use crate::lower::{self, Mode};
 use crate::plan::render::LineIndex;
-use crate::plan::{self, Diagnostic, Severity};
+use crate::plan::{self, Code, Diagnostic, Severity};
 use crate::policy::model::{ReadersSpec, Requirement};
 use crate::policy::{
     ArgClaim, Check, Claim, Decision, Outcome, Policy, Rule, Texts, decide, violations,
@@ -89,35 +89,18 @@ pub struct LintReport {
     pub diagnostics: Vec<Diagnostic>,
     /// One entry per tool call site the analysis reached, in source order.
     pub calls: Vec<CallPrediction>,
-    /// Per diagnostic (same order): the tool, the argument and the sources it names, for JSON output.
-    pub details: Vec<DiagnosticDetail>,
     /// Line starts of `source`, for positions.
     pub lines: LineIndex,
 }
 
-/// Machine-readable context of a diagnostic.
-#[derive(Clone, Debug, Default)]
-pub struct DiagnosticDetail {
-    pub tool: Option<String>,
-    pub argument: Option<String>,
-    /// `tool()` at line N, for each source the label derives from.
-    pub sources: Vec<SourceRef>,
-    /// One line each for the other requirements the call breaks (`also: ...`).
-    pub notes: Vec<String>,
-}
-
-/// A call whose result a label derives from.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct SourceRef {
-    pub line: u32,
-    pub name: String,
-}
+/// A call whose result a label derives from (also a diagnostic's secondary span).
+pub use crate::plan::SourceRef;
 
 impl LintReport {
     pub fn has_errors(&self) -> bool {
         self.diagnostics
             .iter()
-            .any(|d| d.severity == Severity::Error)
+            .any(|d| d.severity() == Severity::Error)
     }
 
     /// Call sites that are denied whenever reached.
@@ -136,33 +119,30 @@ pub fn lint(source: &str, policy: &Policy, mode: Mode) -> LintReport {
         source: source.to_string(),
         diagnostics: Vec::new(),
         calls: Vec::new(),
-        details: Vec::new(),
         lines: LineIndex::new(source),
     };
     let parsed = match plan::check(source, &sigs) {
         Ok(p) => p,
         Err(diags) => {
-            report.details = vec![DiagnosticDetail::default(); diags.len()];
             report.diagnostics = diags;
             return report;
         }
     };
     if let Err(diags) = lower::check(&parsed.module, source, &sigs, mode) {
-        report.details = vec![DiagnosticDetail::default(); diags.len()];
         report.diagnostics = diags;
         return report;
     }
     let mut report = analyze(&parsed, policy, mode);
     if plan::is_empty(source) {
-        report.diagnostics.push(Diagnostic {
-            code: "Z003",
-            severity: Severity::Warning,
-            start: 0,
-            end: 0,
-            message: "the plan is empty: it calls no tool and prints nothing".into(),
-            hint: Some("write the plan's statements in this file, or check the path".into()),
-        });
-        report.details.push(DiagnosticDetail::default());
+        report.diagnostics.push(
+            Diagnostic::new(
+                Code::EmptyPlan,
+                0,
+                0,
+                "the plan is empty: it calls no tool and prints nothing",
+            )
+            .with_hint("write the plan's statements in this file, or check the path"),
+        );
     }
     report
 }
@@ -175,28 +155,27 @@ pub fn analyze(parsed: &plan::ParsedPlan, policy: &Policy, mode: Mode) -> LintRe
         source: source.to_string(),
         diagnostics: Vec::new(),
         calls: Vec::new(),
-        details: Vec::new(),
         lines: LineIndex::new(source),
     };
     let space = match policy.label_space() {
         Ok(s) => s,
         Err(e) => {
-            report.diagnostics.push(Diagnostic {
-                code: "Z209",
-                severity: Severity::Error,
-                start: 0,
-                end: 0,
-                message: format!("the policy's labels cannot be built: {e}"),
-                hint: Some("fix the policy (`zamburak policy check`)".into()),
-            });
-            report.details.push(DiagnosticDetail::default());
+            report.diagnostics.push(
+                Diagnostic::new(
+                    Code::PolicyLabels,
+                    0,
+                    0,
+                    format!("the policy's labels cannot be built: {e}"),
+                )
+                .with_hint("fix the policy (`zamburak policy check`)"),
+            );
             return report;
         }
     };
     let mut interp = Interp::new(policy, space, mode == Mode::Strict);
     interp.run(&parsed.module.body);
 
-    let mut found: Vec<(Diagnostic, DiagnosticDetail)> = Vec::new();
+    let mut found: Vec<Diagnostic> = Vec::new();
     for site in interp.sites.values().filter(|s| s.visits > 0) {
         let prediction = predict(policy, &interp, site, source, &report.lines);
         if let Some(d) = verdict(policy, &interp, site, &prediction, source, &report.lines) {
@@ -205,23 +184,18 @@ pub fn analyze(parsed: &plan::ParsedPlan, policy: &Policy, mode: Mode) -> LintRe
         report.calls.push(prediction);
     }
     if let Some((at, why)) = interp.imprecise.first() {
-        found.push((
-            Diagnostic {
-                code: "Z209",
-                severity: Severity::Warning,
-                start: *at,
-                end: *at,
-                message: format!("the analysis lost precision here: {why}; predictions after this point assume the worst"),
-                hint: Some("simplify the plan: fewer nested plan-function calls, smaller loops".into()),
-            },
-            DiagnosticDetail::default(),
-        ));
+        found.push(
+            Diagnostic::new(
+                Code::AnalysisIncomplete,
+                *at,
+                *at,
+                format!("the analysis lost precision here: {why}; predictions after this point assume the worst"),
+            )
+            .with_hint("simplify the plan: fewer nested plan-function calls, smaller loops"),
+        );
     }
-    found.sort_by(|a, b| (a.0.start, a.0.end, a.0.code).cmp(&(b.0.start, b.0.end, b.0.code)));
-    for (d, detail) in found {
-        report.diagnostics.push(d);
-        report.details.push(detail);
-    }
+    found.sort_by_key(|d| (d.start, d.end, d.code));
+    report.diagnostics = found;
     report
 }
 
@@ -358,16 +332,23 @@ fn predict(
 
 /// The argument a rule names (`args.to.require` → `to`).
 fn sources(interp: &Interp<'_>, label: &Label, source: &str, lines: &LineIndex) -> Vec<SourceRef> {
-    let mut out: BTreeSet<SourceRef> = BTreeSet::new();
+    // One per tool and line (two calls of one tool on a line are named once), at the first of them.
+    let mut out: BTreeMap<(u32, &str), usize> = BTreeMap::new();
     for id in &label.sources {
         if let Some((name, at)) = interp.source_names.get(id) {
-            out.insert(SourceRef {
-                name: name.clone(),
-                line: lines.line_col(source, *at).0,
-            });
+            let first = out
+                .entry((lines.line_col(source, *at).0, name.as_str()))
+                .or_insert(*at);
+            *first = (*first).min(*at);
         }
     }
-    out.into_iter().collect()
+    out.into_iter()
+        .map(|((line, name), start)| SourceRef {
+            line,
+            name: name.to_string(),
+            start,
+        })
+        .collect()
 }
 
 fn describe_sources(s: &[SourceRef]) -> String {
@@ -394,7 +375,7 @@ fn verdict(
     p: &CallPrediction,
     source: &str,
     lines: &LineIndex,
-) -> Option<(Diagnostic, DiagnosticDetail)> {
+) -> Option<Diagnostic> {
     let (decision, certain, all) = if p.must.outcome == Outcome::Deny {
         (&p.must, true, &p.must_all)
     } else if p.may.outcome > Outcome::Allow {
@@ -405,35 +386,29 @@ fn verdict(
     let tool = &site.tool;
     let primary = Broken::of(policy, interp, site, decision, source, lines);
     let what = &primary.what;
-    let (code, severity, message) = match (decision.outcome, certain) {
+    let (code, message) = match (decision.outcome, certain) {
         (Outcome::Deny, true) => (
-            "Z201",
-            Severity::Error,
+            Code::DeniedWheneverReached,
             format!("`{tool}` is denied whenever it is reached: {what}"),
         ),
         (Outcome::Deny, false) => (
-            "Z202",
-            Severity::Warning,
+            Code::MayBeDenied,
             format!("`{tool}` may be denied at run time: {what}"),
         ),
         (Outcome::Confirm, true) => (
-            "Z203",
-            Severity::Warning,
+            Code::NeedsConfirmation,
             format!("`{tool}` will need a human's confirmation: {what}"),
         ),
         (Outcome::Confirm, false) => (
-            "Z203",
-            Severity::Warning,
+            Code::NeedsConfirmation,
             format!("`{tool}` may need a human's confirmation: {what}"),
         ),
         (_, true) => (
-            "Z204",
-            Severity::Warning,
+            Code::Drafted,
             format!("`{tool}` will only be drafted: {what}"),
         ),
         (_, false) => (
-            "Z204",
-            Severity::Warning,
+            Code::Drafted,
             format!("`{tool}` may only be drafted: {what}"),
         ),
     };
@@ -502,22 +477,14 @@ fn verdict(
             helps.push(h);
         }
     }
-    Some((
-        Diagnostic {
-            code,
-            severity,
-            start: primary.start,
-            end: primary.end,
-            message,
-            hint: Some(helps.join("; and ")),
-        },
-        DiagnosticDetail {
-            tool: Some(tool.clone()),
-            argument: primary.arg.map(|a| a.name.clone()),
-            sources: primary.sources,
-            notes,
-        },
-    ))
+    Some(Diagnostic {
+        hint: Some(helps.join("; and ")),
+        tool: Some(tool.clone()),
+        argument: primary.arg.map(|a| a.name.clone()),
+        sources: primary.sources,
+        notes,
+        ..Diagnostic::new(code, primary.start, primary.end, message)
+    })
 }
 
 /// One broken requirement of a call, described for a person: which argument (or the control context),

@@ -22,98 +22,21 @@ use crate::label::LabelView;
 use crate::policy::Outcome;
 
 use super::LintReport;
-use crate::plan::{Severity, render};
-
-/// Every code lint can report, with a one-line description (SARIF rules, docs/lint.md).
-pub const CODES: &[(&str, &str)] = &[
-    ("Z001", "syntax error"),
-    ("Z002", "plan too large or too deeply nested"),
-    ("Z003", "empty plan"),
-    ("Z010", "statement outside the subset"),
-    ("Z011", "expression outside the subset"),
-    ("Z012", "builtin that reaches into the interpreter"),
-    ("Z013", "method or module function outside the subset"),
-    (
-        "Z014",
-        "attribute access that is not a whitelisted method call",
-    ),
-    ("Z015", "import other than json or re"),
-    ("Z016", "reserved name"),
-    ("Z017", "%-formatting of a string"),
-    ("Z018", "decorator"),
-    ("Z019", "starred or double-starred form"),
-    ("Z090", "construct the compiler cannot lower"),
-    ("Z091", "construct the compiler cannot lower"),
-    ("Z092", "construct the compiler cannot lower"),
-    ("Z093", "construct the compiler cannot lower"),
-    ("Z094", "construct the compiler cannot lower"),
-    ("Z095", "construct the compiler cannot lower"),
-    ("Z096", "construct the compiler cannot lower"),
-    ("Z097", "construct the compiler cannot lower"),
-    ("Z098", "label the compiler could not confirm"),
-    ("Z101", "unknown function or name"),
-    ("Z102", "unknown tool argument"),
-    ("Z103", "missing tool argument"),
-    ("Z104", "too many positional arguments"),
-    ("Z105", "tool argument given twice"),
-    (
-        "Z106",
-        "verifier called without exactly one positional argument",
-    ),
-    ("Z107", "tool or verifier used as a value"),
-    ("Z108", "plan name shadows a tool, verifier or builtin"),
-    (
-        "Z109",
-        "keyword argument a builtin, method or module function does not take",
-    ),
-    ("Z201", "tool call denied whenever it is reached"),
-    ("Z202", "tool call may be denied at run time"),
-    ("Z203", "tool call needs a human's confirmation"),
-    ("Z204", "tool call is drafted instead of run"),
-    ("Z209", "analysis incomplete"),
-];
-
-fn severity(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    }
-}
+use crate::plan::render::render_with_notes;
+use crate::plan::{Code, Severity};
 
 /// rustc/ruff-style text: each diagnostic with its source line and carets, then a summary line.
 pub fn text(report: &LintReport, filename: &str) -> String {
     let mut out = String::new();
-    for (i, d) in report.diagnostics.iter().enumerate() {
-        let notes = report.details.get(i).map_or(&[][..], |x| &x.notes[..]);
-        if notes.is_empty() {
-            out.push_str(&render(std::slice::from_ref(d), &report.source, filename));
-            continue;
-        }
-        // rustc's order: the notes, then the one help.
-        let mut bare = d.clone();
-        let help = bare.hint.take();
-        let block = render(std::slice::from_ref(&bare), &report.source, filename);
-        out.push_str(block.trim_end_matches('\n'));
-        out.push('\n');
-        let width = report
-            .lines
-            .line_col(&report.source, d.start)
-            .0
-            .to_string()
-            .len();
-        let pad = " ".repeat(width);
-        for note in notes {
-            out.push_str(&format!("{pad} = note: {}\n", printable(note)));
-        }
-        if let Some(h) = help {
-            out.push_str(&format!("{pad} = help: {}\n", printable(&h)));
-        }
-        out.push('\n');
-    }
+    out.push_str(&render_with_notes(
+        &report.diagnostics,
+        &report.source,
+        filename,
+    ));
     let errors = report
         .diagnostics
         .iter()
-        .filter(|d| d.severity == Severity::Error)
+        .filter(|d| d.severity() == Severity::Error)
         .count();
     let warnings = report.diagnostics.len() - errors;
     out.push_str(&format!(
@@ -124,11 +47,6 @@ pub fn text(report: &LintReport, filename: &str) -> String {
         if report.calls.len() == 1 { "" } else { "s" },
     ));
     out
-}
-
-/// Control and invisible characters from a hostile plan never reach the terminal raw (as in `plan::render`).
-fn printable(s: &str) -> String {
-    crate::text::visible(s)
 }
 
 /// One JSON document: diagnostics and the per-call-site predictions.
@@ -154,8 +72,8 @@ struct Document<'a> {
 
 #[derive(Serialize)]
 struct JsonDiagnostic<'a> {
-    code: &'a str,
-    severity: &'static str,
+    code: Code,
+    severity: Severity,
     line: u32,
     column: u32,
     end_line: u32,
@@ -208,36 +126,29 @@ fn document<'a>(report: &'a LintReport, filename: &'a str) -> Document<'a> {
     let diagnostics = report
         .diagnostics
         .iter()
-        .enumerate()
-        .map(|(i, d)| {
+        .map(|d| {
             let (line, column) = report.lines.line_col(src, d.start);
             let (end_line, end_column) = report.lines.line_col(src, d.end.max(d.start));
-            let detail = report.details.get(i);
             JsonDiagnostic {
                 code: d.code,
-                severity: severity(d.severity),
+                severity: d.severity(),
                 line,
                 column,
                 end_line,
                 end_column,
                 message: &d.message,
                 hint: d.hint.as_deref(),
-                tool: detail.and_then(|x| x.tool.as_deref()),
-                argument: detail.and_then(|x| x.argument.as_deref()),
-                sources: detail
-                    .map(|x| {
-                        x.sources
-                            .iter()
-                            .map(|s| JsonSource {
-                                name: &s.name,
-                                line: s.line,
-                            })
-                            .collect()
+                tool: d.tool.as_deref(),
+                argument: d.argument.as_deref(),
+                sources: d
+                    .sources
+                    .iter()
+                    .map(|s| JsonSource {
+                        name: &s.name,
+                        line: s.line,
                     })
-                    .unwrap_or_default(),
-                notes: detail
-                    .map(|x| x.notes.iter().map(String::as_str).collect())
-                    .unwrap_or_default(),
+                    .collect(),
+                notes: d.notes.iter().map(String::as_str).collect(),
             }
         })
         .collect();
@@ -283,7 +194,7 @@ fn document<'a>(report: &'a LintReport, filename: &'a str) -> Document<'a> {
     let errors = report
         .diagnostics
         .iter()
-        .filter(|d| d.severity == Severity::Error)
+        .filter(|d| d.severity() == Severity::Error)
         .count();
     Document {
         file: filename,
@@ -298,13 +209,13 @@ fn document<'a>(report: &'a LintReport, filename: &'a str) -> Document<'a> {
 /// SARIF 2.1.0, for CI code scanning.
 pub fn sarif(report: &LintReport, filename: &str) -> Value {
     let src = &report.source;
-    let rules: Vec<Value> = CODES
+    let rules: Vec<Value> = Code::ALL
         .iter()
-        .map(|(id, desc)| {
+        .map(|code| {
             json!({
-                "id": id,
-                "shortDescription": { "text": desc },
-                "helpUri": help_uri(id),
+                "id": code,
+                "shortDescription": { "text": code.summary() },
+                "helpUri": code.help_uri(),
             })
         })
         .collect();
@@ -327,13 +238,11 @@ pub fn sarif(report: &LintReport, filename: &str) -> Value {
     let results: Vec<Value> = report
         .diagnostics
         .iter()
-        .enumerate()
-        .map(|(i, d)| {
+        .map(|d| {
             let (line, column) = report.lines.line_col(src, d.start);
             let (end_line, end_column) = report.lines.line_col(src, d.end.max(d.start));
-            let detail = report.details.get(i);
             let mut text = d.message.clone();
-            for note in detail.map_or(&[][..], |x| &x.notes[..]) {
+            for note in &d.notes {
                 text.push_str("\nnote: ");
                 text.push_str(note);
             }
@@ -354,16 +263,16 @@ pub fn sarif(report: &LintReport, filename: &str) -> Value {
             });
             let mut result = json!({
                 "ruleId": d.code,
-                "level": severity(d.severity),
+                "level": d.severity(),
                 "message": { "text": text },
                 "locations": [sink],
             });
-            if let Some(i) = CODES.iter().position(|(c, _)| *c == d.code) {
+            if let Some(i) = Code::ALL.iter().position(|c| *c == d.code) {
                 result["ruleIndex"] = json!(i);
             }
             // Where the data comes from: each source call as a related location, and the path from the
             // sources to this call as a code flow (what code-scanning UIs draw as "source → sink").
-            let sources = detail.map_or(&[][..], |x| &x.sources[..]);
+            let sources = &d.sources;
             if !sources.is_empty() {
                 let related: Vec<Value> = sources
                     .iter()
@@ -379,7 +288,7 @@ pub fn sarif(report: &LintReport, filename: &str) -> Value {
                     .map(|s| json!({ "location": at_line(s.line, format!("`{}()` returns the data", s.name)) }))
                     .collect();
                 let mut last = sink.clone();
-                last["message"] = json!({ "text": format!("it reaches `{}`", detail.and_then(|x| x.tool.as_deref()).unwrap_or("the call")) });
+                last["message"] = json!({ "text": format!("it reaches `{}`", d.tool.as_deref().unwrap_or("the call")) });
                 steps.push(json!({ "location": last }));
                 result["relatedLocations"] = json!(related);
                 result["codeFlows"] = json!([{ "threadFlows": [{ "locations": steps }] }]);
@@ -410,50 +319,6 @@ pub fn sarif(report: &LintReport, filename: &str) -> Value {
         "version": "2.1.0",
         "runs": [run],
     })
-}
-
-/// Where a code is documented: `docs/diagnostics.md` for the front-end codes, `docs/lint.md` for the
-/// analysis codes, at the anchor GitHub gives the code's heading (computed from the docs this binary was
-/// built with, so the two cannot drift apart).
-pub fn help_uri(code: &str) -> String {
-    const BASE: &str = "https://github.com/zamburak/zamburak/blob/main";
-    const DOCS: [(&str, &str); 2] = [
-        (
-            "docs/diagnostics.md",
-            include_str!("../../docs/diagnostics.md"),
-        ),
-        ("docs/lint.md", include_str!("../../docs/lint.md")),
-    ];
-    // The compiler's own codes share one section.
-    let key = if code.starts_with("Z09") {
-        "Z090"
-    } else {
-        code
-    };
-    for (file, text) in DOCS {
-        let heading = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("### ").or_else(|| l.strip_prefix("## ")))
-            .find(|h| h.split([':', ' ', '\u{2013}']).next() == Some(key));
-        if let Some(h) = heading {
-            return format!("{BASE}/{file}#{}", github_slug(h));
-        }
-    }
-    format!("{BASE}/docs/lint.md")
-}
-
-/// GitHub's heading anchor: lower case, punctuation dropped, spaces as hyphens.
-fn github_slug(heading: &str) -> String {
-    heading
-        .trim()
-        .to_lowercase()
-        .chars()
-        .filter_map(|c| match c {
-            ' ' => Some('-'),
-            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-            _ => None,
-        })
-        .collect()
 }
 
 /// A path as a URI path: `/` separators kept, everything outside RFC 3986's unreserved set escaped.

@@ -6,7 +6,7 @@ use super::output::{errln, out, outln};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::analysis::{DiagnosticDetail, LintReport, lint, output};
+use crate::analysis::{LintReport, lint, output};
 use crate::exit;
 use crate::lower::Mode;
 use crate::plan::parse::MAX_SOURCE_BYTES;
@@ -83,7 +83,6 @@ pub fn lint_command(opts: &LintOptions) -> i32 {
             source,
             diagnostics: vec![diagnostic],
             calls: Vec::new(),
-            details: vec![DiagnosticDetail::default()],
         },
     };
     let rendered = match opts.format {

@@ -300,7 +300,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
                 .map(|d| {
                     let (line, column) = plan::line_col(&source, d.start);
                     JsonDiagnostic {
-                        code: d.code,
+                        code: d.code.as_str(),
                         line,
                         column,
                         message: d.message.clone(),

@@ -3,6 +3,7 @@
 //! [`check`] is the single entry point `lint` and `run` share: parse ([`parse::parse`]), the whitelist
 //! ([`subset::check_subset`]), then name and argument resolution ([`structure::check_structure`]).
 pub mod catalogue;
+pub mod code;
 pub mod diagnostic;
 pub mod names;
 pub mod parse;
@@ -11,7 +12,8 @@ pub mod signatures;
 pub mod structure;
 pub mod subset;
 
-pub use diagnostic::{Diagnostic, Severity};
+pub use code::{Code, Severity};
+pub use diagnostic::{Diagnostic, SourceRef};
 pub use parse::{ParsedPlan, parse};
 pub use render::{line_col, render};
 pub use signatures::Signatures;
@@ -39,7 +41,7 @@ pub fn check(source: &str, sigs: &Signatures) -> Result<ParsedPlan, Vec<Diagnost
     diags.sort_by_key(|d| (d.start, d.end, d.code));
     diags.dedup();
     diags.truncate(MAX_DIAGNOSTICS);
-    if diags.iter().any(|d| d.severity == Severity::Error) {
+    if diags.iter().any(|d| d.severity() == Severity::Error) {
         Err(diags)
     } else {
         Ok(parsed)
@@ -52,10 +54,14 @@ pub fn check(source: &str, sigs: &Signatures) -> Result<ParsedPlan, Vec<Diagnost
 ///
 /// ```
 /// let (text, d) = zamburak::plan::decode(b"x = 1\ny = '\xff'\n".to_vec()).unwrap_err();
-/// assert_eq!((d.code, d.start), ("Z001", 11));
+/// assert_eq!((d.code.as_str(), d.start), ("Z001", 11));
 /// assert_eq!(zamburak::plan::line_col(&text, d.start), (2, 6));
 /// assert!(d.message.contains("0xff"));
 /// ```
+#[expect(
+    clippy::result_large_err,
+    reason = "a plan is decoded once, and its callers take the text and the diagnostic apart at once"
+)]
 pub fn decode(bytes: Vec<u8>) -> Result<String, (String, Diagnostic)> {
     match String::from_utf8(bytes) {
         Ok(text) => Ok(text),
@@ -64,14 +70,13 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, (String, Diagnostic)> {
             let bytes = e.into_bytes();
             let byte = bytes.get(at).copied().unwrap_or(0);
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            let diagnostic = Diagnostic {
-                code: "Z001",
-                severity: Severity::Error,
-                start: at,
-                end: at + '\u{fffd}'.len_utf8(),
-                message: format!("the plan is not UTF-8 text: byte 0x{byte:02x} here"),
-                hint: Some("a plan is Python source in UTF-8; save the file as UTF-8".into()),
-            };
+            let diagnostic = Diagnostic::new(
+                Code::SyntaxError,
+                at,
+                at + '\u{fffd}'.len_utf8(),
+                format!("the plan is not UTF-8 text: byte 0x{byte:02x} here"),
+            )
+            .with_hint("a plan is Python source in UTF-8; save the file as UTF-8");
             Err((text, diagnostic))
         }
     }

@@ -3,7 +3,8 @@
 use ruff_python_ast::ModModule;
 use ruff_text_size::{Ranged, TextSize};
 
-use super::diagnostic::{Diagnostic, Severity};
+use super::code::Code;
+use super::diagnostic::Diagnostic;
 
 /// Largest plan accepted, in bytes. Plans are short programs written by a model; anything bigger is refused.
 pub const MAX_SOURCE_BYTES: usize = 1 << 20;
@@ -37,17 +38,18 @@ pub struct ParsedPlan {
 /// ```
 pub fn parse(source: &str) -> Result<ParsedPlan, Vec<Diagnostic>> {
     if source.len() > MAX_SOURCE_BYTES {
-        return Err(vec![Diagnostic {
-            code: "Z002",
-            severity: Severity::Error,
-            start: 0,
-            end: 0,
-            message: format!(
-                "plan is {} bytes; the limit is {MAX_SOURCE_BYTES} bytes",
-                source.len()
-            ),
-            hint: Some("split the work into smaller plans".into()),
-        }]);
+        return Err(vec![
+            Diagnostic::new(
+                Code::TooLarge,
+                0,
+                0,
+                format!(
+                    "plan is {} bytes; the limit is {MAX_SOURCE_BYTES} bytes",
+                    source.len()
+                ),
+            )
+            .with_hint("split the work into smaller plans"),
+        ]);
     }
     if let Some(d) = prescan(source).or_else(|| expression_depth(source)) {
         return Err(vec![d]);
@@ -60,14 +62,15 @@ pub fn parse(source: &str) -> Result<ParsedPlan, Vec<Diagnostic>> {
         Err(e) => {
             let range = e.range();
             let (start, end) = clamp(source, range.start(), range.end());
-            Err(vec![Diagnostic {
-                code: "Z001",
-                severity: Severity::Error,
-                start,
-                end,
-                message: format!("syntax error: {}", e.error),
-                hint: Some("the plan must be valid Python 3 source".into()),
-            }])
+            Err(vec![
+                Diagnostic::new(
+                    Code::SyntaxError,
+                    start,
+                    end,
+                    format!("syntax error: {}", e.error),
+                )
+                .with_hint("the plan must be valid Python 3 source"),
+            ])
         }
     }
 }
@@ -90,14 +93,13 @@ fn too_deep(offset: usize, source: &str, what: &str, limit: usize) -> Diagnostic
         .chars()
         .next()
         .map_or(offset, |c| offset + c.len_utf8());
-    Diagnostic {
-        code: "Z002",
-        severity: Severity::Error,
-        start: offset,
+    Diagnostic::new(
+        Code::TooLarge,
+        offset,
         end,
-        message: format!("{what} nested deeper than {limit} levels"),
-        hint: Some("flatten the expression into several assignments".into()),
-    }
+        format!("{what} nested deeper than {limit} levels"),
+    )
+    .with_hint("flatten the expression into several assignments")
 }
 
 /// A deliberately crude, string-unaware bracket count that points at the exact offending bracket. Brackets
@@ -220,14 +222,10 @@ fn expression_depth(source: &str) -> Option<Diagnostic> {
             let end = source[start..]
                 .find('\n')
                 .map_or(source.len(), |e| start + e);
-            return Some(Diagnostic {
-                code: "Z002",
-                severity: Severity::Error,
-                start,
-                end,
-                message,
-                hint: Some("split the statement or block into smaller pieces".into()),
-            });
+            return Some(
+                Diagnostic::new(Code::TooLarge, start, end, message)
+                    .with_hint("split the statement or block into smaller pieces"),
+            );
         }
     }
 }
@@ -287,7 +285,7 @@ mod tests {
     fn depth_error_points_at_the_line() {
         let src = format!("a = 1\nb = 2\ny = {}1\n", "-".repeat(300));
         let d = &parse(&src).unwrap_err()[0];
-        assert_eq!((d.code, d.start), ("Z002", 12));
+        assert_eq!((d.code.as_str(), d.start), ("Z002", 12));
     }
 
     #[test]

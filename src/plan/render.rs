@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::diagnostic::{Diagnostic, Severity};
+use super::diagnostic::Diagnostic;
 
 /// 1-based line and column (in characters) of a byte offset. Lines end at `\n`, `\r\n` or a lone `\r`, as
 /// in Python, so the numbers agree with the interpreter's. Offsets past the end or inside a character are
@@ -103,9 +103,9 @@ fn floor_boundary(source: &str, offset: usize) -> usize {
 /// Renders diagnostics one after another, each with the offending source line and carets under the span.
 ///
 /// ```
-/// use zamburak::plan::{render, Diagnostic, Severity};
-/// let d = Diagnostic { code: "Z101", severity: Severity::Error, start: 6, end: 10,
-///     message: "unknown function `sendd`".into(), hint: Some("did you mean `send`?".into()) };
+/// use zamburak::plan::{render, Code, Diagnostic};
+/// let d = Diagnostic::new(Code::UnknownName, 6, 10, "unknown function `sendd`")
+///     .with_hint("did you mean `send`?");
 /// let out = render(&[d], "x = 1\nsendd(1)\n", "plan.py");
 /// assert!(out.contains("error[Z101]: unknown function `sendd`"));
 /// assert!(out.contains(" --> plan.py:2:1"));
@@ -113,21 +113,53 @@ fn floor_boundary(source: &str, offset: usize) -> usize {
 /// assert!(out.contains("  | ^^^^"));
 /// assert!(out.contains("  = help: did you mean `send`?"));
 /// ```
+///
+/// A diagnostic's notes are left out (what `run` prints); [`render_with_notes`] shows them.
 pub fn render(diags: &[Diagnostic], source: &str, filename: &str) -> String {
     let mut out = String::new();
     for d in diags {
-        render_one(&mut out, d, source, filename);
+        render_one(&mut out, d, &[], source, filename);
     }
     out
 }
 
-fn render_one(out: &mut String, d: &Diagnostic, source: &str, filename: &str) {
-    let level = match d.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
+/// [`render`] with each diagnostic's notes, in rustc's order: the notes, then the one help (what `lint`
+/// prints).
+///
+/// ```
+/// use zamburak::plan::{render::render_with_notes, Code, Diagnostic};
+/// let mut d = Diagnostic::new(Code::DeniedWheneverReached, 0, 1, "denied").with_hint("verify it");
+/// d.notes.push("also: another rule".into());
+/// let out = render_with_notes(&[d], "x\n", "plan.py");
+/// assert!(out.ends_with("  |\n1 | x\n  | ^\n  = note: also: another rule\n  = help: verify it\n\n"), "{out}");
+/// ```
+pub fn render_with_notes(diags: &[Diagnostic], source: &str, filename: &str) -> String {
+    let mut out = String::new();
+    for d in diags {
+        render_one(&mut out, d, &d.notes, source, filename);
+    }
+    out
+}
+
+fn render_one(out: &mut String, d: &Diagnostic, notes: &[String], source: &str, filename: &str) {
+    let head = format!("{}[{}]", d.severity().as_str(), d.code);
+    let span = Span {
+        start: d.start,
+        end: d.end,
+        message: &d.message,
+        notes,
+        hint: d.hint.as_deref(),
     };
-    let head = format!("{level}[{}]", d.code);
-    render_span(out, &head, d, source, filename);
+    render_span(out, &head, &span, source, filename);
+}
+
+/// What [`render_span`] draws: a message about a span, with notes and a help under it.
+struct Span<'a> {
+    start: usize,
+    end: usize,
+    message: &'a str,
+    notes: &'a [String],
+    hint: Option<&'a str>,
 }
 
 /// An error the run stopped with, in the layout of [`render`]: `error[TYPE]: MESSAGE at line N`, the
@@ -163,15 +195,15 @@ pub fn render_runtime(
     });
     match span {
         Some((start, end)) => {
-            let d = Diagnostic {
-                code: "",
-                severity: Severity::Error,
+            let message = format!("{message} at line {}", line.unwrap_or_default());
+            let span = Span {
                 start,
                 end,
-                message: format!("{message} at line {}", line.unwrap_or_default()),
+                message: &message,
+                notes: &[],
                 hint: None,
             };
-            render_span(&mut out, &head, &d, source, filename);
+            render_span(&mut out, &head, &span, source, filename);
         }
         None => {
             // No line, or a source that does not have it (a plan changed since): the location alone.
@@ -189,7 +221,7 @@ pub fn render_runtime(
     out
 }
 
-fn render_span(out: &mut String, head: &str, d: &Diagnostic, source: &str, filename: &str) {
+fn render_span(out: &mut String, head: &str, d: &Span<'_>, source: &str, filename: &str) {
     let start = floor_boundary(source, d.start);
     let end = floor_boundary(source, d.end.max(d.start));
     let (line, col) = line_col(source, start);
@@ -211,7 +243,7 @@ fn render_span(out: &mut String, head: &str, d: &Diagnostic, source: &str, filen
         .collect();
     let gutter = line.to_string().len();
     let pad = " ".repeat(gutter);
-    let _ = writeln!(out, "{head}: {}", sanitize(&d.message));
+    let _ = writeln!(out, "{head}: {}", sanitize(d.message));
     let _ = writeln!(out, "{pad}--> {filename}:{line}:{col}");
     let _ = writeln!(out, "{pad} |");
     let _ = writeln!(out, "{line} | {shown}");
@@ -224,7 +256,10 @@ fn render_span(out: &mut String, head: &str, d: &Diagnostic, source: &str, filen
         .collect();
     debug_assert_eq!(lead.chars().count(), caret_start);
     let _ = writeln!(out, "{pad} | {lead}{}", "^".repeat(width));
-    if let Some(h) = &d.hint {
+    for note in d.notes {
+        let _ = writeln!(out, "{pad} = note: {}", sanitize(note));
+    }
+    if let Some(h) = d.hint {
         let _ = writeln!(out, "{pad} = help: {}", sanitize(h));
     }
     out.push('\n');
@@ -239,16 +274,10 @@ fn sanitize(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::Code;
 
     fn diag(start: usize, end: usize) -> Diagnostic {
-        Diagnostic {
-            code: "Z011",
-            severity: Severity::Error,
-            start,
-            end,
-            message: "m".into(),
-            hint: None,
-        }
+        Diagnostic::new(Code::ForbiddenExpression, start, end, "m")
     }
 
     #[test]

@@ -8,7 +8,8 @@ use ruff_python_ast::{Expr, ExprCall, ExprContext, ModModule, Parameters, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use super::catalogue::{self, Keywords};
-use super::diagnostic::{Diagnostic, Severity};
+use super::code::Code;
+use super::diagnostic::Diagnostic;
 use super::signatures::Signatures;
 use super::subset::{is_builtin, is_forbidden_builtin, is_module};
 
@@ -43,7 +44,7 @@ pub fn check_structure(module: &ModModule, sigs: &Signatures) -> Vec<Diagnostic>
             || is_module(name)
         {
             c.diags.push(err(
-                "Z108",
+                Code::ShadowedName,
                 *range,
                 format!("`{name}` shadows a tool, verifier, builtin or module of the same name"),
                 Some("pick a different name for this variable or function".into()),
@@ -55,14 +56,10 @@ pub fn check_structure(module: &ModModule, sigs: &Signatures) -> Vec<Diagnostic>
     c.diags
 }
 
-fn err(code: &'static str, range: TextRange, message: String, hint: Option<String>) -> Diagnostic {
+fn err(code: Code, range: TextRange, message: String, hint: Option<String>) -> Diagnostic {
     Diagnostic {
-        code,
-        severity: Severity::Error,
-        start: range.start().into(),
-        end: range.end().into(),
-        message,
         hint,
+        ..Diagnostic::new(code, range.start().into(), range.end().into(), message)
     }
 }
 
@@ -181,7 +178,7 @@ impl Checker<'_> {
                 None => takes,
             };
             self.diags.push(err(
-                "Z109",
+                Code::UnknownKeyword,
                 id.range,
                 format!("`{what}` does not take the keyword argument `{kw}`"),
                 Some(hint),
@@ -230,7 +227,7 @@ impl Checker<'_> {
             };
             if args.args.len() != 1 || !or_none_ok {
                 self.diags.push(err(
-                    "Z106",
+                    Code::VerifierArity,
                     call.range(),
                     format!(
                         "verifier `{name}` takes exactly one positional argument (and optionally `or_none=True`), got {} positional and {} keyword",
@@ -259,7 +256,7 @@ impl Checker<'_> {
                     .chain(self.defined.iter().map(String::as_str)),
             );
             self.diags.push(err(
-                "Z101",
+                Code::UnknownName,
                 func.range,
                 format!(
                     "unknown function `{name}`: not a tool, verifier, builtin or plan function"
@@ -279,7 +276,7 @@ impl Checker<'_> {
             match bound.get_mut(i) {
                 Some(b) => *b = true,
                 None => self.diags.push(err(
-                    "Z104",
+                    Code::TooManyPositional,
                     a.range(),
                     format!(
                         "tool `{name}` takes {} argument(s) but more were given positionally",
@@ -297,7 +294,7 @@ impl Checker<'_> {
             let kw = id.as_str();
             match params.iter().position(|p| p == kw) {
                 Some(i) if bound[i] => self.diags.push(err(
-                    "Z105",
+                    Code::DuplicateArgument,
                     k.range,
                     format!("argument `{kw}` of tool `{name}` is given twice"),
                     Some("pass each argument once".into()),
@@ -310,7 +307,7 @@ impl Checker<'_> {
                         None => format!("its arguments are: {}", params.join(", ")),
                     };
                     self.diags.push(err(
-                        "Z102",
+                        Code::UnknownArgument,
                         id.range,
                         format!("tool `{name}` has no argument `{kw}`"),
                         Some(hint),
@@ -331,7 +328,7 @@ impl Checker<'_> {
             .collect();
         if !missing.is_empty() {
             self.diags.push(err(
-                "Z103",
+                Code::MissingArgument,
                 call.range(),
                 format!(
                     "call to tool `{name}` is missing argument(s): {}",
@@ -346,7 +343,7 @@ impl Checker<'_> {
     fn value_name(&mut self, name: &str, range: TextRange) {
         if self.sigs.is_callable(name) {
             self.diags.push(err(
-                "Z107",
+                Code::ToolAsValue,
                 range,
                 format!("tool or verifier `{name}` is used as a value"),
                 Some(format!("call it directly: `{name}(…)`")),
@@ -358,7 +355,7 @@ impl Checker<'_> {
             || name.starts_with('_'))
         {
             self.diags.push(err(
-                "Z101",
+                Code::UnknownName,
                 range,
                 format!("unknown name `{name}`: it is never assigned in the plan"),
                 Some("assign it before use".into()),
@@ -443,7 +440,7 @@ mod tests {
         let p = parse(src).expect("test plan parses");
         check_structure(&p.module, &sigs())
             .iter()
-            .map(|d| d.code)
+            .map(|d| d.code.as_str())
             .collect()
     }
 

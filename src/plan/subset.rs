@@ -9,7 +9,8 @@ use ruff_python_ast::{
 use ruff_text_size::{Ranged, TextRange};
 
 use super::catalogue;
-use super::diagnostic::{Diagnostic, Severity};
+use super::code::Code;
+use super::diagnostic::Diagnostic;
 
 /// Builtins that are refused by name wherever they appear (called or not), because they reach into
 /// the interpreter rather than compute on values.
@@ -132,25 +133,21 @@ struct Walker {
     comprehension_depth: usize,
 }
 
-fn err(code: &'static str, range: TextRange, message: String, hint: Option<&str>) -> Diagnostic {
+fn err(code: Code, range: TextRange, message: String, hint: Option<&str>) -> Diagnostic {
     Diagnostic {
-        code,
-        severity: Severity::Error,
-        start: range.start().into(),
-        end: range.end().into(),
-        message,
         hint: hint.map(str::to_owned),
+        ..Diagnostic::new(code, range.start().into(), range.end().into(), message)
     }
 }
 
 impl Walker {
-    fn push(&mut self, code: &'static str, range: TextRange, message: String, hint: Option<&str>) {
+    fn push(&mut self, code: Code, range: TextRange, message: String, hint: Option<&str>) {
         self.diags.push(err(code, range, message, hint));
     }
 
     fn unsupported_stmt(&mut self, range: TextRange, what: &str) {
         self.push(
-            "Z010",
+            Code::ForbiddenStatement,
             range,
             format!("`{what}` is not supported in plans"),
             Some("see docs/diagnostics.md for the statements a plan may use"),
@@ -159,7 +156,7 @@ impl Walker {
 
     fn unsupported_expr(&mut self, range: TextRange, what: &str) {
         self.push(
-            "Z011",
+            Code::ForbiddenExpression,
             range,
             format!("{what} is not supported in plans"),
             Some("see docs/diagnostics.md for the expressions a plan may use"),
@@ -169,7 +166,7 @@ impl Walker {
     fn reserved(&mut self, name: &str, range: TextRange) -> bool {
         if name.starts_with('_') {
             self.push(
-                "Z016",
+                Code::ReservedName,
                 range,
                 format!(
                     "`{name}` is a reserved name: names starting with `_` belong to the runtime"
@@ -204,7 +201,7 @@ impl Walker {
                 }
                 for d in &f.decorator_list {
                     self.push(
-                        "Z018",
+                        Code::Decorator,
                         d.range,
                         "decorators are not supported in plans".into(),
                         Some("call the function explicitly instead of decorating it"),
@@ -280,7 +277,7 @@ impl Walker {
             Stmt::Import(imp) => {
                 if !top_level {
                     self.push(
-                        "Z015",
+                        Code::ForbiddenImport,
                         imp.range,
                         "imports are only allowed at the top level of a plan".into(),
                         Some("move `import json` / `import re` to the top of the plan"),
@@ -290,14 +287,14 @@ impl Walker {
                     let name = alias.name.as_str();
                     if !is_module(name) {
                         self.push(
-                            "Z015",
+                            Code::ForbiddenImport,
                             alias.range,
                             format!("importing `{name}` is not allowed"),
                             Some("only `import json` and `import re` are available"),
                         );
                     } else if let Some(asname) = &alias.asname {
                         self.push(
-                            "Z015",
+                            Code::ForbiddenImport,
                             asname.range,
                             format!("`import {name} as …` is not allowed"),
                             Some("write the import without `as`"),
@@ -306,7 +303,7 @@ impl Walker {
                 }
             }
             Stmt::ImportFrom(s) => self.push(
-                "Z015",
+                Code::ForbiddenImport,
                 s.range,
                 "`from … import …` is not allowed".into(),
                 Some("write `import json` or `import re` and use `json.loads(…)` / `re.search(…)`"),
@@ -325,7 +322,7 @@ impl Walker {
         }
         for pa in [&p.vararg, &p.kwarg].into_iter().flatten() {
             self.push(
-                "Z019",
+                Code::Starred,
                 pa.range,
                 "`*args` / `**kwargs` parameters are not supported".into(),
                 Some("take a list or dict parameter instead"),
@@ -363,7 +360,7 @@ impl Walker {
             Expr::Attribute(a) => {
                 if !self.reserved(a.attr.as_str(), a.attr.range) {
                     self.push(
-                        "Z014",
+                        Code::AttributeAccess,
                         a.range,
                         "assigning to an attribute is not allowed".into(),
                         Some("use a dict and assign to a key: `d[\"name\"] = …`"),
@@ -377,7 +374,7 @@ impl Walker {
 
     fn starred(&mut self, range: TextRange) {
         self.push(
-            "Z019",
+            Code::Starred,
             range,
             "starred expressions (`*x`, `**x`) are not supported".into(),
             Some("pass or unpack elements explicitly, or index the list"),
@@ -427,7 +424,7 @@ impl Walker {
                         if matches!(*b.left, Expr::StringLiteral(_) | Expr::FString(_)) =>
                     {
                         self.push(
-                            "Z017",
+                            Code::PercentFormat,
                             b.range,
                             "`%`-formatting of strings is not supported".into(),
                             Some("use an f-string or `str.format` instead"),
@@ -527,7 +524,7 @@ impl Walker {
             Expr::Attribute(a) => {
                 if !self.reserved(a.attr.as_str(), a.attr.range) {
                     self.push(
-                        "Z014",
+                        Code::AttributeAccess,
                         a.range,
                         format!(
                             "attribute access `.{}` is only allowed as a whitelisted method call",
@@ -566,14 +563,14 @@ impl Walker {
         }
         if is_forbidden_builtin(name) {
             self.push(
-                "Z012",
+                Code::InterpreterBuiltin,
                 range,
                 format!("the builtin `{name}` is not allowed in plans"),
                 Some("plans may only use the builtins listed in docs/diagnostics.md"),
             );
         } else if is_module(name) {
             self.push(
-                "Z014",
+                Code::AttributeAccess,
                 range,
                 format!(
                     "the module `{name}` can only be used to call one of its allowed functions"
@@ -604,7 +601,7 @@ impl Walker {
                         receiver => {
                             if !is_method(attr) {
                                 self.push(
-                                    "Z013",
+                                    Code::ForbiddenMethod,
                                     a.attr.range,
                                     format!("the method `.{attr}()` is not allowed in plans"),
                                     Some("see docs/diagnostics.md for the allowed methods"),
@@ -615,7 +612,7 @@ impl Walker {
                                 && let Some(field) = format_field_access(lit.value.to_str())
                             {
                                 self.push(
-                                    "Z014",
+                                    Code::AttributeAccess,
                                     lit.range,
                                     format!(
                                         "format field `{{{field}}}` reads an attribute or index; only plain fields are allowed"
@@ -646,14 +643,14 @@ impl Walker {
         if catalogue::module_fn_row(module, func).is_none() {
             let hint = format!("the functions available are {}", module_functions(module));
             self.push(
-                "Z013",
+                Code::ForbiddenMethod,
                 range,
                 format!("`{module}.{func}` is not allowed in plans"),
                 Some(&hint),
             );
         } else if !self.imported.iter().any(|m| m == module) {
             self.push(
-                "Z015",
+                Code::ForbiddenImport,
                 range,
                 format!("`{module}.{func}` is used but `{module}` is not imported"),
                 Some("add the import at the top level of the plan"),
@@ -709,7 +706,10 @@ mod tests {
 
     fn codes(src: &str) -> Vec<&'static str> {
         let p = parse(src).expect("test plan parses");
-        check_subset(&p.module).iter().map(|d| d.code).collect()
+        check_subset(&p.module)
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect()
     }
 
     #[test]

@@ -22,7 +22,7 @@ impl Compiler<'_> {
         if let Some((k, _)) = kws.iter().find(|(k, _)| !keywords.accepts(k)) {
             self.reject(
                 c,
-                "Z096",
+                Code::LowerArgument,
                 format!("`{what}` does not take `{k}=` here"),
                 "remove the keyword argument",
             );
@@ -45,7 +45,7 @@ impl Compiler<'_> {
             let Some(arg) = &k.arg else {
                 self.reject(
                     k,
-                    "Z092",
+                    Code::LowerExpression,
                     "`**` arguments are not supported".into(),
                     "pass arguments by name",
                 );
@@ -70,7 +70,7 @@ impl Compiler<'_> {
         {
             self.reject(
                 c,
-                "Z092",
+                Code::LowerExpression,
                 "`*` arguments are not supported".into(),
                 "pass the arguments one by one",
             );
@@ -96,7 +96,7 @@ impl Compiler<'_> {
                     let (Some(or_none), 1) = (or_none, c.arguments.args.len()) else {
                         self.reject(
                             c,
-                            "Z096",
+                            Code::LowerArgument,
                             format!("verifier `{name}` takes exactly one positional argument"),
                             "pass the value to check",
                         );
@@ -116,7 +116,7 @@ impl Compiler<'_> {
                 }
                 self.reject(
                     c,
-                    "Z094",
+                    Code::LowerName,
                     format!("`{name}` is not a tool, verifier, builtin or plan function"),
                     "call a tool the policy declares",
                 );
@@ -132,7 +132,7 @@ impl Compiler<'_> {
                     let Some(row) = catalogue::module_fn_row(module, method) else {
                         self.reject(
                             c,
-                            "Z097",
+                            Code::LowerMethod,
                             format!("`{module}.{method}` is not available"),
                             "see the list of json and re functions in docs/diagnostics.md",
                         );
@@ -149,7 +149,7 @@ impl Compiler<'_> {
                 let Some(row) = catalogue::method_row(method) else {
                     self.reject(
                         c,
-                        "Z097",
+                        Code::LowerMethod,
                         format!("method `{method}` is not available"),
                         "use a listed str, list, dict or set method",
                     );
@@ -211,7 +211,7 @@ impl Compiler<'_> {
                 if let Some((k, _)) = kws.iter().find(|(k, _)| !row.keywords.accepts(k)) {
                     self.reject(
                         c,
-                        "Z096",
+                        Code::LowerArgument,
                         format!("`.{method}()` does not take `{k}=` here"),
                         "remove the keyword argument",
                     );
@@ -266,7 +266,7 @@ impl Compiler<'_> {
         if c.arguments.args.len() > params.len() {
             self.reject(
                 c,
-                "Z096",
+                Code::LowerArgument,
                 format!("`{name}` takes {} arguments", params.len()),
                 "remove the extra arguments",
             );
@@ -280,7 +280,7 @@ impl Compiler<'_> {
             let Some(arg) = &k.arg else {
                 self.reject(
                     k,
-                    "Z092",
+                    Code::LowerExpression,
                     "`**` arguments are not supported".into(),
                     "pass arguments by name",
                 );
@@ -290,7 +290,7 @@ impl Compiler<'_> {
             if !params.iter().any(|p| p == an) || bound.iter().any(|(b, _)| b == an) {
                 self.reject(
                     k,
-                    "Z096",
+                    Code::LowerArgument,
                     format!("`{name}` has no argument `{an}` (or it is given twice)"),
                     "use the argument names the policy declares",
                 );
@@ -302,7 +302,7 @@ impl Compiler<'_> {
         if bound.len() != params.len() {
             self.reject(
                 c,
-                "Z096",
+                Code::LowerArgument,
                 format!("`{name}` needs every argument: {}", params.join(", ")),
                 "pass every argument",
             );

@@ -39,7 +39,7 @@ impl Compiler<'_> {
                 _ => {
                     self.reject(
                         e,
-                        "Z092",
+                        Code::LowerExpression,
                         "this number literal is not supported".into(),
                         "use an int or a finite float",
                     );
@@ -65,7 +65,7 @@ impl Compiler<'_> {
                 } else if self.sigs.is_callable(name) {
                     self.reject(
                         e,
-                        "Z094",
+                        Code::LowerName,
                         format!("`{name}` can only be called directly"),
                         "call it where you need its result",
                     );
@@ -73,7 +73,7 @@ impl Compiler<'_> {
                 } else {
                     self.reject(
                         e,
-                        "Z094",
+                        Code::LowerName,
                         format!("`{name}` is not defined in the plan"),
                         "assign it before use",
                     );
@@ -84,7 +84,7 @@ impl Compiler<'_> {
                 let Some(op) = op_name(b.op) else {
                     self.reject(
                         e,
-                        "Z092",
+                        Code::LowerExpression,
                         "the `@` operator is not supported".into(),
                         "use an explicit computation",
                     );
@@ -196,7 +196,7 @@ impl Compiler<'_> {
                     let Some(k) = &item.key else {
                         self.reject(
                             e,
-                            "Z092",
+                            Code::LowerExpression,
                             "`**` in a dict literal is not supported".into(),
                             "use `update`",
                         );
@@ -232,7 +232,7 @@ impl Compiler<'_> {
                 let Expr::Name(target) = n.target.as_ref() else {
                     self.reject(
                         e,
-                        "Z092",
+                        Code::LowerExpression,
                         "`:=` needs a plain name".into(),
                         "assign to a name",
                     );
@@ -253,7 +253,7 @@ impl Compiler<'_> {
                 None => {
                     self.reject(
                         e,
-                        "Z092",
+                        Code::LowerExpression,
                         "`**` in a dict comprehension is not supported".into(),
                         "use `update`",
                     );
@@ -263,7 +263,7 @@ impl Compiler<'_> {
             Expr::Attribute(_) => {
                 self.reject(
                     e,
-                    "Z095",
+                    Code::LowerAttribute,
                     "attribute access is only allowed as a method call".into(),
                     "call a listed method, e.g. `s.lower()`",
                 );
@@ -273,7 +273,7 @@ impl Compiler<'_> {
                 let kind = expr_kind(other);
                 self.reject(
                     other,
-                    "Z092",
+                    Code::LowerExpression,
                     format!("{kind} is not supported in plans"),
                     "rewrite the plan without it",
                 );
@@ -288,7 +288,7 @@ impl Compiler<'_> {
             if let Expr::Starred(_) = e {
                 self.reject(
                     e,
-                    "Z092",
+                    Code::LowerExpression,
                     "`*` unpacking is not supported here".into(),
                     "concatenate lists with `+`",
                 );
@@ -328,7 +328,7 @@ impl Compiler<'_> {
                 if i.debug_text.is_some() {
                     self.reject(
                         i,
-                        "Z092",
+                        Code::LowerExpression,
                         "`=` in f-strings is not supported".into(),
                         "write the name out",
                     );
@@ -339,7 +339,12 @@ impl Compiler<'_> {
                     ConversionFlag::Str => "'s'",
                     ConversionFlag::Repr => "'r'",
                     ConversionFlag::Ascii => {
-                        self.reject(i, "Z092", "`!a` is not supported".into(), "use `!r`");
+                        self.reject(
+                            i,
+                            Code::LowerExpression,
+                            "`!a` is not supported".into(),
+                            "use `!r`",
+                        );
                         return None;
                     }
                 };
@@ -398,7 +403,7 @@ impl Compiler<'_> {
                 if p.args.iter().any(|a| a.default.is_some()) {
                     self.reject(
                         l,
-                        "Z093",
+                        Code::LowerFunction,
                         "lambda defaults are not supported".into(),
                         "use a def",
                     );
@@ -414,7 +419,7 @@ impl Compiler<'_> {
         if contains_walrus(&l.body) {
             self.reject(
                 l,
-                "Z092",
+                Code::LowerExpression,
                 "`:=` inside a lambda is not supported".into(),
                 "use a def",
             );
@@ -457,7 +462,7 @@ impl Compiler<'_> {
         if generators.iter().any(|g| g.is_async) {
             self.reject(
                 node,
-                "Z092",
+                Code::LowerExpression,
                 "async comprehensions are not supported".into(),
                 "use a plain comprehension",
             );
@@ -470,7 +475,7 @@ impl Compiler<'_> {
         if walrus {
             self.reject(
                 node,
-                "Z092",
+                Code::LowerExpression,
                 "`:=` inside a comprehension is not supported".into(),
                 "use a for loop",
             );

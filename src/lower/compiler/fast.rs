@@ -359,14 +359,15 @@ impl Compiler<'_> {
             .get((self.line as usize).saturating_sub(1))
             .copied()
             .unwrap_or(0);
-        self.diags.push(Diagnostic {
-            code: "Z098",
-            severity: Severity::Error,
-            start,
-            end: start,
-            message: format!("internal error: the compiler could not confirm the label of {what}"),
-            hint: Some("please report the plan; rewriting this line may avoid it".into()),
-        });
+        self.diags.push(
+            Diagnostic::new(
+                Code::UnconfirmedLabel,
+                start,
+                start,
+                format!("internal error: the compiler could not confirm the label of {what}"),
+            )
+            .with_hint("please report the plan; rewriting this line may avoid it"),
+        );
     }
 
     /// Assigns a flat value to a shadowed variable (raw first: the label code may read temporaries it binds).

@@ -24,7 +24,7 @@ use super::scope::{
 };
 use super::{Lowered, Mode};
 use crate::label::{LITERAL, UNVERIFIED_MASK};
-use crate::plan::{Diagnostic, Severity, Signatures};
+use crate::plan::{Code, Diagnostic, Signatures};
 
 use crate::plan::catalogue;
 
@@ -481,16 +481,12 @@ impl Compiler<'_> {
         format!("_{stem}{}", self.tmp)
     }
 
-    fn reject(&mut self, node: &impl Ranged, code: &'static str, message: String, hint: &str) {
+    fn reject(&mut self, node: &impl Ranged, code: Code, message: String, hint: &str) {
         let r = node.range();
-        self.diags.push(Diagnostic {
-            code,
-            severity: Severity::Error,
-            start: r.start().to_usize(),
-            end: r.end().to_usize(),
-            message,
-            hint: Some(hint.to_string()),
-        });
+        self.diags.push(
+            Diagnostic::new(code, r.start().to_usize(), r.end().to_usize(), message)
+                .with_hint(hint),
+        );
     }
 
     fn frame(&self) -> &Frame {

@@ -79,7 +79,7 @@ impl Compiler<'_> {
                 if !s.orelse.is_empty() || s.is_async {
                     self.reject(
                         stmt,
-                        "Z090",
+                        Code::LowerStatement,
                         "`for ... else` is not supported".into(),
                         "move the else block after the loop",
                     );
@@ -91,7 +91,7 @@ impl Compiler<'_> {
                 if !s.orelse.is_empty() {
                     self.reject(
                         stmt,
-                        "Z090",
+                        Code::LowerStatement,
                         "`while ... else` is not supported".into(),
                         "move the else block after the loop",
                     );
@@ -104,7 +104,7 @@ impl Compiler<'_> {
                 let Some(xf) = self.frame().xf.clone() else {
                     self.reject(
                         stmt,
-                        "Z090",
+                        Code::LowerStatement,
                         "`return` outside a function".into(),
                         "remove it",
                     );
@@ -123,7 +123,7 @@ impl Compiler<'_> {
                     if alias.asname.is_some() || !(name == "json" || name == "re") || indent != 0 {
                         self.reject(
                             stmt,
-                            "Z090",
+                            Code::LowerStatement,
                             format!("`import {name}` is not supported"),
                             "only `import json` and `import re` at the top level are available",
                         );
@@ -137,7 +137,7 @@ impl Compiler<'_> {
                 let kind = stmt_kind(other);
                 self.reject(
                     other,
-                    "Z090",
+                    Code::LowerStatement,
                     format!("`{kind}` statements are not supported in plans"),
                     "rewrite the plan without it",
                 );
@@ -175,7 +175,7 @@ impl Compiler<'_> {
                 if matches!(s.slice.as_ref(), Expr::Slice(_)) {
                     self.reject(
                         target,
-                        "Z091",
+                        Code::LowerTarget,
                         "assigning to a slice is not supported".into(),
                         "build a new list instead",
                     );
@@ -200,7 +200,7 @@ impl Compiler<'_> {
             }
             other => self.reject(
                 other,
-                "Z091",
+                Code::LowerTarget,
                 "this assignment target is not supported".into(),
                 "assign to a name, a subscript or a tuple of names",
             ),
@@ -211,7 +211,7 @@ impl Compiler<'_> {
         if elts.iter().any(|e| matches!(e, Expr::Starred(_))) {
             self.reject(
                 &elts[0],
-                "Z091",
+                Code::LowerTarget,
                 "starred unpacking is not supported".into(),
                 "index the elements instead",
             );
@@ -228,7 +228,7 @@ impl Compiler<'_> {
         let Some(op) = op_name(s.op) else {
             self.reject(
                 s,
-                "Z092",
+                Code::LowerExpression,
                 "the `@` operator is not supported".into(),
                 "use an explicit computation",
             );
@@ -290,7 +290,7 @@ impl Compiler<'_> {
             }
             other => self.reject(
                 other,
-                "Z091",
+                Code::LowerTarget,
                 "this augmented assignment target is not supported".into(),
                 "assign to a name or a subscript",
             ),
@@ -782,7 +782,7 @@ impl Compiler<'_> {
         {
             self.reject(
                 node,
-                "Z093",
+                Code::LowerFunction,
                 "only plain parameters (with optional defaults) are supported".into(),
                 "remove `*args`, `**kwargs`, `/` and `*`",
             );
@@ -806,7 +806,7 @@ impl Compiler<'_> {
         if !f.decorator_list.is_empty() || f.is_async || f.type_params.is_some() {
             self.reject(
                 f,
-                "Z093",
+                Code::LowerFunction,
                 "decorators, `async def` and type parameters are not supported".into(),
                 "write a plain `def`",
             );
