@@ -296,15 +296,10 @@ pub fn sarif(report: &LintReport, filename: &str) -> Value {
             result
         })
         .collect();
+    let mut driver = sarif_driver();
+    driver["rules"] = json!(rules);
     let mut run = json!({
-        "tool": {
-            "driver": {
-                "name": "zamburak",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://github.com/zamburak/zamburak",
-                "rules": rules,
-            }
-        },
+        "tool": { "driver": driver },
         "results": results,
     });
     if relative && let Ok(cwd) = std::env::current_dir() {
@@ -335,6 +330,15 @@ fn uri_path(path: &str) -> String {
     out
 }
 
+/// The tool as SARIF names it, without its rules.
+fn sarif_driver() -> Value {
+    json!({
+        "name": "zamburak",
+        "version": env!("CARGO_PKG_VERSION"),
+        "informationUri": "https://github.com/zamburak/zamburak",
+    })
+}
+
 /// A SARIF log for a lint that could not look at the plan (an unreadable plan or policy, a bad flag): no
 /// results, and an unsuccessful invocation carrying the error, so a code-scanning upload reports the failure
 /// instead of a clean plan, and a consumer that parses stdout always gets SARIF when it asked for it.
@@ -343,13 +347,7 @@ pub fn sarif_failure(message: &str) -> Value {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
-            "tool": {
-                "driver": {
-                    "name": "zamburak",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "informationUri": "https://github.com/zamburak/zamburak",
-                }
-            },
+            "tool": { "driver": sarif_driver() },
             "invocations": [{
                 "executionSuccessful": false,
                 "exitCode": crate::exit::USAGE,
