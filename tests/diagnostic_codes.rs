@@ -126,3 +126,51 @@ fn the_code_pattern_finds_codes() {
         .collect();
     assert_eq!(found, ["Z201", "Z090", "Z098"]);
 }
+
+/// A planner model reads the help and nothing else: no help sends it to a page it cannot open. Every code's
+/// general help, and every string literal in the code that builds diagnostics, is checked.
+#[test]
+fn every_help_stands_alone() {
+    for code in Code::ALL {
+        assert!(
+            !code.spec().help.contains("docs/"),
+            "{}: {}",
+            code.as_str(),
+            code.spec().help
+        );
+    }
+    let literal = Regex::new(r#""[^"]*docs/[^"]*""#).unwrap();
+    let mut found = Vec::new();
+    for dir in ["src/plan", "src/analysis", "src/lower"] {
+        let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (i, line) in text.lines().enumerate() {
+                    let code = line.trim_start();
+                    // Comments and doc comments may cite the docs; the page names in code.rs are data.
+                    if code.starts_with("//") || path.ends_with("code.rs") {
+                        continue;
+                    }
+                    // A literal continued over lines (`\` at the end) is checked line by line.
+                    if literal.is_match(code) || (code.contains("docs/") && code.ends_with('\\')) {
+                        found.push(format!("{}:{}: {}", path.display(), i + 1, code));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "helps that point at docs:\n{}",
+        found.join("\n")
+    );
+}

@@ -464,7 +464,7 @@ fn verdict(
                         }
                         format!(
                             "if the count and order of {tools}'s results are not secret, declare \
-                             `returns.structure_readers: public` for it in the policy (docs/policy.md); \
+                             `returns.structure_readers: public` for it in the policy; \
                              otherwise keep its text out of `{name}`"
                         )
                     }
@@ -477,7 +477,24 @@ fn verdict(
             helps.push(h);
         }
     }
+    // When the plan cannot meet the requirement at all, the policy is the other way out: name its line.
+    let route = policy_route(
+        policy,
+        tool,
+        primary.rule,
+        primary.arg.map(|a| a.name.as_str()),
+        &primary.sources,
+    );
+    if let Some(r) = route.filter(|r| !helps.contains(r)) {
+        helps.push(r);
+    }
+    let fix = if implicit {
+        None
+    } else {
+        verifier_fix(policy, tool, primary.rule, primary.arg, source)
+    };
     Some(Diagnostic {
+        fix,
         hint: Some(helps.join("; and ")),
         tool: Some(tool.clone()),
         argument: primary.arg.map(|a| a.name.clone()),
@@ -685,11 +702,118 @@ fn hint(policy: &Policy, tool: &str, rule: &Rule, arg: Option<&str>) -> String {
         return format!("keep tagged or private data out of `{name}`");
     }
     if check == Some(Check::ReadersMustInclude) {
+        if let Some(reader) = provider_reader(policy, tool) {
+            return format!(
+                "the model reads as `{reader}`, which may not read this data: keep it out of `{name}`, or make \
+                 `{reader}` a reader of it in the policy (below)"
+            );
+        }
         return format!(
             "send `{name}` only to people who may read it, e.g. the user or the mail's own correspondents"
         );
     }
     "see `zamburak policy check` for what this tool requires".into()
+}
+
+/// The principal an LLM tool's provider reads as (`llm:local`), when `tool` is served by one.
+fn provider_reader<'p>(policy: &'p Policy, tool: &str) -> Option<&'p str> {
+    let source = policy.tool(tool)?.source.as_ref()?;
+    let crate::policy::servers::ToolSource::Llm(provider) = source else {
+        return None;
+    };
+    policy
+        .file()
+        .providers
+        .iter()
+        .find(|(n, _)| *n == provider.as_str())
+        .map(|(_, p)| p.reader.as_str())
+}
+
+/// The verifiers whose verified kind argument `arg` of `tool` accepts.
+fn verifiers_for(policy: &Policy, tool: &str, arg: &str) -> Vec<String> {
+    let kinds = kinds_accepted(policy, tool, arg);
+    policy
+        .verifiers()
+        .filter(|(_, v)| kinds.iter().any(|k| k == v.mints()))
+        .map(|(n, _)| n.to_string())
+        .collect()
+}
+
+/// `to=m["from"]` → `to=verify_recipient(m["from"])`, when exactly one verifier mints a kind the argument
+/// accepts. Unsafe: the verifier stops the run on a value it refuses, where the call used to wait for a
+/// person.
+fn verifier_fix(
+    policy: &Policy,
+    tool: &str,
+    rule: &Rule,
+    arg: Option<&ArgAcc>,
+    source: &str,
+) -> Option<crate::plan::diagnostic::Fix> {
+    use crate::plan::diagnostic::{Edit, Fix};
+    let arg = arg?;
+    if rule.check() != Some(Check::Require) {
+        return None;
+    }
+    let verifiers = verifiers_for(policy, tool, &arg.name);
+    let [verifier] = verifiers.as_slice() else {
+        return None;
+    };
+    let text = source.get(arg.start..arg.end)?;
+    // A value that is already a verifier's result is not wrapped again.
+    if text.starts_with(&format!("{verifier}(")) || text.is_empty() {
+        return None;
+    }
+    Some(Fix::unsafe_(
+        format!("pass `{}` through `{verifier}()`", arg.name),
+        vec![
+            Edit::insert(arg.start, format!("{verifier}(")),
+            Edit::insert(arg.end, ")"),
+        ],
+    ))
+}
+
+/// The other way out when the plan cannot meet a requirement: the policy key (and line) that would allow it.
+/// `None` when the plan can meet it (a verifier exists for a `require`), or for checks no single line
+/// relaxes.
+fn policy_route(
+    policy: &Policy,
+    tool: &str,
+    rule: &Rule,
+    arg: Option<&str>,
+    sources: &[SourceRef],
+) -> Option<String> {
+    let name = arg?;
+    let at = |t: &str, r: &str| {
+        policy
+            .locate(t, r)
+            .map(|l| format!(" ({l})"))
+            .unwrap_or_default()
+    };
+    match rule.check()? {
+        Check::Require if verifiers_for(policy, tool, name).is_empty() => {
+            let id = rule.to_string();
+            Some(format!(
+                "if the task needs `{name}` to come from tool data, only the policy can allow it: \
+                 `tools.{tool}.{id}`{}",
+                at(tool, &id)
+            ))
+        }
+        Check::ReadersMustInclude => {
+            let src = sources.iter().find(|s| policy.tool(&s.name).is_some())?;
+            let party = match provider_reader(policy, tool) {
+                Some(reader) => format!("`{reader}`"),
+                None => "the recipients".to_string(),
+            };
+            Some(format!(
+                "if {party} may read what `{}()` returns, add them to its readers in the policy: \
+                 `tools.{}.returns.readers`{}",
+                src.name,
+                src.name,
+                at(&src.name, "returns.readers")
+            ))
+        }
+        _ => None,
+    }
 }
 
 /// The verified kinds argument `arg` of `tool` accepts.

@@ -22,6 +22,7 @@ use crate::label::LabelView;
 use crate::policy::Outcome;
 
 use super::LintReport;
+use crate::plan::diagnostic::Applicability;
 use crate::plan::render::render_with_notes;
 use crate::plan::{Code, Severity};
 
@@ -86,6 +87,27 @@ struct JsonDiagnostic<'a> {
     /// The call's other broken requirements (`also: ...`), when there are any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     notes: Vec<&'a str>,
+    /// An edit that resolves the finding (`null` when the plan alone cannot say what to write).
+    fix: Option<JsonFix<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    message: &'a str,
+    applicability: Applicability,
+    edits: Vec<JsonEdit<'a>>,
+}
+
+/// An edit, by byte offsets into the plan (for programs) and by line and column (for people and editors).
+#[derive(Serialize)]
+struct JsonEdit<'a> {
+    start: usize,
+    end: usize,
+    line: u32,
+    column: u32,
+    end_line: u32,
+    end_column: u32,
+    content: &'a str,
 }
 
 #[derive(Serialize)]
@@ -149,6 +171,27 @@ fn document<'a>(report: &'a LintReport, filename: &'a str) -> Document<'a> {
                     })
                     .collect(),
                 notes: d.notes.iter().map(String::as_str).collect(),
+                fix: d.fix.as_ref().map(|f| JsonFix {
+                    message: &f.message,
+                    applicability: f.applicability,
+                    edits: f
+                        .edits
+                        .iter()
+                        .map(|e| {
+                            let (line, column) = report.lines.line_col(src, e.start);
+                            let (end_line, end_column) = report.lines.line_col(src, e.end);
+                            JsonEdit {
+                                start: e.start,
+                                end: e.end,
+                                line,
+                                column,
+                                end_line,
+                                end_column,
+                                content: &e.content,
+                            }
+                        })
+                        .collect(),
+                }),
             }
         })
         .collect();

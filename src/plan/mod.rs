@@ -5,6 +5,7 @@
 pub mod catalogue;
 pub mod code;
 pub mod diagnostic;
+pub mod fixes;
 pub mod names;
 pub mod parse;
 pub mod render;
@@ -36,7 +37,7 @@ pub const MAX_DIAGNOSTICS: usize = 100;
 /// ```
 pub fn check(source: &str, sigs: &Signatures) -> Result<ParsedPlan, Vec<Diagnostic>> {
     let parsed = parse(source)?;
-    let mut diags = subset::check_subset(&parsed.module);
+    let mut diags = subset::check_subset(&parsed.module, &parsed.source);
     diags.extend(structure::check_structure(&parsed.module, sigs));
     diags.sort_by_key(|d| (d.start, d.end, d.code));
     diags.dedup();

@@ -9,7 +9,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use super::catalogue::{self, Keywords};
 use super::code::Code;
-use super::diagnostic::Diagnostic;
+use super::diagnostic::{Diagnostic, Edit, Fix};
 use super::signatures::Signatures;
 use super::subset::{is_builtin, is_forbidden_builtin, is_module};
 
@@ -255,17 +255,31 @@ impl Checker<'_> {
                     .chain(catalogue::BUILTINS.iter().map(|b| b.name))
                     .chain(self.defined.iter().map(String::as_str)),
             );
-            self.diags.push(err(
-                Code::UnknownName,
-                func.range,
-                format!(
-                    "unknown function `{name}`: not a tool, verifier, builtin or plan function"
-                ),
-                Some(match suggestion {
-                    Some(s) => format!("did you mean `{s}`?"),
-                    None => "call a tool the policy declares, or define the function first".into(),
-                }),
-            ));
+            let fix = suggestion.as_ref().map(|s| {
+                let (a, b) = (
+                    usize::from(func.range.start()),
+                    usize::from(func.range.end()),
+                );
+                Fix::unsafe_(format!("call `{s}`"), vec![Edit::replace(a, b, s.clone())])
+            });
+            let tools: Vec<&str> = self.sigs.tools.keys().map(String::as_str).collect();
+            self.diags.push(
+                err(
+                    Code::UnknownName,
+                    func.range,
+                    format!(
+                        "unknown function `{name}`: not a tool, verifier, builtin or plan function"
+                    ),
+                    Some(match suggestion {
+                        Some(s) => format!("did you mean `{s}`?"),
+                        None => format!(
+                            "call a tool the policy declares ({}), or define the function first",
+                            tools.join(", ")
+                        ),
+                    }),
+                )
+                .with_fix(fix),
+            );
         }
     }
 
@@ -286,6 +300,9 @@ impl Checker<'_> {
                 )),
             }
         }
+        // Unknown keywords, reported once the missing arguments are known: a keyword far from every name
+        // while exactly one argument is missing is that argument misnamed (`recipient=` for `to=`).
+        let mut unknown: Vec<(&ruff_python_ast::Identifier, Option<String>)> = Vec::new();
         for k in &args.keywords {
             let Some(id) = &k.arg else {
                 // `**kwargs` was already refused by the subset check.
@@ -302,21 +319,15 @@ impl Checker<'_> {
                 Some(i) => bound[i] = true,
                 None => {
                     let nearest = self.nearest(kw, params.iter().map(String::as_str));
-                    let hint = match &nearest {
-                        Some(s) => format!("did you mean `{s}`? arguments: {}", params.join(", ")),
-                        None => format!("its arguments are: {}", params.join(", ")),
-                    };
-                    self.diags.push(err(
-                        Code::UnknownArgument,
-                        id.range,
-                        format!("tool `{name}` has no argument `{kw}`"),
-                        Some(hint),
-                    ));
                     // `too=` for a missing `to`: the misspelling is the one mistake, so `to` is not
                     // also reported missing.
-                    if let Some(i) = nearest.and_then(|s| params.iter().position(|p| *p == s)) {
+                    if let Some(i) = nearest
+                        .as_ref()
+                        .and_then(|s| params.iter().position(|p| p == s))
+                    {
                         bound[i] = true;
                     }
+                    unknown.push((id, nearest));
                 }
             }
         }
@@ -326,6 +337,47 @@ impl Checker<'_> {
             .filter(|(_, b)| !**b)
             .map(|(p, _)| p.as_str())
             .collect();
+        let unmatched = unknown.iter().filter(|(_, n)| n.is_none()).count();
+        let paired = (unmatched == 1 && missing.len() == 1).then(|| missing[0].to_string());
+        for (id, nearest) in unknown {
+            let kw = id.as_str();
+            let (suggestion, safe) = match nearest {
+                Some(s) => (Some(s), true),
+                None => (paired.clone(), false),
+            };
+            let hint = match &suggestion {
+                Some(s) if safe => format!("did you mean `{s}`? arguments: {}", params.join(", ")),
+                Some(s) => format!(
+                    "did you mean `{s}`? it is the one argument missing; arguments: {}",
+                    params.join(", ")
+                ),
+                None => format!("its arguments are: {}", params.join(", ")),
+            };
+            let fix = suggestion.map(|s| {
+                let (a, b) = (usize::from(id.range.start()), usize::from(id.range.end()));
+                let message = format!("rename `{kw}` to `{s}`");
+                let edits = vec![Edit::replace(a, b, s)];
+                if safe {
+                    Fix::safe(message, edits)
+                } else {
+                    Fix::unsafe_(message, edits)
+                }
+            });
+            self.diags.push(
+                err(
+                    Code::UnknownArgument,
+                    id.range,
+                    format!("tool `{name}` has no argument `{kw}`"),
+                    Some(hint),
+                )
+                .with_fix(fix),
+            );
+        }
+        let missing: Vec<&str> = if paired.is_some() {
+            Vec::new()
+        } else {
+            missing
+        };
         if !missing.is_empty() {
             self.diags.push(err(
                 Code::MissingArgument,
@@ -334,7 +386,19 @@ impl Checker<'_> {
                     "call to tool `{name}` is missing argument(s): {}",
                     missing.join(", ")
                 ),
-                Some("every argument the policy declares must be passed".into()),
+                Some(format!(
+                    "pass {} by keyword: `{name}({})`",
+                    missing
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    params
+                        .iter()
+                        .map(|p| format!("{p}=…"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
             ));
         }
     }
@@ -456,10 +520,13 @@ mod tests {
         assert!(codes("send_email('a', 'b', body='c')\n").is_empty());
         // `bdy` is a misspelt `body`: one mistake, so `body` is not also missing.
         assert_eq!(codes("send_email('a', 'b', bdy='c')\n"), ["Z102"]);
-        // `colour` is close to nothing: it is unknown, and `body` is missing.
+        // `colour` is close to nothing, but `body` is the one argument missing: one mistake, one error,
+        // whose fix renames it.
+        assert_eq!(codes("send_email('a', 'b', colour='c')\n"), ["Z102"]);
+        // Two unknown keywords and one missing argument: nothing pairs them.
         assert_eq!(
-            codes("send_email('a', 'b', colour='c')\n"),
-            ["Z103", "Z102"]
+            codes("send_email('a', 'b', colour='c', size=1)\n"),
+            ["Z103", "Z102", "Z102"]
         );
         assert_eq!(codes("send_email('a', 'b')\n"), ["Z103"]);
         assert_eq!(codes("send_email('a', 'b', 'c', 'd')\n"), ["Z104"]);

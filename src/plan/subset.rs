@@ -10,7 +10,8 @@ use ruff_text_size::{Ranged, TextRange};
 
 use super::catalogue;
 use super::code::Code;
-use super::diagnostic::Diagnostic;
+use super::diagnostic::{Diagnostic, Fix};
+use super::fixes;
 
 /// Builtins that are refused by name wherever they appear (called or not), because they reach into
 /// the interpreter rather than compute on values.
@@ -70,7 +71,7 @@ pub fn is_module(name: &str) -> bool {
 }
 
 /// The functions of `module` a plan may call, as a sentence for a hint: `json.dumps, json.loads`.
-fn module_functions(module: &str) -> String {
+pub(crate) fn module_functions(module: &str) -> String {
     catalogue::MODULE_FNS
         .iter()
         .filter(|f| f.module == module)
@@ -84,11 +85,11 @@ fn module_functions(module: &str) -> String {
 /// ```
 /// use zamburak::plan::{parse::parse, subset::check_subset};
 /// let p = parse("import re\nm = re.search('a', 'abc')\nprint(m.group(0))\n").unwrap();
-/// assert!(check_subset(&p.module).is_empty());
+/// assert!(check_subset(&p.module, &p.source).is_empty());
 /// let p = parse("x = eval('1')\n").unwrap();
-/// assert_eq!(check_subset(&p.module)[0].code, "Z012");
+/// assert_eq!(check_subset(&p.module, &p.source)[0].code, "Z012");
 /// ```
-pub fn check_subset(module: &ModModule) -> Vec<Diagnostic> {
+pub fn check_subset(module: &ModModule, source: &str) -> Vec<Diagnostic> {
     let mut imported = Vec::new();
     let mut refused_imports = Vec::new();
     for stmt in &module.body {
@@ -120,13 +121,16 @@ pub fn check_subset(module: &ModModule) -> Vec<Diagnostic> {
         imported,
         refused_imports,
         comprehension_depth: 0,
+        fixes: fixes::Context::new(source, module),
     };
     w.stmts(&module.body, true);
     w.diags
 }
 
-struct Walker {
+struct Walker<'m> {
     diags: Vec<Diagnostic>,
+    /// What the fixes need to know about the whole plan.
+    fixes: fixes::Context<'m>,
     imported: Vec<String>,
     /// Names bound by imports refused with Z015: `os.listdir()` after `import os` is not a second error.
     refused_imports: Vec<String>,
@@ -140,26 +144,48 @@ fn err(code: Code, range: TextRange, message: String, hint: Option<&str>) -> Dia
     }
 }
 
-impl Walker {
+impl Walker<'_> {
     fn push(&mut self, code: Code, range: TextRange, message: String, hint: Option<&str>) {
         self.diags.push(err(code, range, message, hint));
     }
 
+    fn push_fixed(
+        &mut self,
+        code: Code,
+        range: TextRange,
+        message: String,
+        hint: &str,
+        fix: Option<Fix>,
+    ) {
+        self.diags
+            .push(err(code, range, message, Some(hint)).with_fix(fix));
+    }
+
     fn unsupported_stmt(&mut self, range: TextRange, what: &str) {
-        self.push(
+        self.unsupported_stmt_fixed(range, what, None);
+    }
+
+    fn unsupported_stmt_fixed(&mut self, range: TextRange, what: &str, fix: Option<Fix>) {
+        self.push_fixed(
             Code::ForbiddenStatement,
             range,
             format!("`{what}` is not supported in plans"),
-            Some("see docs/diagnostics.md for the statements a plan may use"),
+            statement_help(what),
+            fix,
         );
     }
 
     fn unsupported_expr(&mut self, range: TextRange, what: &str) {
-        self.push(
+        self.unsupported_expr_fixed(range, what, None);
+    }
+
+    fn unsupported_expr_fixed(&mut self, range: TextRange, what: &str, fix: Option<Fix>) {
+        self.push_fixed(
             Code::ForbiddenExpression,
             range,
             format!("{what} is not supported in plans"),
-            Some("see docs/diagnostics.md for the expressions a plan may use"),
+            expression_help(what),
+            fix,
         );
     }
 
@@ -197,7 +223,8 @@ impl Walker {
         match stmt {
             Stmt::FunctionDef(f) => {
                 if f.is_async {
-                    self.unsupported_stmt(f.range, "async def");
+                    let fix = fixes::remove_async(self.fixes.src(), f.range);
+                    self.unsupported_stmt_fixed(f.range, "async def", fix);
                 }
                 for d in &f.decorator_list {
                     self.push(
@@ -211,7 +238,8 @@ impl Walker {
                     self.unsupported_expr(tp.range, "a type parameter list");
                 }
                 if let Some(r) = &f.returns {
-                    self.unsupported_expr(r.range(), "a return annotation");
+                    let fix = fixes::return_annotation(f.parameters.range.end().into(), r);
+                    self.unsupported_expr_fixed(r.range(), "a return annotation", Some(fix));
                 }
                 self.ident(&f.name);
                 self.parameters(&f.parameters, false);
@@ -238,7 +266,10 @@ impl Walker {
                 }
                 self.expr(&a.value);
             }
-            Stmt::AnnAssign(s) => self.unsupported_stmt(s.range, "annotated assignment"),
+            Stmt::AnnAssign(s) => {
+                let fix = fixes::annotated_assignment(&s.target, s.value.as_deref());
+                self.unsupported_stmt_fixed(s.range, "annotated assignment", fix);
+            }
             Stmt::For(f) => {
                 if f.is_async {
                     self.unsupported_stmt(f.range, "async for");
@@ -259,6 +290,23 @@ impl Walker {
                 self.stmts(&w.body, false);
                 self.stmts(&w.orelse, false);
             }
+            Stmt::If(i) if is_main_guard(i) => {
+                let fix = fixes::unwrap_blocks(
+                    self.fixes.src(),
+                    i.range,
+                    &[&i.body],
+                    "write the body without the guard: a plan is always run as the main program",
+                    true,
+                );
+                self.push_fixed(
+                    Code::ReservedName,
+                    i.test.range(),
+                    "`__name__` is a reserved name: names starting with `_` belong to the runtime".into(),
+                    "a plan always runs as the main program: write the guarded statements at the top level",
+                    fix,
+                );
+                self.stmts(&i.body, false);
+            }
             Stmt::If(i) => {
                 self.expr(&i.test);
                 self.stmts(&i.body, false);
@@ -272,7 +320,16 @@ impl Walker {
             Stmt::With(s) => self.unsupported_stmt(s.range, "with"),
             Stmt::Match(s) => self.unsupported_stmt(s.range, "match"),
             Stmt::Raise(s) => self.unsupported_stmt(s.range, "raise"),
-            Stmt::Try(s) => self.unsupported_stmt(s.range, "try"),
+            Stmt::Try(t) => {
+                let fix = fixes::unwrap_blocks(
+                    self.fixes.src(),
+                    t.range,
+                    &[&t.body, &t.orelse, &t.finalbody],
+                    "write the body without `try`: a failed call ends the plan with its error",
+                    false,
+                );
+                self.unsupported_stmt_fixed(t.range, "try", fix);
+            }
             Stmt::Assert(s) => self.unsupported_stmt(s.range, "assert"),
             Stmt::Import(imp) => {
                 if !top_level {
@@ -286,11 +343,22 @@ impl Walker {
                 for alias in &imp.names {
                     let name = alias.name.as_str();
                     if !is_module(name) {
-                        self.push(
+                        let bound = alias.asname.as_ref().map_or_else(
+                            || name.split('.').next().unwrap_or_default(),
+                            |a| a.as_str(),
+                        );
+                        let fix = self.fixes.refused_import(
+                            imp.range,
+                            imp.names.len(),
+                            alias.range,
+                            bound,
+                        );
+                        self.push_fixed(
                             Code::ForbiddenImport,
                             alias.range,
                             format!("importing `{name}` is not allowed"),
-                            Some("only `import json` and `import re` are available"),
+                            "only `import json` and `import re` are available; the plan's data comes from the tools",
+                            fix,
                         );
                     } else if let Some(asname) = &alias.asname {
                         self.push(
@@ -302,12 +370,18 @@ impl Walker {
                     }
                 }
             }
-            Stmt::ImportFrom(s) => self.push(
-                Code::ForbiddenImport,
-                s.range,
-                "`from … import …` is not allowed".into(),
-                Some("write `import json` or `import re` and use `json.loads(…)` / `re.search(…)`"),
-            ),
+            Stmt::ImportFrom(s) => {
+                let fix = self
+                    .fixes
+                    .from_import(s, |m, f| catalogue::module_fn_row(m, f).is_some());
+                self.push_fixed(
+                    Code::ForbiddenImport,
+                    s.range,
+                    "`from … import …` is not allowed".into(),
+                    "write `import json` or `import re` and use `json.loads(…)` / `re.search(…)`",
+                    fix,
+                );
+            }
             Stmt::Global(s) => self.unsupported_stmt(s.range, "global"),
             Stmt::Nonlocal(s) => self.unsupported_stmt(s.range, "nonlocal"),
             Stmt::Expr(e) => self.expr(&e.value),
@@ -331,7 +405,8 @@ impl Walker {
         for pa in p.posonlyargs.iter().chain(&p.args).chain(&p.kwonlyargs) {
             self.ident(&pa.parameter.name);
             if let Some(a) = &pa.parameter.annotation {
-                self.unsupported_expr(a.range(), "a parameter annotation");
+                let fix = fixes::parameter_annotation(pa.parameter.name.range.end().into(), a);
+                self.unsupported_expr_fixed(a.range(), "a parameter annotation", Some(fix));
             }
             if let Some(d) = &pa.default {
                 if is_lambda {
@@ -413,7 +488,8 @@ impl Walker {
             Expr::BoolOp(b) => b.values.iter().for_each(|v| self.expr(v)),
             Expr::Named(n) => {
                 if self.comprehension_depth > 0 {
-                    self.unsupported_expr(n.range, "`:=` inside a comprehension");
+                    let fix = self.fixes.walrus_in_comprehension(n);
+                    self.unsupported_expr_fixed(n.range, "`:=` inside a comprehension", fix);
                 }
                 self.target(&n.target);
                 self.expr(&n.value);
@@ -423,11 +499,14 @@ impl Walker {
                     Operator::Mod
                         if matches!(*b.left, Expr::StringLiteral(_) | Expr::FString(_)) =>
                     {
-                        self.push(
+                        let fix =
+                            fixes::percent_format(self.fixes.src(), b.range, &b.left, &b.right);
+                        self.push_fixed(
                             Code::PercentFormat,
                             b.range,
                             "`%`-formatting of strings is not supported".into(),
-                            Some("use an f-string or `str.format` instead"),
+                            "use an f-string or `str.format` instead",
+                            fix,
                         );
                     }
                     Operator::MatMult => self.unsupported_expr(b.range, "the `@` operator"),
@@ -496,7 +575,11 @@ impl Walker {
                 self.comprehensions(&c.generators);
                 self.comprehension_depth -= 1;
             }
-            Expr::Await(a) => self.unsupported_expr(a.range, "`await`"),
+            Expr::Await(a) => {
+                let fix = fixes::remove_await(a.range, &a.value);
+                self.unsupported_expr_fixed(a.range, "`await`", Some(fix));
+                self.expr(&a.value);
+            }
             Expr::Yield(y) => self.unsupported_expr(y.range, "`yield`"),
             Expr::YieldFrom(y) => self.unsupported_expr(y.range, "`yield from`"),
             Expr::Compare(c) => {
@@ -522,15 +605,26 @@ impl Walker {
             Expr::EllipsisLiteral(x) => self.unsupported_expr(x.range, "`...`"),
             Expr::Attribute(a) if self.is_refused_import_path(&a.value) => {}
             Expr::Attribute(a) => {
-                if !self.reserved(a.attr.as_str(), a.attr.range) {
-                    self.push(
+                let attr = a.attr.as_str();
+                if !self.reserved(attr, a.attr.range) {
+                    // A method named without its call is a slip for the call; anything else is a record's
+                    // field read the way an object's is.
+                    let (help, fix) = if is_method(attr) {
+                        (format!("call the method: `x.{attr}(…)`"), None)
+                    } else {
+                        (
+                            format!(
+                                "tool results are dicts: read the key, `x[\"{attr}\"]`, or call an allowed method such as `x.get(\"{attr}\")`"
+                            ),
+                            Some(fixes::attribute_to_key(&a.value, attr, a.range)),
+                        )
+                    };
+                    self.push_fixed(
                         Code::AttributeAccess,
                         a.range,
-                        format!(
-                            "attribute access `.{}` is only allowed as a whitelisted method call",
-                            a.attr.as_str()
-                        ),
-                        Some("call an allowed method, e.g. `x.get(\"key\")`, or index a dict"),
+                        format!("attribute access `.{attr}` is only allowed as a whitelisted method call"),
+                        &help,
+                        fix,
                     );
                 }
                 self.expr(&a.value);
@@ -566,7 +660,14 @@ impl Walker {
                 Code::InterpreterBuiltin,
                 range,
                 format!("the builtin `{name}` is not allowed in plans"),
-                Some("plans may only use the builtins listed in docs/diagnostics.md"),
+                Some(&format!(
+                    "plans may only use these builtins: {}",
+                    catalogue::BUILTINS
+                        .iter()
+                        .map(|b| b.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
             );
         } else if is_module(name) {
             self.push(
@@ -604,7 +705,7 @@ impl Walker {
                                     Code::ForbiddenMethod,
                                     a.attr.range,
                                     format!("the method `.{attr}()` is not allowed in plans"),
-                                    Some("see docs/diagnostics.md for the allowed methods"),
+                                    Some(&allowed_methods()),
                                 );
                             }
                             if attr == "format"
@@ -659,6 +760,85 @@ impl Walker {
     }
 }
 
+/// `if __name__ == "__main__":` with no `elif` or `else`.
+fn is_main_guard(i: &ruff_python_ast::StmtIf) -> bool {
+    let Expr::Compare(c) = &*i.test else {
+        return false;
+    };
+    i.elif_else_clauses.is_empty()
+        && matches!(&*c.left, Expr::Name(n) if n.id.as_str() == "__name__")
+        && matches!(c.comparators.as_ref(), [Expr::StringLiteral(l)] if l.value.to_str() == "__main__")
+}
+
+/// The methods a plan may call, for a help that stands alone.
+fn allowed_methods() -> String {
+    let mut names: Vec<&str> = catalogue::METHODS.iter().map(|m| m.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    let shown: Vec<String> = names.iter().map(|n| format!(".{n}()")).collect();
+    format!("the allowed methods are {}", shown.join(", "))
+}
+
+/// What to write instead of a statement outside the subset: the help of its Z010, standing alone (a
+/// planner model cannot open the docs).
+fn statement_help(what: &str) -> &'static str {
+    match what {
+        "async def" => {
+            "define it with `def`: tool calls return their results directly, nothing is awaited"
+        }
+        "class" => "use dicts for records and plain functions for behaviour",
+        "del" => "assign a new value instead, or build a new list or dict without the item",
+        "type" => "remove the type alias: plans are not type-annotated",
+        "annotated assignment" => "write `name = value` without the annotation",
+        "async for" => "write a plain `for` loop: tool calls return their results directly",
+        "for … else" | "while … else" => {
+            "set a flag before the loop, clear it where you `break`, and test it after the loop"
+        }
+        "with" => {
+            "call the tool that reads or writes the data (the policy's tools) instead of opening it"
+        }
+        "match" => "test the value with `if` / `elif`",
+        "raise" => {
+            "print what went wrong and skip the rest of the work with `if`; a failed tool call already ends the plan"
+        }
+        "try" => {
+            "write the body without `try`: a failed tool call ends the plan with its error, and nothing can catch it"
+        }
+        "assert" => "test it with `if not …:` and skip the work",
+        "global" | "nonlocal" => {
+            "return the new value from the function and assign it where it is called"
+        }
+        _ => {
+            "a plan may use assignments, `if`, `for`, `while`, `def`, `return`, `break`, `continue`, `pass` and `import json` / `import re`"
+        }
+    }
+}
+
+/// What to write instead of an expression outside the subset (the help of its Z011).
+fn expression_help(what: &str) -> &'static str {
+    match what {
+        "`await`" => "remove `await`: tool calls return their results directly",
+        "`yield`" | "`yield from`" => "build a list and return it",
+        "`:=` inside a comprehension" => {
+            "compute the value in the comprehension's expression and its `if`, or write a `for` loop"
+        }
+        "a parameter annotation" | "a return annotation" | "a type parameter list" => {
+            "remove the annotation: plans are not type-annotated"
+        }
+        "a positional-only or keyword-only parameter" => "declare plain parameters (no `/` or `*`)",
+        "a lambda parameter default" => {
+            "define a function with `def` when a parameter needs a default"
+        }
+        "the `@` operator" => "multiply element by element in a loop or comprehension",
+        "a bytes literal" => "use a `str` literal",
+        "a t-string" => "use an f-string",
+        "a complex number" | "`...`" => "use an `int`, a `float` or `None`",
+        _ => {
+            "use plain values, operators, calls of tools and allowed builtins, f-strings and comprehensions"
+        }
+    }
+}
+
 /// The first replacement field of a `str.format` template whose name goes beyond a plain position or
 /// keyword (`{0.attr}`, `{x[k]}`), which `str.format` would resolve by attribute lookup or indexing on the
 /// argument, outside the plan's view. Nested fields in a format spec are checked too.
@@ -706,7 +886,7 @@ mod tests {
 
     fn codes(src: &str) -> Vec<&'static str> {
         let p = parse(src).expect("test plan parses");
-        check_subset(&p.module)
+        check_subset(&p.module, &p.source)
             .iter()
             .map(|d| d.code.as_str())
             .collect()

@@ -117,6 +117,7 @@ impl Policy {
         let defaulted = super::sinks::fill_defaults(&mut file);
         Ok(Policy {
             file,
+            text: text.into(),
             name: display_name.to_string(),
             kinds,
             defaulted,
@@ -363,6 +364,12 @@ pub fn rule_line(text: &str, tool: &str, rule: &str) -> Option<u64> {
             Seg::Key("args"),
             Seg::Key(arg),
             Seg::Key(req),
+        ],
+        ["returns", key] => vec![
+            Seg::Key("tools"),
+            Seg::Key(tool),
+            Seg::Key("returns"),
+            Seg::Key(key),
         ],
         ["control", "require"] => vec![
             Seg::Key("tools"),

@@ -50,10 +50,15 @@ use crate::policy::builtins::{BuiltinsConfig, VerifierSpec};
 /// The text of `policies/default.yaml`, compiled into the binary.
 pub const BUNDLED_DEFAULT: &str = include_str!("../../policies/default.yaml");
 
+/// How messages name the built-in default: it is no file on disk, so no message names one.
+pub const BUILT_IN_NAME: &str = "the built-in default policy";
+
 /// A checked policy with every default filled in. Built by [`Policy::load`] or [`Policy::from_yaml_str`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Policy {
     file: PolicyFile,
+    /// The YAML it was read from, so a help can point at the line that states a rule.
+    text: std::sync::Arc<str>,
     name: String,
     kinds: Vec<String>,
     /// Arguments that leave without a declared confidentiality check, and the check they were given
@@ -67,7 +72,23 @@ impl Policy {
     /// directory, so `zamburak run examples/…` works from the repository root without a `--policy`.
     pub fn bundled_default() -> Result<Policy, PolicyError> {
         let base = std::env::current_dir().unwrap_or_default().join("policies");
-        Policy::from_yaml_str(BUNDLED_DEFAULT, "policies/default.yaml", &base)
+        Policy::from_yaml_str(BUNDLED_DEFAULT, BUILT_IN_NAME, &base)
+    }
+
+    /// The YAML text the policy was read from.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Where `tools.TOOL.RULE` (`args.to.require`, `returns.readers`) is stated, as `NAME:LINE` for a file,
+    /// or `the built-in default policy, line N`. `None` when no line states it.
+    pub fn locate(&self, tool: &str, rule: &str) -> Option<String> {
+        let line = load::rule_line(&self.text, tool, rule)?;
+        Some(if self.name == BUILT_IN_NAME {
+            format!("{BUILT_IN_NAME}, line {line}")
+        } else {
+            format!("{}:{line}", self.name)
+        })
     }
 
     /// The name the policy was loaded under: its file's path, or the name given to [`Policy::from_yaml_str`].

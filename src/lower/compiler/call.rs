@@ -134,7 +134,10 @@ impl Compiler<'_> {
                             c,
                             Code::LowerMethod,
                             format!("`{module}.{method}` is not available"),
-                            "see the list of json and re functions in docs/diagnostics.md",
+                            &format!(
+                                "the functions available are {}",
+                                crate::plan::subset::module_functions(module)
+                            ),
                         );
                         return "None".into();
                     };
