@@ -289,15 +289,21 @@ impl Checker<'_> {
         for (i, a) in args.args.iter().enumerate() {
             match bound.get_mut(i) {
                 Some(b) => *b = true,
-                None => self.diags.push(err(
-                    Code::TooManyPositional,
-                    a.range(),
-                    format!(
-                        "tool `{name}` takes {} argument(s) but more were given positionally",
-                        params.len()
-                    ),
-                    Some(format!("its arguments are: {}", params.join(", "))),
-                )),
+                None => self.diags.push(
+                    err(
+                        Code::TooManyPositional,
+                        a.range(),
+                        format!(
+                            "tool `{name}` takes {} argument(s) but more were given positionally",
+                            params.len()
+                        ),
+                        Some(format!(
+                            "its arguments are: {}; drop this one or pass what it meant inside one of them",
+                            params.join(", ")
+                        )),
+                    )
+                    .with_fix(drop_argument(call, a.range(), "drop the extra argument")),
+                ),
             }
         }
         // Unknown keywords, reported once the missing arguments are known: a keyword far from every name
@@ -353,16 +359,31 @@ impl Checker<'_> {
                 ),
                 None => format!("its arguments are: {}", params.join(", ")),
             };
-            let fix = suggestion.map(|s| {
-                let (a, b) = (usize::from(id.range.start()), usize::from(id.range.end()));
-                let message = format!("rename `{kw}` to `{s}`");
-                let edits = vec![Edit::replace(a, b, s)];
-                if safe {
-                    Fix::safe(message, edits)
-                } else {
-                    Fix::unsafe_(message, edits)
+            let fix = match suggestion {
+                Some(s) => {
+                    let (a, b) = (usize::from(id.range.start()), usize::from(id.range.end()));
+                    let message = format!("rename `{kw}` to `{s}`");
+                    let edits = vec![Edit::replace(a, b, s)];
+                    Some(if safe {
+                        Fix::safe(message, edits)
+                    } else {
+                        Fix::unsafe_(message, edits)
+                    })
                 }
-            });
+                // Nothing it could mean and nothing missing: the tool does not take it (`timeout=10`).
+                None if missing.is_empty() => args
+                    .keywords
+                    .iter()
+                    .find(|k| k.arg.as_ref().is_some_and(|a| a.range == id.range))
+                    .and_then(|k| {
+                        drop_argument(
+                            call,
+                            k.range,
+                            &format!("drop `{kw}`: `{name}` does not take it"),
+                        )
+                    }),
+                None => None,
+            };
             self.diags.push(
                 err(
                     Code::UnknownArgument,
@@ -468,6 +489,30 @@ impl<'a> Visitor<'a> for Checker<'_> {
             _ => visitor::walk_expr(self, expr),
         }
     }
+}
+
+/// Deletes one argument of `call` (at `range`) with the comma that separates it from its neighbour.
+fn drop_argument(call: &ExprCall, range: TextRange, message: &str) -> Option<Fix> {
+    let mut all: Vec<TextRange> = call
+        .arguments
+        .args
+        .iter()
+        .map(Ranged::range)
+        .chain(call.arguments.keywords.iter().map(|k| k.range))
+        .collect();
+    all.sort_by_key(|r| r.start());
+    let i = all.iter().position(|r| *r == range)?;
+    let (start, end) = match (i.checked_sub(1).map(|p| all[p]), all.get(i + 1)) {
+        // `f(a, x)`: from the end of `a` to the end of `x`.
+        (Some(prev), _) => (prev.end(), range.end()),
+        // `f(x, b)`: from `x` to the start of `b`.
+        (None, Some(next)) => (range.start(), next.start()),
+        (None, None) => (range.start(), range.end()),
+    };
+    Some(Fix::unsafe_(
+        message,
+        vec![Edit::delete(start.into(), end.into())],
+    ))
 }
 
 /// Levenshtein distance over characters, for "did you mean" hints.
