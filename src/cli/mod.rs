@@ -9,6 +9,7 @@ pub mod output;
 pub mod pending;
 pub mod policy;
 pub mod run;
+pub mod stubs;
 pub mod verify;
 pub mod view;
 
@@ -132,6 +133,17 @@ enum Command {
         #[arg(long, requires = "queue")]
         by: Option<String>,
     },
+    /// Print what a planner is given: typed Python stubs of every tool and verifier the policy declares,
+    /// what each argument requires, the Python subset, `query_llm` shapes and example plans.
+    Stubs {
+        /// Policy file (YAML). Default: the nearest zamburak.yaml up from here, else the built-in default.
+        #[arg(long)]
+        policy: Option<PathBuf>,
+        /// `pyi`: a stub module for type checkers; `markdown`: the text for a planner's system prompt;
+        /// `json`: the same for programs.
+        #[arg(long, value_enum, default_value_t = StubsFormat::Pyi)]
+        format: StubsFormat,
+    },
     /// Work with policy files.
     Policy {
         #[command(subcommand)]
@@ -215,6 +227,13 @@ enum LintFormat {
     Text,
     Json,
     Sarif,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum StubsFormat {
+    Pyi,
+    Markdown,
+    Json,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -362,6 +381,14 @@ pub fn main() -> ExitCode {
                 crate::exit::USAGE
             }
         },
+        Command::Stubs { policy, format } => stubs::stubs_command(
+            policy.as_deref(),
+            match format {
+                StubsFormat::Pyi => stubs::Format::Pyi,
+                StubsFormat::Markdown => stubs::Format::Markdown,
+                StubsFormat::Json => stubs::Format::Json,
+            },
+        ),
         Command::Mcp { command } => match command {
             McpCommand::List { json, env, command } => mcp::list_command(&command, &env, json),
             McpCommand::Lock { policy } => mcp::lock_command(policy.as_deref()),
