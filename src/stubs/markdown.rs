@@ -120,11 +120,16 @@ accepts it. The plan prints what the user should see with `print`.";
 fn llm_section(c: &Catalogue) -> Option<String> {
     let names: Vec<String> = c.llm_tools().map(|t| format!("`{}`", t.name)).collect();
     let first = c.llm_tools().next()?.name.clone();
-    let verifier = c
+    let verifiers: Vec<String> = c
         .verifiers
-        .first()
+        .iter()
         .map(|v| format!("`{}(…)`", v.name))
-        .unwrap_or_else(|| "a verifier".into());
+        .collect();
+    let verifier = match verifiers.len() {
+        0 => "a verifier (this policy declares none)".to_string(),
+        1 => verifiers[0].clone(),
+        _ => format!("a verifier ({})", verifiers.join(", ")),
+    };
     Some(format!(
         "## Asking the quarantined model: {names}\n\n\
          `{first}(prompt, data, schema)` asks a model that has no tools to read `data` and answer `prompt`, \
