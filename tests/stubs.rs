@@ -579,3 +579,19 @@ fn banking_stubs_check_the_16_banking_plans_and_report_a_misspelt_keyword() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn the_stub_docs_stubs_md_shows_is_what_stubs_prints() {
+    let doc = std::fs::read_to_string(root().join("docs/stubs.md")).unwrap();
+    let section = doc.split("## What a stub says").nth(1).unwrap();
+    let block = section
+        .split("```python\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .unwrap();
+    let pyi = stubs(&["--policy", "bench/agentdojo/policies/banking.yaml"]);
+    assert!(
+        pyi.contains(block),
+        "docs/stubs.md shows a `send_money` stub that `zamburak stubs` no longer prints"
+    );
+}

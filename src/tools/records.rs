@@ -254,6 +254,24 @@ mod tests {
                 .collect()
         };
         let call = |source: Source, a: &Map<String, Value>, draft: bool| {
+            // Each argument is refused with a value of another type (a number for a string or a list of strings,
+            // a string for a number):
+            // the adapter reads what its schema says.
+            for (name, schema) in input_schema(source)["properties"].as_object().unwrap() {
+                let wrong = if schema["type"] == "integer" {
+                    json!("5")
+                } else {
+                    json!(5)
+                };
+                let mut bad = a.clone();
+                bad.insert(name.clone(), wrong);
+                let err = b.call(source.name(), &bad, draft).unwrap_err();
+                assert!(
+                    matches!(err, crate::tools::ToolError::BadArgument(n) if n == name),
+                    "{} {name}: {err}",
+                    source.name()
+                );
+            }
             let v = b.call(source.name(), a, draft).unwrap();
             conforms(source, &v);
             v
