@@ -133,8 +133,10 @@ enum Command {
         #[arg(long, requires = "queue")]
         by: Option<String>,
     },
-    /// Print what a planner is given: typed Python stubs of every tool and verifier the policy declares,
-    /// what each argument requires, the Python subset, `query_llm` shapes and example plans.
+    /// Print what a planner is given: typed stubs of the policy's tools and verifiers, what each argument
+    /// requires, the Python subset and example plans.
+    ///
+    /// Exit codes: 0 printed, 2 the policy or its MCP lock cannot be used.
     Stubs {
         /// Policy file (YAML). Default: the nearest zamburak.yaml up from here, else the built-in default.
         #[arg(long)]
