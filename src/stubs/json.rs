@@ -31,7 +31,7 @@ pub fn render(c: &Catalogue, policy: &Policy) -> Value {
                 .map(|p| {
                     json!({
                         "name": p.name,
-                        "type": p.ty.render(Position::Input),
+                        "type": c.registry.render_input(&p.ty),
                         "description": p.doc,
                         "requires": p.requires,
                     })

@@ -84,7 +84,7 @@ fn tool(t: &ToolStub, c: &Catalogue) -> String {
     let params: Vec<String> = t
         .params
         .iter()
-        .map(|p| format!("{}: {}", p.name, p.ty.render(Position::Input)))
+        .map(|p| format!("{}: {}", p.name, c.registry.render_input(&p.ty)))
         .collect();
     let mut doc: Vec<String> = Vec::new();
     if let Some(d) = &t.description {

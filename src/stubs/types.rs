@@ -447,6 +447,30 @@ impl Registry {
         renames
     }
 
+    /// `ty` as an argument's type: an alias that a result uses too (so it is written with `Literal`, `list`,
+    /// `dict`) is written out in place, so that its literals widen like any argument's. A recursive alias keeps
+    /// its name.
+    pub fn render_input(&self, ty: &Py) -> String {
+        self.inline_aliases(ty, 0).render(Position::Input)
+    }
+
+    fn inline_aliases(&self, ty: &Py, depth: usize) -> Py {
+        match ty {
+            Py::List(t) => Py::List(Box::new(self.inline_aliases(t, depth))),
+            Py::Dict(t) => Py::Dict(Box::new(self.inline_aliases(t, depth))),
+            Py::Union(ms) => union(ms.iter().map(|m| self.inline_aliases(m, depth)).collect()),
+            Py::Named(n) if depth < MAX_DEPTH => match self.named.get(n) {
+                Some(Named {
+                    def: Def::Alias(def),
+                    output: true,
+                    ..
+                }) if !self.reachable(&[def]).contains(n) => self.inline_aliases(def, depth + 1),
+                _ => ty.clone(),
+            },
+            other => other.clone(),
+        }
+    }
+
     /// Every name `root` refers to, itself included, through the definitions.
     pub fn reachable(&self, roots: &[&Py]) -> BTreeSet<String> {
         let mut out = BTreeSet::new();

@@ -601,7 +601,7 @@ def send_email(recipients: Sequence[str], subject: str, body: str, attachments: 
         until a verifier accepts it); only the user may read it.
     """
 
-def share_file(file_id: str, email: str, permission: SharingPermission) -> CloudDriveFile:
+def share_file(file_id: str, email: str, permission: str) -> CloudDriveFile:
     """Share a file with a user.
 
     Effect: send: data leaves the machine. Its arguments go to the server `workspace` (reader
