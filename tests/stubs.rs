@@ -595,3 +595,39 @@ fn the_stub_docs_stubs_md_shows_is_what_stubs_prints() {
         "docs/stubs.md shows a `send_money` stub that `zamburak stubs` no longer prints"
     );
 }
+
+#[test]
+fn a_full_stdout_is_exit_2_and_a_reader_that_stops_is_not_an_error() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
+        .current_dir(root())
+        .args(["stubs", "--format", "markdown"])
+        .stdout(std::process::Stdio::from(full))
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot write the output to stdout"), "{err}");
+    // `zamburak stubs | head -1`: the reader has what it wanted.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
+        .current_dir(root())
+        .args([
+            "stubs",
+            "--policy",
+            "bench/agentdojo/policies/workspace.yaml",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 3];
+    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    assert_eq!(&first, b"{\n ");
+    assert_eq!(status.code(), Some(0));
+}
