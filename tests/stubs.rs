@@ -612,13 +612,16 @@ fn a_full_stdout_is_exit_2_and_a_reader_that_stops_is_not_an_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("cannot write the output to stdout"), "{err}");
-    // `zamburak stubs | head -1`: the reader has what it wanted.
+    // `zamburak stubs | head -c 3`: the reader has what it wanted. The document is larger than a pipe holds,
+    // so the command does write into the closed pipe.
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
         .current_dir(root())
         .args([
             "stubs",
             "--policy",
             "bench/agentdojo/policies/workspace.yaml",
+            "--format",
+            "json",
         ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
