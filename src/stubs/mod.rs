@@ -370,3 +370,73 @@ fn verifier(policy: &Policy, name: &str, spec: &VerifierSpec) -> VerifierStub {
         accepted_by,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::verify::check;
+
+    /// A verifier's stub takes what `tools::verify` accepts: a string, or a number for a number range.
+    #[test]
+    fn verifier_types_are_what_the_verifiers_accept() {
+        let specs = [
+            VerifierSpec::EmailAllowlist {
+                allow: vec!["*@example.com".into()],
+                mints: "K".into(),
+            },
+            VerifierSpec::UrlAllowlist {
+                schemes: vec!["https".into()],
+                hosts: vec!["example.com".into()],
+                paths: None,
+                mints: "K".into(),
+            },
+            VerifierSpec::NumberRange {
+                min: 0.0,
+                max: 10.0,
+                mints: "K".into(),
+            },
+            VerifierSpec::OneOf {
+                values: vec!["5".into()],
+                mints: "K".into(),
+            },
+        ];
+        let policy = Policy::bundled_default().unwrap();
+        for spec in specs {
+            let stub = verifier(&policy, "v", &spec);
+            let good = match &spec {
+                VerifierSpec::EmailAllowlist { .. } => json!("a@example.com"),
+                VerifierSpec::UrlAllowlist { .. } => json!("https://example.com/"),
+                VerifierSpec::NumberRange { .. } => json!(5),
+                VerifierSpec::OneOf { .. } => json!("5"),
+            };
+            assert!(check(&spec, &good).is_ok(), "{}", stub.kind);
+            if stub.number {
+                assert!(check(&spec, &json!(5.5)).is_ok());
+                assert!(check(&spec, &json!("5")).is_err(), "{}", stub.kind);
+            } else {
+                assert!(check(&spec, &json!(5)).is_err(), "{}", stub.kind);
+            }
+        }
+    }
+
+    #[test]
+    fn a_policy_without_its_lock_gets_any_with_a_note() {
+        let path = std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/bench/agentdojo/policies/banking.yaml"
+        ));
+        let policy = Policy::load(path).unwrap();
+        let c = catalogue(&policy, None);
+        let send = c.tools.iter().find(|t| t.name == "send_money").unwrap();
+        assert_eq!(send.returns, Py::Any);
+        assert!(send.params.iter().all(|p| p.ty == Py::Any));
+        assert!(send.note.as_deref().unwrap().contains("lock"));
+        let (lock, _) = crate::mcp::lock::check_offline(&policy, Some(path))
+            .unwrap()
+            .unwrap();
+        let c = catalogue(&policy, Some(&lock));
+        let send = c.tools.iter().find(|t| t.name == "send_money").unwrap();
+        assert_eq!(send.params[1].ty, Py::Float);
+        assert!(send.note.is_none());
+    }
+}

@@ -1008,6 +1008,33 @@ mod tests {
     }
 
     #[test]
+    fn arguments_widen_literals_even_through_an_alias_a_result_names() {
+        let doc = json!({"$defs": {"Perm": {"enum": ["r", "rw"]}}, "type": "object",
+            "properties": {"p": {"$ref": "#/$defs/Perm"}, "q": {"enum": [1, 2]}}});
+        let mut reg = Registry::new([]);
+        let p = Converter::new(&mut reg, Position::Input)
+            .convert_property(&doc, "p", "x")
+            .unwrap();
+        let q = Converter::new(&mut reg, Position::Input)
+            .convert_property(&doc, "q", "x")
+            .unwrap();
+        assert_eq!(reg.render_input(&q), "int");
+        // Only arguments use it: the alias itself is written for arguments.
+        assert_eq!(reg.render_input(&p), "Perm");
+        assert_eq!(
+            render_named("Perm", &reg.named["Perm"]),
+            "Perm: TypeAlias = str\n"
+        );
+        // A result uses it too: it keeps its literals, and arguments get `str` written out.
+        Converter::new(&mut reg, Position::Output).convert_property(&doc, "p", "x");
+        assert_eq!(
+            render_named("Perm", &reg.named["Perm"]),
+            "Perm: TypeAlias = Literal[\"r\", \"rw\"]\n"
+        );
+        assert_eq!(reg.render_input(&p), "str");
+    }
+
+    #[test]
     fn keys_that_are_not_identifiers_use_the_functional_syntax() {
         let (t, reg) = out(json!({"type": "object", "properties": {
             "from": {"type": "string"}, "Content-Type": {"type": "string"}, "__x": {"type": "integer"}}}));
