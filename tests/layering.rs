@@ -11,7 +11,7 @@ const LAYERS: &[&[&str]] = &[
     &["value", "plan"],
     &["lower", "policy"],
     &["tools", "trace", "mcp"],
-    &["analysis"],
+    &["analysis", "stubs"],
     &["runtime"],
     &["view", "scenario"],
     &["cli"],

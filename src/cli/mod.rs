@@ -9,6 +9,7 @@ pub mod output;
 pub mod pending;
 pub mod policy;
 pub mod run;
+pub mod stubs;
 pub mod verify;
 pub mod view;
 
@@ -176,6 +177,19 @@ enum Command {
         #[arg(long, requires = "queue")]
         by: Option<String>,
     },
+    /// Print what a planner is given: typed stubs of the policy's tools and verifiers, what each argument
+    /// requires, the Python subset and example plans.
+    ///
+    /// Exit codes: 0 printed, 2 the policy or its MCP lock cannot be used.
+    Stubs {
+        /// Policy file (YAML). Default: the nearest zamburak.yaml up from here, else the built-in default.
+        #[arg(long)]
+        policy: Option<PathBuf>,
+        /// `pyi`: a stub module for type checkers; `markdown`: the text for a planner's system prompt;
+        /// `json`: the same for programs.
+        #[arg(long, value_enum, default_value_t = StubsFormat::Pyi)]
+        format: StubsFormat,
+    },
     /// Work with policy files.
     Policy {
         #[command(subcommand)]
@@ -271,6 +285,13 @@ enum LintFormat {
     Text,
     Json,
     Sarif,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum StubsFormat {
+    Pyi,
+    Markdown,
+    Json,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -436,6 +457,14 @@ pub fn main() -> ExitCode {
                 crate::exit::USAGE
             }
         },
+        Command::Stubs { policy, format } => stubs::stubs_command(
+            policy.as_deref(),
+            match format {
+                StubsFormat::Pyi => stubs::Format::Pyi,
+                StubsFormat::Markdown => stubs::Format::Markdown,
+                StubsFormat::Json => stubs::Format::Json,
+            },
+        ),
         Command::Mcp { command } => match command {
             McpCommand::List { json, env, command } => mcp::list_command(&command, &env, json),
             McpCommand::Lock { policy } => mcp::lock_command(policy.as_deref()),

@@ -34,17 +34,7 @@ pub fn plan_value(result: &Value) -> Result<Value, String> {
 /// records of a list result as they do to a built-in tool's. Anything else is returned unchanged: the
 /// unwrapping needs both the schema's and the value's word that the object is only a wrapper.
 pub fn unwrap_result(output_schema: Option<&Value>, value: Value) -> Value {
-    let schema_wraps = output_schema.is_some_and(|schema| {
-        let one_property = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_some_and(|p| p.len() == 1 && p.contains_key("result"));
-        let required = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .is_some_and(|r| r.iter().any(|k| k.as_str() == Some("result")));
-        one_property && required
-    });
+    let schema_wraps = output_schema.is_some_and(wraps_result);
     match value {
         Value::Object(mut map) if schema_wraps && map.len() == 1 => match map.remove("result") {
             Some(inner) => inner,
@@ -53,6 +43,21 @@ pub fn unwrap_result(output_schema: Option<&Value>, value: Value) -> Value {
         },
         other => other,
     }
+}
+
+/// Whether an `outputSchema` describes the `{"result": X}` wrapper: its only property is the required
+/// `result`. What [`unwrap_result`] needs from the schema, and what `zamburak stubs` reads to type a tool's
+/// result as `X`.
+pub fn wraps_result(schema: &Value) -> bool {
+    let one_property = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| p.len() == 1 && p.contains_key("result"));
+    let required = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|r| r.iter().any(|k| k.as_str() == Some("result")));
+    one_property && required
 }
 
 /// The text of `parts` joined by newlines, when every part is text.

@@ -18,7 +18,7 @@ use crate::mcp::schema;
 use crate::policy::providers::{ProviderKind, ProviderSpec};
 
 /// Deepest shape nesting a plan may ask for.
-const MAX_SHAPE_DEPTH: usize = 8;
+pub const MAX_SHAPE_DEPTH: usize = 8;
 /// Largest response body read from a provider.
 const MAX_RESPONSE_BYTES: u64 = 1 << 20;
 

@@ -12,6 +12,7 @@ pub mod answer;
 pub mod files;
 pub mod llm;
 pub mod mail;
+pub mod records;
 pub mod verify;
 pub mod web;
 
