@@ -801,20 +801,19 @@ impl<'r> Converter<'r> {
             },
         );
         let mut ty = self.convert(def, &inner, &name);
-        // `A = A | None` is no type; such a member is unknown.
+        // `A = A | list[A]` is no type a checker accepts: the bare `A` adds nothing to the rest, so it goes
+        // (`A = list[A]`); an alias that is only itself is unknown.
+        let itself = Py::Named(name.clone());
         ty = match ty {
-            Py::Named(n) if n == name => Py::Object,
-            Py::Union(ms) => union(
-                ms.into_iter()
-                    .map(|m| {
-                        if m == Py::Named(name.clone()) {
-                            Py::Object
-                        } else {
-                            m
-                        }
-                    })
-                    .collect(),
-            ),
+            Py::Union(ms) => {
+                let rest: Vec<Py> = ms.into_iter().filter(|m| *m != itself).collect();
+                if rest.is_empty() {
+                    Py::Object
+                } else {
+                    union(rest)
+                }
+            }
+            t if t == itself => Py::Object,
             other => other,
         };
         if let Some(n) = self.reg.named.get_mut(&name) {
@@ -1060,11 +1059,16 @@ mod tests {
         assert!(
             render_named("Node", &reg.named["Node"]).contains("children: NotRequired[list[Node]]")
         );
-        // An alias that is only itself is unknown, not a cycle a checker refuses.
-        let (t, reg) = out(
-            json!({"$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}}, "$ref": "#/$defs/A"}),
-        );
+        // A bare reference to itself in its own union goes; an alias that is only itself is unknown.
+        let (t, reg) = out(json!({"$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"},
+            {"type": "array", "items": {"$ref": "#/$defs/A"}}]}}, "$ref": "#/$defs/A"}));
         assert_eq!(t, "A");
+        assert_eq!(
+            reg.named["A"].def,
+            Def::Alias(Py::List(Box::new(Py::Named("A".into()))))
+        );
+        let (_, reg) =
+            out(json!({"$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}]}}, "$ref": "#/$defs/A"}));
         assert_eq!(reg.named["A"].def, Def::Alias(Py::Object));
     }
 

@@ -395,7 +395,7 @@ const ARG_CHECKS: [Check; 4] = [
 /// let p = Policy::bundled_default().unwrap();
 /// let words = arg_words(&p, "send_email", "to");
 /// assert!(words.contains("`verify_recipient(...)`; otherwise the user is asked to approve the call."), "{words}");
-/// assert!(words.contains("never data tagged AUTH_SECRET"), "{words}");
+/// assert!(words.contains("Never data tagged AUTH_SECRET"), "{words}");
 /// assert_eq!(arg_words(&p, "read_inbox", "limit"), "Any value.");
 /// ```
 pub fn arg_words(policy: &Policy, tool_name: &str, arg: &str) -> String {
