@@ -24,6 +24,7 @@
 //! assert!(clean.diagnostics.is_empty());
 //! ```
 
+mod arguments;
 pub mod domain;
 mod interp;
 pub mod output;
@@ -194,6 +195,7 @@ pub fn analyze(parsed: &plan::ParsedPlan, policy: &Policy, mode: Mode) -> LintRe
             .with_hint("simplify the plan: fewer nested plan-function calls, smaller loops"),
         );
     }
+    found.extend(arguments::check(&parsed.module, policy));
     found.sort_by_key(|d| (d.start, d.end, d.code));
     report.diagnostics = found;
     report

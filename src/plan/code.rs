@@ -315,6 +315,30 @@ codes! {
         summary: "keyword argument a builtin, method or module function does not take",
         help: "use a keyword the hint lists, or pass the value positionally",
     },
+    /// A literal argument of a type the tool does not take.
+    ArgumentType {
+        code: "Z110",
+        name: "argument-type",
+        severity: Error,
+        summary: "literal argument of a type the tool does not take",
+        help: "write the value in the type the message names (`limit=5`, not `limit=\"5\"`)",
+    },
+    /// A literal URL no `builtins.web.allow` entry reaches.
+    UrlNotAllowed {
+        code: "Z111",
+        name: "url-not-allowed",
+        severity: Error,
+        summary: "literal URL outside the web allow-list",
+        help: "use a URL under one of the allow-list's entries (scheme, host, port and path prefix), or add an entry to the policy",
+    },
+    /// A key read from a tool's record that the record does not have.
+    UnknownRecordKey {
+        code: "Z112",
+        name: "unknown-record-key",
+        severity: Error,
+        summary: "key a tool's record does not have",
+        help: "read one of the keys the message lists",
+    },
     /// The labels on every path to the call break a `deny` requirement.
     DeniedWheneverReached {
         code: "Z201",

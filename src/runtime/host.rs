@@ -33,6 +33,11 @@ pub(super) enum Stop {
         line: u32,
         message: String,
     },
+    /// A built-in tool's argument had the wrong type; the call was never decided.
+    WrongType {
+        line: u32,
+        message: String,
+    },
     ToolFailed {
         line: u32,
         message: String,
@@ -276,6 +281,46 @@ impl RunHost<'_, '_> {
         }
     }
 
+    /// A built-in tool's argument of a type its schema does not allow stops the run before the call is
+    /// decided: no decision, no effect. The message is Zamburak's (docs/semantics.md, "Redaction"): the
+    /// argument and the type it must have; the type it had only when the value is the plan's own, since a
+    /// value read from data could have its type chosen by whoever wrote the data.
+    fn wrong_type(
+        &mut self,
+        name: &str,
+        args: &[(String, LValue)],
+        line: u32,
+    ) -> Option<HostReply> {
+        let source = self.policy.tool(name)?.source.as_ref()?.builtin()?;
+        let json: Map<String, Value> = args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
+        let m = crate::tools::records::argument_mismatch(source, &json)?;
+        let (_, value) = args.iter().find(|(n, _)| *n == m.arg)?;
+        let label = self.space.decode(&value.deep_label());
+        let got = if trace::redact::is_clean(&label) {
+            format!("got {}", m.got)
+        } else {
+            let sources = self.space.describe(&label).sources;
+            format!("got a value of another type, from {}", sources.join(", "))
+        };
+        let message = format!(
+            "`{name}`: argument `{}` must be {}; {got}",
+            m.arg, m.expected
+        );
+        self.recorder.record(Record::Error(ErrorRecord {
+            line: Some(line),
+            exc_type: "TypeError".into(),
+            message: message.clone(),
+        }));
+        self.stop = Some(Stop::WrongType {
+            line,
+            message: message.clone(),
+        });
+        Some(HostReply::Fail {
+            exc_type: "TypeError".into(),
+            message,
+        })
+    }
+
     fn trace_failed(&mut self) -> HostReply {
         self.stop = Some(Stop::Denied);
         HostReply::Deny {
@@ -292,6 +337,9 @@ impl RunHost<'_, '_> {
     ) -> HostReply {
         let call_id = self.fresh_call(name);
         self.tool_calls = self.tool_calls.saturating_add(1);
+        if let Some(reply) = self.wrong_type(name, &args, line) {
+            return reply;
+        }
         let claim = Claim {
             tool: name.to_string(),
             args: args.iter().map(|(n, v)| self.arg_claim(n, v)).collect(),
@@ -700,6 +748,14 @@ impl RunHost<'_, '_> {
                 };
                 (Status::Error, "error".into(), Some(error))
             }
+            (_, Some(Stop::WrongType { line, message })) => {
+                let error = PlanError {
+                    line: Some(line),
+                    exc_type: "TypeError".into(),
+                    message,
+                };
+                (Status::Error, "error".into(), Some(error))
+            }
             (
                 _,
                 Some(Stop::ToolFailed {
@@ -709,7 +765,8 @@ impl RunHost<'_, '_> {
                 }),
             ) => {
                 tool_said = said;
-                let message = self.redacted(message);
+                // `message` is Zamburak's words (a tool's own text is in `tool_said`, shown redacted): never
+                // data, so never redacted (docs/semantics.md, "Redaction").
                 let error = PlanError {
                     line: Some(line),
                     exc_type: "ToolError".into(),

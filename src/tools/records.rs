@@ -336,3 +336,98 @@ mod tests {
         server.join().unwrap();
     }
 }
+
+/// An argument whose JSON type is not one its schema allows: the argument, the types allowed as Python
+/// writes them (`str | list[str]`), and the type it had.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    pub arg: String,
+    pub expected: String,
+    pub got: &'static str,
+}
+
+/// The Python name of a JSON value's type, as a plan would write it.
+pub fn python_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "None",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "int",
+        Value::Number(_) => "float",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}
+
+/// The Python types one schema allows (`str`, `list[str]`, `int`), or `None` when it does not say (any).
+fn allowed(schema: &Value) -> Option<Vec<String>> {
+    if let Some(alts) = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)
+    {
+        let mut out = Vec::new();
+        for a in alts {
+            out.extend(allowed(a)?);
+        }
+        return Some(out);
+    }
+    let ty = schema.get("type")?.as_str()?;
+    Some(vec![match ty {
+        "string" => "str".into(),
+        "integer" => "int".into(),
+        "number" => "float".into(),
+        "boolean" => "bool".into(),
+        "null" => "None".into(),
+        "object" => "dict".into(),
+        "array" => match schema.get("items").and_then(allowed).as_deref() {
+            Some([one]) => format!("list[{one}]"),
+            _ => "list".into(),
+        },
+        _ => return None,
+    }])
+}
+
+/// Whether `v` is of the Python type `ty` (as [`allowed`] names them; an `int` is a `float` too).
+fn is_of(v: &Value, ty: &str) -> bool {
+    match (ty, v) {
+        ("float", Value::Number(_)) => true,
+        (t, Value::Array(items)) if t.starts_with("list[") => {
+            let inner = &t["list[".len()..t.len() - 1];
+            items.iter().all(|i| is_of(i, inner))
+        }
+        (t, v) => python_type(v) == t,
+    }
+}
+
+/// The first argument of `args` whose type the built-in `source`'s [`input_schema`] does not allow, in the
+/// order of [`Source::args`]. Missing arguments are not mismatches (the plan checks refuse those).
+///
+/// ```
+/// use zamburak::policy::model::Source;
+/// use zamburak::tools::records::argument_mismatch;
+/// let args = serde_json::json!({ "to": "a@b.c", "subject": "s", "body": 42 });
+/// let m = argument_mismatch(Source::MailSend, args.as_object().unwrap()).unwrap();
+/// assert_eq!((m.arg.as_str(), m.expected.as_str(), m.got), ("body", "str", "int"));
+/// let args = serde_json::json!({ "to": ["a@b.c", 1], "subject": "s", "body": "b" });
+/// let m = argument_mismatch(Source::MailSend, args.as_object().unwrap()).unwrap();
+/// assert_eq!(m.expected, "str | list[str]");
+/// ```
+pub fn argument_mismatch(source: Source, args: &Map<String, Value>) -> Option<Mismatch> {
+    let schema = input_schema(source);
+    let props = schema.get("properties")?.as_object()?;
+    for &name in source.args() {
+        let (Some(v), Some(s)) = (args.get(name), props.get(name)) else {
+            continue;
+        };
+        let Some(types) = allowed(s) else { continue };
+        if !types.iter().any(|t| is_of(v, t)) {
+            return Some(Mismatch {
+                arg: name.to_string(),
+                expected: types.join(" | "),
+                got: python_type(v),
+            });
+        }
+    }
+    None
+}
