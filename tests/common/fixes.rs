@@ -158,7 +158,7 @@ pub fn apply(plan: &str, fixes: &[Fix]) -> String {
     let mut edits: Vec<&Edit> = fixes.iter().flat_map(|f| f.edits.iter()).collect();
     // Latest start first. No two edits share a start ([`overlaps`] refuses that), and an edit that ends
     // where the next one starts is applied after it, so every offset still names the original text.
-    edits.sort_by(|a, b| b.start.cmp(&a.start));
+    edits.sort_by_key(|e| std::cmp::Reverse(e.start));
     let mut text = plan.to_string();
     for e in edits {
         text.replace_range(e.start..e.end, &e.content);
