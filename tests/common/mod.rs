@@ -7,6 +7,7 @@
 pub mod backend;
 pub mod bounds;
 pub mod cli;
+pub mod fixes;
 pub mod monty;
 pub mod world;
 
