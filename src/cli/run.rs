@@ -80,7 +80,7 @@ struct JsonDiagnostic {
 pub fn run_command(opts: &RunOptions) -> i32 {
     let chosen = match discover::choose(opts.policy.as_deref(), &opts.plan) {
         Ok(c) => c,
-        Err(e) => return usage(opts.json, &e),
+        Err(e) => return usage(opts.json, &e.to_string()),
     };
     let policy = &chosen.policy;
     let policy_text = &chosen.text;
