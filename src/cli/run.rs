@@ -2,21 +2,20 @@
 //! trace and reports in text or JSON.
 
 use super::output::{err, errln, out, outln};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
 use crate::exit;
 use crate::lower::Mode;
 use crate::plan;
-use crate::policy::{Outcome, Policy, discover};
-use crate::runtime::run::{Run, RunInput, RunReport, Status, ToolBackend};
+use crate::policy::discover::{self, Chosen};
+use crate::policy::{Outcome, Policy};
+use crate::runtime::run::{Engine, Run, RunInput, RunReport, Status, ToolBackend};
+use crate::runtime::setup::{self, RunSetupError};
 use crate::runtime::snapshot;
 use crate::trace::TraceWriter;
 use crate::trace::record::Header;
-
-/// Largest plan file accepted; a plan is a short program written by a planner.
-const MAX_PLAN_BYTES: u64 = 1 << 20;
 
 /// Options of `zamburak run`, as the CLI parsed them.
 pub struct RunOptions {
@@ -78,113 +77,148 @@ struct JsonDiagnostic {
 
 /// Runs `zamburak run` and returns its exit code.
 pub fn run_command(opts: &RunOptions) -> i32 {
-    let chosen = match discover::choose(opts.policy.as_deref(), &opts.plan) {
-        Ok(c) => c,
-        Err(e) => return usage(opts.json, &e.to_string()),
+    let prepared = match prepare(opts) {
+        Ok(p) => p,
+        Err(e) => return setup_failed(opts, &e),
     };
-    let policy = &chosen.policy;
-    let policy_text = &chosen.text;
-    let plan_bytes = match read_plan(&opts.plan) {
-        Ok(b) => b,
-        Err(message) => return usage(opts.json, &message),
-    };
-    let source = match plan::decode(plan_bytes) {
-        Ok(source) => source,
-        Err((text, diagnostic)) => {
-            let filename = opts.plan.display().to_string();
-            err!(
-                "{}",
-                plan::render(std::slice::from_ref(&diagnostic), &text, &filename)
-            );
-            if opts.json {
-                let (line, column) = plan::line_col(&text, diagnostic.start);
-                outln!(
-                    "{}",
-                    serde_json::json!({ "error": diagnostic.message, "line": line, "column": column })
-                );
-            }
-            return exit::REJECTED;
-        }
-    };
+    let ran = execute(opts, prepared);
+    report(opts, &ran)
+}
+
+/// Everything a run needs, checked before anything runs.
+struct Prepared {
+    chosen: Chosen,
+    source: String,
+    mode: Mode,
+    trace_path: PathBuf,
+    engine: Engine,
+    backend: ToolBackend,
+    writer: TraceWriter,
+    /// Held until the command ends ([`setup::lock`]); last, so it is dropped last.
+    lock: std::fs::File,
+}
+
+/// What a run did, with what reporting it needs; holds the run's servers and lock until the command ends.
+struct Ran {
+    chosen: Chosen,
+    source: String,
+    trace_path: PathBuf,
+    report: RunReport,
+    /// Where a suspended run's snapshot was saved.
+    snapshot_path: Option<PathBuf>,
+    /// The trace's head, or `None` when it could not be completed.
+    head: Option<String>,
+    /// A suspension that could not be saved makes the run a configuration error.
+    exit_override: Option<i32>,
+    _backend: ToolBackend,
+    _lock: std::fs::File,
+}
+
+/// Finds the policy, reads the plan, checks that the tools it names can work here, takes the run's lock,
+/// starts the MCP servers the plan names and creates the trace; on the way, warns of an empty plan and says
+/// which policy decides.
+fn prepare(opts: &RunOptions) -> Result<Prepared, RunSetupError> {
+    let chosen = discover::choose(opts.policy.as_deref(), &opts.plan)?;
+    let source = setup::read_plan(&opts.plan)?;
     if plan::is_empty(&source) {
         errln!(
             "warning: {} is empty: it calls no tool and prints nothing",
             opts.plan.display()
         );
     }
-    if let Some(message) = setup_refusal(&chosen, &source, &opts.plan) {
-        return usage(opts.json, &message);
-    }
+    setup::check_tools(&chosen, &source, &opts.plan)?;
     // After the setup check: when the built-in default cannot work here, the first line says what to do.
     errln!("{}", chosen.announce());
     for w in &chosen.warnings {
         errln!("warning: {w}");
     }
+    let policy = &chosen.policy;
     let mode = opts.mode.unwrap_or(policy.mode());
     let trace_path = opts
         .trace
         .clone()
         .unwrap_or_else(|| opts.plan.with_extension("zjson"));
-    let mode_name = mode.name();
-    // One run or decision of a plan at a time, and a claim that waits is never replaced by a re-run: its
-    // trace is where the approved effect will be recorded.
-    let _lock = match snapshot::lock_run(&trace_path) {
-        Ok(lock) => lock,
-        Err(e) => return usage(opts.json, &e),
-    };
-    if let Some((pending, snap)) = snapshot::pending_at(&trace_path) {
-        return usage(
-            opts.json,
-            &format!(
-                "a claim is pending for {}: approve or reject it first (claim {}, `zamburak approve {} --claim \
-                 {}` or `zamburak reject {}`)",
-                opts.plan.display(),
-                snap.claim_code(),
-                pending.display(),
-                snap.claim_code(),
-                pending.display()
-            ),
-        );
-    }
-    let engine = match super::worker_engine() {
-        Ok(engine) => engine,
-        Err(e) => return usage(opts.json, &e),
-    };
+    let lock = setup::lock(&opts.plan, &trace_path)?;
+    let engine = super::worker_engine()?;
     // MCP servers: the lock must cover the policy, and every server the plan names must still match it,
     // before anything is written or run.
-    let mut backend = match ToolBackend::for_policy(policy, chosen.origin.path()) {
-        Ok(b) => b,
-        Err(e) => return usage(opts.json, &e.to_string()),
-    };
+    let mut backend = ToolBackend::for_policy(policy, chosen.origin.path())?;
     let mut lock_sha256 = None;
     if let Some(hub) = backend.hub() {
         super::mcp::on_interrupt_kill_servers();
         if let Err(e) = hub.start_named(policy, &source) {
             hub.shutdown();
-            let code = usage(opts.json, &e.to_string());
-            if let Some(said) = e.said() {
-                errln!("  {}", said.for_terminal());
-            }
-            return code;
+            return Err(RunSetupError::McpStart(e));
         }
         lock_sha256 = Some(hub.lock_sha256().to_string());
     }
-    let mut header = Header::new(&source, chosen.sha256.clone(), mode_name).with_policy(
+    let mut header = Header::new(&source, chosen.sha256.clone(), mode.name()).with_policy(
         chosen.origin.kind(),
         &chosen.display_path(),
-        &String::from_utf8_lossy(policy_text),
+        &String::from_utf8_lossy(&chosen.text),
     );
     header.mcp_lock_sha256 = lock_sha256;
-    let mut writer = match TraceWriter::create(&trace_path, header) {
-        Ok(w) => w,
-        Err(e) => {
-            return usage(
-                opts.json,
-                &format!("cannot write the trace {}: {e}", trace_path.display()),
-            );
-        }
-    };
+    let writer =
+        TraceWriter::create(&trace_path, header).map_err(|source| RunSetupError::TraceCreate {
+            path: trace_path.clone(),
+            source,
+        })?;
+    Ok(Prepared {
+        chosen,
+        source,
+        mode,
+        trace_path,
+        engine,
+        backend,
+        writer,
+        lock,
+    })
+}
 
+/// Says why the run did not start, and returns the exit code its kind of failure calls for: a plan that is
+/// not UTF-8 is a rejected plan (shown as a diagnostic), everything else a configuration problem.
+fn setup_failed(opts: &RunOptions, e: &RunSetupError) -> i32 {
+    let json = opts.json;
+    match e {
+        RunSetupError::PlanNotUtf8 { text, diagnostic } => {
+            let filename = opts.plan.display().to_string();
+            err!(
+                "{}",
+                plan::render(std::slice::from_ref(diagnostic), text, &filename)
+            );
+            if json {
+                let (line, column) = plan::line_col(text, diagnostic.start);
+                outln!(
+                    "{}",
+                    serde_json::json!({ "error": diagnostic.message, "line": line, "column": column })
+                );
+            }
+            exit::REJECTED
+        }
+        RunSetupError::McpStart(call) => {
+            let code = usage(json, &e.to_string());
+            if let Some(said) = call.said() {
+                errln!("  {}", said.for_terminal());
+            }
+            code
+        }
+        _ => usage(json, &e.to_string()),
+    }
+}
+
+/// Runs the plan (asking at the terminal under `--confirm ask`), saves a suspended run's snapshot and
+/// completes the trace. Decisions are printed as they are recorded.
+fn execute(opts: &RunOptions, prepared: Prepared) -> Ran {
+    let Prepared {
+        chosen,
+        source,
+        mode,
+        trace_path,
+        engine,
+        mut backend,
+        mut writer,
+        lock,
+    } = prepared;
     if opts.keep_values {
         let store = crate::trace::values::store_path(&trace_path);
         match crate::trace::values::ValueStore::create(&store) {
@@ -221,7 +255,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
 
     let input = RunInput {
         source: &source,
-        policy,
+        policy: &chosen.policy,
         mode,
     };
     let json = opts.json;
@@ -256,7 +290,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
             plan: &opts.plan,
             plan_source: &source,
             policy: chosen.origin.path(),
-            policy_bytes: policy_text,
+            policy_bytes: &chosen.text,
             mode,
             trace: &trace_path,
             ttl_secs: opts.approval_ttl_secs.unwrap_or(snapshot::DEFAULT_TTL_SECS),
@@ -286,19 +320,44 @@ pub fn run_command(opts: &RunOptions) -> i32 {
             None
         }
     };
+    Ran {
+        chosen,
+        source,
+        trace_path,
+        report,
+        snapshot_path,
+        head,
+        exit_override,
+        _backend: backend,
+        _lock: lock,
+    }
+}
 
+/// Prints what the run did (the plan's diagnostics, then the JSON document or the text summary) and
+/// returns the exit code.
+fn report(opts: &RunOptions, ran: &Ran) -> i32 {
+    let Ran {
+        chosen,
+        source,
+        trace_path,
+        report,
+        snapshot_path,
+        head,
+        exit_override,
+        ..
+    } = ran;
     let filename = opts.plan.display().to_string();
     if !report.diagnostics.is_empty() {
-        err!("{}", plan::render(&report.diagnostics, &source, &filename));
+        err!("{}", plan::render(&report.diagnostics, source, &filename));
     }
-    if json {
+    if opts.json {
         let doc = JsonReport {
-            report: &report,
+            report,
             diagnostics: report
                 .diagnostics
                 .iter()
                 .map(|d| {
-                    let (line, column) = plan::line_col(&source, d.start);
+                    let (line, column) = plan::line_col(source, d.start);
                     JsonDiagnostic {
                         code: d.code.as_str(),
                         line,
@@ -315,7 +374,7 @@ pub fn run_command(opts: &RunOptions) -> i32 {
                 path: chosen.display_path(),
                 sha256: chosen.sha256.clone(),
             },
-            approval: match (&report.suspension, &snapshot_path) {
+            approval: match (&report.suspension, snapshot_path) {
                 (Some(s), Some(p)) => Some(JsonApproval {
                     snapshot: p.display().to_string(),
                     claim: &s.claim,
@@ -335,8 +394,8 @@ pub fn run_command(opts: &RunOptions) -> i32 {
             Err(e) => errln!("error: cannot print the report: {e}"),
         }
     } else {
-        print_text(&report, policy, &source, &filename);
-        match &head {
+        print_text(report, &chosen.policy, source, &filename);
+        match head {
             Some(h) => errln!("trace: {} (head {h})", trace_path.display()),
             None => errln!("trace: {} (incomplete)", trace_path.display()),
         }
@@ -387,54 +446,8 @@ fn ask_on_terminal(
     (yes, by)
 }
 
-fn read_plan(path: &Path) -> Result<Vec<u8>, String> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if meta.len() > MAX_PLAN_BYTES {
-        return Err(format!(
-            "{} is larger than {MAX_PLAN_BYTES} bytes",
-            path.display()
-        ));
-    }
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
 /// A configuration problem (exit 2): on stderr, and on stdout as `{"error": …}` when the caller asked
 /// for JSON, so a program reading stdout never gets an empty document.
-/// Why the run cannot start on this machine (docs/policy.md, "Before a run"), before a trace is written or
-/// any tool runs; `None` when every tool the plan names can work. A plan that does not parse is left to the
-/// run, which reports it with its diagnostics.
-fn setup_refusal(chosen: &discover::Chosen, source: &str, plan_path: &Path) -> Option<String> {
-    let parsed = plan::parse(source).ok()?;
-    let problems =
-        crate::runtime::setup::problems(&chosen.policy, &plan::names::mentioned(&parsed.module));
-    if problems.is_empty() {
-        return None;
-    }
-    if chosen.origin == discover::Origin::BuiltIn {
-        // The built-in default's data paths are the repository's examples; elsewhere they name nothing.
-        return Some(format!(
-            "{} needs tools whose data the built-in default policy keeps in this repository's examples/, \
-             which is not here: run `zamburak policy init` to write a zamburak.yaml for this directory (then \
-             edit its `builtins:` paths), or pass --policy FILE",
-            plan_path.display()
-        ));
-    }
-    let mut message = format!(
-        "{} cannot run: {} in {} cannot work on this machine (nothing ran)",
-        plan_path.display(),
-        match problems.len() {
-            1 => "1 tool it names".to_string(),
-            n => format!("{n} tools it names"),
-        },
-        chosen.display_path()
-    );
-    for p in &problems {
-        message.push_str(&format!("\n  {p}; change `{}`", p.key()));
-    }
-    Some(message)
-}
-
 fn usage(json: bool, message: &str) -> i32 {
     // Policy errors span lines (a snippet of the policy); nothing else a person cannot see passes.
     errln!("error: {}", crate::text::visible_lines(message));

@@ -197,23 +197,51 @@ pub fn lock_path(trace: &Path) -> PathBuf {
     trace.with_extension("zlock")
 }
 
+/// Why the lock of a run ([`lock_run`]) could not be taken.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum RunLockError {
+    /// Another `run`, `approve` or `reject` of the same run holds it: wait, then try again.
+    #[error(
+        "another run, approval or rejection of {} is in progress: wait for it to finish",
+        trace.display()
+    )]
+    Busy { trace: PathBuf },
+    /// The lock file could not be created or opened.
+    #[error("cannot open the lock {}: {source}", path.display())]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file system refused the lock.
+    #[error("cannot lock {}: {source}", path.display())]
+    Lock {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// Takes the lock of the run writing `trace` ([`lock_path`]), held until the returned file is dropped.
 /// Refuses at once when another `run`, `approve` or `reject` of the same run holds it.
-pub fn lock_run(trace: &Path) -> Result<std::fs::File, String> {
+pub fn lock_run(trace: &Path) -> Result<std::fs::File, RunLockError> {
     let path = lock_path(trace);
-    let file = std::fs::OpenOptions::new()
+    let file = match std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .map_err(|e| format!("cannot open the lock {}: {e}", path.display()))?;
+    {
+        Ok(file) => file,
+        Err(source) => return Err(RunLockError::Open { path, source }),
+    };
     match file.try_lock() {
         Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
-            "another run, approval or rejection of {} is in progress: wait for it to finish",
-            trace.display()
-        )),
-        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+        Err(std::fs::TryLockError::WouldBlock) => Err(RunLockError::Busy {
+            trace: trace.to_path_buf(),
+        }),
+        Err(std::fs::TryLockError::Error(source)) => Err(RunLockError::Lock { path, source }),
     }
 }
 
@@ -440,7 +468,7 @@ pub fn open(path: &Path, verdict: Verdict<'_>, engine: &Engine) -> Result<Opened
     // would replace the trace, waits for this one. The lock is held until the decision is recorded and the
     // run has continued.
     let trace = &snapshot.trace;
-    let lock = lock_run(trace)?;
+    let lock = lock_run(trace).map_err(|e| e.to_string())?;
 
     // Bound to the trace: it must verify, and its last record must be the suspend record naming exactly
     // these bytes. After a decision the trace moves on, so a snapshot is good for one decision only.
