@@ -36,7 +36,7 @@ pub enum RunSetupError {
     /// The policy could not be loaded: the `--policy` file, or the one found beside the plan, is missing or
     /// broken (its kind and key path say which mistake, and where).
     #[error(transparent)]
-    Policy(#[from] PolicyError),
+    Policy(Box<PolicyError>),
     /// The plan file could not be read.
     #[error("cannot read {}: {source}", path.display())]
     PlanUnreadable {
@@ -110,6 +110,13 @@ pub enum RunSetupError {
         #[source]
         source: TraceError,
     },
+}
+
+// Boxed: a located policy error is large, and every function of this layer returns this error.
+impl From<PolicyError> for RunSetupError {
+    fn from(e: PolicyError) -> RunSetupError {
+        RunSetupError::Policy(Box::new(e))
+    }
 }
 
 /// Reads and decodes the plan at `path`: at most [`MAX_PLAN_BYTES`], UTF-8.
