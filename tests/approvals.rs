@@ -2,6 +2,12 @@
 //! suspends the run (exit 4); `approve` runs exactly that call once and continues; everything else (a
 //! second approval, an expired or tampered snapshot, a changed plan or policy, a rejection) leaves the
 //! outbox untouched.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

@@ -1,6 +1,12 @@
 //! `zamburak policy check`: the bundled policies load, and every broken policy in tests/policies/ is
 //! refused with exit code 2 and an `error: ...` message pointing (` --> FILE:LINE:COL`, the line, a caret) at
 //! the mistake.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::path::Path;
 
