@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use crate::mcp::hub::CallError;
 use crate::mcp::lock::LockError;
 use crate::policy::PolicyError;
+use crate::runtime::machine::MachineError;
 use crate::trace::TraceError;
 
 /// Why the lock of a run ([`super::lock_run`]) could not be taken.
@@ -148,8 +149,12 @@ pub enum SnapshotError {
     #[error("{}: the claim does not match its digest", path.display())]
     ClaimDigest { path: PathBuf },
     /// The paused run could not be loaded into a machine.
-    #[error("{}: {message}", path.display())]
-    Restore { path: PathBuf, message: String },
+    #[error("{}: {source}", path.display())]
+    Restore {
+        path: PathBuf,
+        #[source]
+        source: MachineError,
+    },
     /// The paused run's call could not be decoded.
     #[error("{0}")]
     PausedCall(String),

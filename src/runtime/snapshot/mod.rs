@@ -520,10 +520,7 @@ pub fn open(path: &Path, verdict: Verdict<'_>, engine: &Engine) -> Result<Opened
     let mut machine = engine.machine();
     let raw = machine
         .restore(&snapshot.paused, &machine_limits(&policy))
-        .map_err(|message| SnapshotError::Restore {
-            path: at(),
-            message,
-        })?;
+        .map_err(|source| SnapshotError::Restore { path: at(), source })?;
     let call = paused_call(&raw).map_err(SnapshotError::PausedCall)?;
     let same_args = call.args.len() == snapshot.claim.args.len()
         && call
