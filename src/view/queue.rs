@@ -198,7 +198,7 @@ struct Forms {
 
 impl Forms {
     fn issue(&mut self, issued: Issued) -> Result<String, String> {
-        let token = super::server::token()?;
+        let token = super::server::token().map_err(|e| e.to_string())?;
         self.live.insert(token.clone(), issued);
         self.order.push_back(token.clone());
         while self.live.len() > MAX_FORMS || self.order.len() > 2 * MAX_FORMS {
@@ -726,7 +726,7 @@ pub fn serve(
     queue: Queue,
     addr: std::net::SocketAddr,
     ready: &mut dyn FnMut(&str, usize),
-) -> Result<(), String> {
+) -> Result<(), super::server::ServeError> {
     let waiting = std::cell::Cell::new(0);
     super::server::serve_app(
         |token| {
