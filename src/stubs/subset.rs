@@ -246,7 +246,7 @@ mod tests {
         for (what, example) in REFUSED {
             let parsed = crate::plan::parse::parse(example)
                 .unwrap_or_else(|d| panic!("{what}: {example:?} does not parse: {d:?}"));
-            let diags = crate::plan::subset::check_subset(&parsed.module);
+            let diags = crate::plan::subset::check_subset(&parsed.module, example);
             assert!(
                 !diags.is_empty(),
                 "{what}: {example:?} passes the subset check"
