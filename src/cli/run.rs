@@ -184,7 +184,7 @@ fn setup_failed(opts: &RunOptions, e: &RunSetupError) -> i32 {
             let filename = opts.plan.display().to_string();
             err!(
                 "{}",
-                plan::render(std::slice::from_ref(diagnostic), text, &filename)
+                plan::render(std::slice::from_ref(&**diagnostic), text, &filename)
             );
             if json {
                 let (line, column) = plan::line_col(text, diagnostic.start);

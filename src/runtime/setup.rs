@@ -52,7 +52,8 @@ pub enum RunSetupError {
     #[error("{}", diagnostic.message)]
     PlanNotUtf8 {
         text: String,
-        diagnostic: Diagnostic,
+        /// Boxed: a diagnostic is large, and every step of the setup returns this error.
+        diagnostic: Box<Diagnostic>,
     },
     /// Tools the plan names cannot work on this machine under the built-in default policy, whose data paths
     /// are this repository's examples.
@@ -133,8 +134,10 @@ pub fn read_plan(path: &Path) -> Result<String, RunSetupError> {
         });
     }
     let bytes = std::fs::read(path).map_err(unreadable)?;
-    crate::plan::decode(bytes)
-        .map_err(|(text, diagnostic)| RunSetupError::PlanNotUtf8 { text, diagnostic })
+    crate::plan::decode(bytes).map_err(|(text, diagnostic)| RunSetupError::PlanNotUtf8 {
+        text,
+        diagnostic: Box::new(diagnostic),
+    })
 }
 
 /// Every tool the plan in `source` names can work on this machine under the chosen policy ([`problems`]). A
