@@ -2,7 +2,7 @@
 //! trace and reports in text or JSON.
 
 use super::output::{err, errln, out, outln};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -220,71 +220,18 @@ fn execute(opts: &RunOptions, prepared: Prepared) -> Ran {
         lock,
     } = prepared;
     if opts.keep_values {
-        let store = crate::trace::values::store_path(&trace_path);
-        match crate::trace::values::ValueStore::create(&store) {
-            Ok(s) => writer.keep_values_in(s),
-            Err(e) => errln!(
-                "warning: cannot keep values for `view --reveal` in {}: {e}",
-                store.display()
-            ),
-        }
+        keep_values(&mut writer, &trace_path);
     }
-
     if !opts.json {
-        // Each decision as it is recorded (before its side effect), so a long run shows its progress and a
-        // `--confirm ask` question comes after the lines of the calls before it.
-        let filename = opts.plan.display().to_string();
-        writer.observe(move |record| {
-            if let crate::trace::Record::Call(c) = record {
-                let before = if c.before_run {
-                    "denied before the run: "
-                } else {
-                    ""
-                };
-                errln!(
-                    "{filename}:{}: {} {}: {before}{} ({})",
-                    c.line,
-                    c.decision,
-                    c.tool,
-                    crate::text::visible(&c.reason),
-                    c.rule
-                );
-            }
-        });
+        print_decisions_as_recorded(&mut writer, &opts.plan);
     }
-
     let input = RunInput {
         source: &source,
         policy: &chosen.policy,
         mode,
     };
-    let json = opts.json;
-    let mut print = |text: &str| {
-        // `print` output is for the person at the terminal; in JSON mode stdout carries only the document.
-        // Mail a plan prints can hold escape sequences: escaped, so it cannot erase or forge the decision
-        // lines around it (the same rule as a claim's values, line breaks kept).
-        let text = crate::text::visible_lines(text);
-        if json {
-            err!("{text}");
-        } else {
-            out!("{text}");
-        }
-    };
-    let ask = opts.confirm_ask && std::io::IsTerminal::is_terminal(&std::io::stdin());
-    if opts.confirm_ask && !ask {
-        errln!(
-            "not asking: stdin is not a terminal (text piped in never approves); a claim suspends the run"
-        );
-    }
-    let run = Run::new(&input).on(engine);
-    let report = if ask {
-        run.asking(&mut ask_on_terminal)
-            .execute(&mut backend, Some(&mut writer), &mut print)
-    } else {
-        run.execute(&mut backend, Some(&mut writer), &mut print)
-    };
-    let mut exit_override = None;
-    let mut snapshot_path = None;
+    let report = run_plan(opts, &input, engine, &mut backend, &mut writer);
+    let (mut snapshot_path, mut exit_override) = (None, None);
     if report.status == Status::Suspended {
         let ctx = snapshot::SuspendContext {
             plan: &opts.plan,
@@ -307,19 +254,7 @@ fn execute(opts: &RunOptions, prepared: Prepared) -> Ran {
             }
         }
     }
-    if let Some(problem) = writer.values_problem() {
-        errln!("warning: values stopped being kept for `view --reveal`: {problem}");
-    }
-    let head = match writer.close() {
-        Ok(head) => Some(head),
-        Err(e) => {
-            errln!(
-                "error: the trace {} could not be completed: {e}",
-                trace_path.display()
-            );
-            None
-        }
-    };
+    let head = close_trace(writer, &trace_path);
     Ran {
         chosen,
         source,
@@ -333,6 +268,94 @@ fn execute(opts: &RunOptions, prepared: Prepared) -> Ran {
     }
 }
 
+/// Keeps the values the trace names by digest in `PLAN.zvalues`, for `view --reveal`; a store that cannot
+/// be created is a warning (the run and its trace do not need it).
+fn keep_values(writer: &mut TraceWriter, trace_path: &Path) {
+    let store = crate::trace::values::store_path(trace_path);
+    match crate::trace::values::ValueStore::create(&store) {
+        Ok(s) => writer.keep_values_in(s),
+        Err(e) => errln!(
+            "warning: cannot keep values for `view --reveal` in {}: {e}",
+            store.display()
+        ),
+    }
+}
+
+/// Prints each decision as it is recorded (before its side effect), so a long run shows its progress and a
+/// `--confirm ask` question comes after the lines of the calls before it.
+fn print_decisions_as_recorded(writer: &mut TraceWriter, plan: &Path) {
+    let filename = plan.display().to_string();
+    writer.observe(move |record| {
+        if let crate::trace::Record::Call(c) = record {
+            let before = if c.before_run {
+                "denied before the run: "
+            } else {
+                ""
+            };
+            errln!(
+                "{filename}:{}: {} {}: {before}{} ({})",
+                c.line,
+                c.decision,
+                c.tool,
+                crate::text::visible(&c.reason),
+                c.rule
+            );
+        }
+    });
+}
+
+/// Runs the plan to its end, a denial or a claim; what it prints goes to the terminal.
+fn run_plan(
+    opts: &RunOptions,
+    input: &RunInput<'_>,
+    engine: Engine,
+    backend: &mut ToolBackend,
+    writer: &mut TraceWriter,
+) -> RunReport {
+    let json = opts.json;
+    let mut print = |text: &str| {
+        // `print` output is for the person at the terminal; in JSON mode stdout carries only the document.
+        // Mail a plan prints can hold escape sequences: escaped, so it cannot erase or forge the decision
+        // lines around it (the same rule as a claim's values, line breaks kept).
+        let text = crate::text::visible_lines(text);
+        if json {
+            err!("{text}");
+        } else {
+            out!("{text}");
+        }
+    };
+    let ask = opts.confirm_ask && std::io::IsTerminal::is_terminal(&std::io::stdin());
+    if opts.confirm_ask && !ask {
+        errln!(
+            "not asking: stdin is not a terminal (text piped in never approves); a claim suspends the run"
+        );
+    }
+    let run = Run::new(input).on(engine);
+    if ask {
+        run.asking(&mut ask_on_terminal)
+            .execute(backend, Some(writer), &mut print)
+    } else {
+        run.execute(backend, Some(writer), &mut print)
+    }
+}
+
+/// Completes the trace: its head, or `None` (said on stderr) when it could not be completed.
+fn close_trace(writer: TraceWriter, trace_path: &Path) -> Option<String> {
+    if let Some(problem) = writer.values_problem() {
+        errln!("warning: values stopped being kept for `view --reveal`: {problem}");
+    }
+    match writer.close() {
+        Ok(head) => Some(head),
+        Err(e) => {
+            errln!(
+                "error: the trace {} could not be completed: {e}",
+                trace_path.display()
+            );
+            None
+        }
+    }
+}
+
 /// Prints what the run did (the plan's diagnostics, then the JSON document or the text summary) and
 /// returns the exit code.
 fn report(opts: &RunOptions, ran: &Ran) -> i32 {
@@ -341,7 +364,6 @@ fn report(opts: &RunOptions, ran: &Ran) -> i32 {
         source,
         trace_path,
         report,
-        snapshot_path,
         head,
         exit_override,
         ..
@@ -351,44 +373,7 @@ fn report(opts: &RunOptions, ran: &Ran) -> i32 {
         err!("{}", plan::render(&report.diagnostics, source, &filename));
     }
     if opts.json {
-        let doc = JsonReport {
-            report,
-            diagnostics: report
-                .diagnostics
-                .iter()
-                .map(|d| {
-                    let (line, column) = plan::line_col(source, d.start);
-                    JsonDiagnostic {
-                        code: d.code.as_str(),
-                        line,
-                        column,
-                        message: d.message.clone(),
-                        hint: d.hint.clone(),
-                    }
-                })
-                .collect(),
-            trace: Some(trace_path.display().to_string()),
-            head: head.clone(),
-            policy: JsonPolicy {
-                origin: chosen.origin.kind(),
-                path: chosen.display_path(),
-                sha256: chosen.sha256.clone(),
-            },
-            approval: match (&report.suspension, snapshot_path) {
-                (Some(s), Some(p)) => Some(JsonApproval {
-                    snapshot: p.display().to_string(),
-                    claim: &s.claim,
-                    values: s.shown.values.iter().cloned().collect(),
-                    non_readers: s
-                        .shown
-                        .non_readers
-                        .iter()
-                        .map(|(arg, who)| (arg.clone(), serde_json::json!(who)))
-                        .collect(),
-                }),
-                _ => None,
-            },
-        };
+        let doc = json_report(ran);
         match serde_json::to_string_pretty(&doc) {
             Ok(text) => outln!("{text}"),
             Err(e) => errln!("error: cannot print the report: {e}"),
@@ -405,6 +390,57 @@ fn report(opts: &RunOptions, ran: &Ran) -> i32 {
         return exit::USAGE;
     }
     exit_override.unwrap_or(report.exit_code)
+}
+
+/// The JSON document of a run, from what it did.
+fn json_report(ran: &Ran) -> JsonReport<'_> {
+    let Ran {
+        chosen,
+        source,
+        trace_path,
+        report,
+        snapshot_path,
+        head,
+        ..
+    } = ran;
+    JsonReport {
+        report,
+        diagnostics: report
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let (line, column) = plan::line_col(source, d.start);
+                JsonDiagnostic {
+                    code: d.code.as_str(),
+                    line,
+                    column,
+                    message: d.message.clone(),
+                    hint: d.hint.clone(),
+                }
+            })
+            .collect(),
+        trace: Some(trace_path.display().to_string()),
+        head: head.clone(),
+        policy: JsonPolicy {
+            origin: chosen.origin.kind(),
+            path: chosen.display_path(),
+            sha256: chosen.sha256.clone(),
+        },
+        approval: match (&report.suspension, snapshot_path) {
+            (Some(s), Some(p)) => Some(JsonApproval {
+                snapshot: p.display().to_string(),
+                claim: &s.claim,
+                values: s.shown.values.iter().cloned().collect(),
+                non_readers: s
+                    .shown
+                    .non_readers
+                    .iter()
+                    .map(|(arg, who)| (arg.clone(), serde_json::json!(who)))
+                    .collect(),
+            }),
+            _ => None,
+        },
+    }
 }
 
 /// Puts a claim to the person at the terminal. Only `y` or `yes` approves.
