@@ -1,6 +1,12 @@
 //! `zamburak lint` as a planner calls it: the whole command, process start included, on a 200-line plan and
 //! a generated 5,000-line plan, with `ruff check` on the same files as a reference point when it is
 //! installed (`pip install ruff`). Run with `cargo bench --bench lint`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a benchmark's setup that fails should stop it with a message saying what went wrong"
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

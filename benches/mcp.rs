@@ -2,6 +2,12 @@
 //! server-everything (tests/mcp, `npm ci`), once as a plan run with every call decided, labelled and traced,
 //! once as a plain loop over the same rmcp client Zamburak uses. Prints the added cost per call and the
 //! ratio. Run with `cargo bench --bench mcp`; nothing here is asserted.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a benchmark's setup that fails should stop it with a message saying what went wrong"
+)]
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

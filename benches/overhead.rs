@@ -1,6 +1,12 @@
 //! Plain Monty against Zamburak's lowered program, side by side on the same workloads, plus the per-call
 //! costs of the decision procedure and the trace. Run with `cargo bench --bench overhead`; the ratios go
 //! into the notes, tests never time anything.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a benchmark's setup that fails should stop it with a message saying what went wrong"
+)]
 
 use std::time::Duration;
 

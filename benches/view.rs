@@ -3,6 +3,12 @@
 //! 1 s, graph page under 1 s, export under 2 s. Every call is on its own line and derives from the one
 //! before it, so grouping by call site saves nothing and the focus holds all 2,000 calls: the worst case.
 //! Run with `cargo bench --bench view`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a benchmark's setup that fails should stop it with a message saying what went wrong"
+)]
 
 use std::path::PathBuf;
 use std::sync::OnceLock;

@@ -2,6 +2,12 @@
 //! reproduces a way to get an effect approved that the person never saw, and checks that the effect did
 //! not happen: the swapped claim is not sent, a draft-level call approved at confirm level only drafts, a
 //! re-lock between the claim and the approval is refused.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

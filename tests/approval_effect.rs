@@ -5,6 +5,12 @@
 //! violations, so what it performs must equal the decision of the same call under the same policy with
 //! every confirm-level rule taken out. And the claim text a person reads says "writes a draft" exactly when
 //! the approval drafts.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::collections::BTreeSet;
 use std::path::Path;

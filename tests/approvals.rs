@@ -2,6 +2,12 @@
 //! suspends the run (exit 4); `approve` runs exactly that call once and continues; everything else (a
 //! second approval, an expired or tampered snapshot, a changed plan or policy, a rejection) leaves the
 //! outbox untouched.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 
@@ -566,4 +572,58 @@ fn verify_tells_a_suspended_trace_from_a_tampered_one() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+/// The library's refusals are typed: a program (the Python package, the MCP server) tells them apart by
+/// variant, and each one leaves the claim pending and the outbox empty.
+#[test]
+fn refusals_to_decide_are_snapshot_error_variants() {
+    use zamburak::runtime::run::Engine;
+    use zamburak::runtime::snapshot::{self, SnapshotError, Verdict};
+    let world = World::new(None);
+    let (snap, _trace) = suspended(&world, FORWARD, &[]);
+    let engine = Engine::InProcess;
+    let code = common::cli::snapshot_claim_code(&snap);
+    // `Opened` holds a live machine and has no `Debug`: the refusal alone is kept.
+    let open = |approve, code: Option<&str>| {
+        snapshot::open(&snap, Verdict { approve, code }, &engine).err()
+    };
+
+    let e = open(true, None).expect("an approval names its claim");
+    assert!(
+        matches!(&e, SnapshotError::CodeNeeded { path } if *path == snap),
+        "{e}"
+    );
+    let e = open(true, Some("0000-0000-0000")).expect("another claim's code");
+    assert!(
+        matches!(&e, SnapshotError::OtherClaim { given, .. } if given == "0000-0000-0000"),
+        "{e}"
+    );
+    let plan = world.path("plan.py");
+    let text = std::fs::read_to_string(&plan).unwrap();
+    std::fs::write(&plan, format!("{text}# edited\n")).unwrap();
+    let e = open(true, Some(&code)).expect("the plan changed");
+    assert!(matches!(&e, SnapshotError::PlanChanged { .. }), "{e}");
+    std::fs::write(&plan, &text).unwrap();
+    assert!(world.messages("out/outbox").is_empty(), "nothing was sent");
+    assert!(
+        snapshot::pending_file(snap.clone()).is_some(),
+        "the claim still waits"
+    );
+
+    assert_eq!(decide("reject", &snap).status.code(), Some(0));
+    let e = snapshot::peek(&snap).expect_err("a decided snapshot is gone");
+    assert!(
+        matches!(&e, SnapshotError::Decided { decided, .. } if decided.contains("rejected by tester")),
+        "{e}"
+    );
+    let e = snapshot::peek(&world.path("none.zsnap")).expect_err("no such file");
+    assert!(matches!(e, SnapshotError::Missing { .. }), "{e}");
+    std::fs::write(world.path("old.zsnap"), r#"{"format": 3}"#).unwrap();
+    let e = snapshot::peek(&world.path("old.zsnap")).expect_err("an older format");
+    assert!(
+        matches!(e, SnapshotError::Format { found: 3, reads, .. } if reads == snapshot::FORMAT),
+        "{e}"
+    );
+    assert!(world.messages("out/outbox").is_empty(), "nothing was sent");
 }

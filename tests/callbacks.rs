@@ -7,6 +7,12 @@
 //! use the real binary, the default policy and a copy of the bundled Maildir, and check the outbox. The
 //! generated tests compare every catalogue row with the equivalent `for` loop, in both modes, at run time
 //! (decisions and trace labels) and in lint (predicted decisions and `pc`).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

@@ -7,6 +7,12 @@
 //!
 //! the checks accept every example, and the builtin list in `docs/diagnostics.md` is the catalogue's. A new row is covered by adding it: no
 //! test to write.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

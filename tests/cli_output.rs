@@ -2,6 +2,12 @@
 //! finishes its work, says so on stderr and exits 2 (or its own non-zero code), instead of panicking halfway
 //! with exit 101 (#18); a reader that stops reading (`| head -1`) is not an error at all; errors have one
 //! `error:` prefix and point at the line; mistyped commands get a suggestion (#20).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

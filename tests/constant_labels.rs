@@ -2,6 +2,12 @@
 //! computes: every corpus scenario and random plans, compiled with the option on and off, must give the
 //! same labels at every call (each argument's whole labelled value, and the control context) and the same
 //! decisions, in both modes.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

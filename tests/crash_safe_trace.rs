@@ -2,6 +2,12 @@
 //! (one `write` per record, no buffering) before the effect and the result after it. A plan sending a few
 //! hundred real Maildir messages is killed at points spread over its run; each time the trace verifies as
 //! intact (complete or cut after a whole record) and every delivered message has its `allow` record.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};

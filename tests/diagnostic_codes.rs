@@ -1,6 +1,12 @@
 //! The diagnostic codes (`src/plan/code.rs`) and their documentation agree: every code has its section and
 //! its row in docs/diagnostics.md's table (generated from the enum), and the docs name no code the enum
 //! lacks. `ZAMBURAK_BLESS=1 cargo test --test diagnostic_codes` regenerates the table.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::path::Path;
 

@@ -1,6 +1,12 @@
 //! The module structure: imports go down the layers CONTRIBUTING.md lists and never in a circle, between
 //! top-level modules or between the files of one folder. Read from the source text (`crate::`, `super::`
 //! paths), outside `#[cfg(test)]` modules.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -2,6 +2,12 @@
 //! from, however many calls the run made (they were folded modulo 19 once, so call #88 showed as derived
 //! from #1, #20, #39, #58 and #77). The expectations are computed here from the plan's own structure (call
 //! `k` of the loop is read_file #k), independently of the label code.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

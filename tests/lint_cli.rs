@@ -1,5 +1,11 @@
 //! `zamburak lint` as a user runs it: exit codes, one JSON document, SARIF valid against the official
 //! schema, and hostile input that ends with a diagnostic instead of a crash.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::path::{Path, PathBuf};
 

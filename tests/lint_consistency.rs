@@ -7,6 +7,12 @@
 //!   never denied), except a denial by the `max_tool_calls` budget, which lint does not predict;
 //! * the runtime's decision is never milder than the lint's `must` prediction (a call lint proves denied
 //!   is denied whenever reached).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::path::Path;
 

@@ -2,6 +2,12 @@
 //! call the runtime decides, in both modes, the lint's `may` prediction is at least as restrictive and its
 //! `must` prediction at most as restrictive. A plan that lint declares clean is therefore never denied, and
 //! a call lint proves denied is denied whenever it runs.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

@@ -1,6 +1,12 @@
 //! `zamburak lint` on 50 plans (tests/lint/plans): clean ones, every warning and error of the analysis, and
 //! one of each front-end code. Each plan's first line states the codes it must produce (written before the
 //! lint existed, from the policy and docs/semantics.md); the rendered text and JSON are snapshots on top.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::path::Path;
 

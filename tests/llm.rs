@@ -1,6 +1,12 @@
 //! `query_llm` against a loopback OpenAI-compatible server written here (axum). The server records every
 //! request, so each security test asserts what left the machine as well as the decision; the outbox is
 //! checked for every send.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::sync::{Arc, Mutex};
 

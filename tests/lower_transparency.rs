@@ -1,4 +1,10 @@
 //! Transparency: a plan prints the same thing run plainly on Monty and run lowered (only labels differ).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

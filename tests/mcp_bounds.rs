@@ -4,6 +4,12 @@
 //! and that nothing reached the server; the host's peak memory is measured with
 //! `getrusage(RUSAGE_CHILDREN)`, the largest peak of every process this test binary has waited for (hence
 //! a test binary of its own, whose every run must stay under the bound).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

@@ -2,6 +2,12 @@
 //! tests/mcp/package-lock.json, installed with `npm ci` in tests/mcp) and a small attacker server of our own
 //! (tests/mcp/attacker_server.py). Every security test asserts the decision and that the side effect did not
 //! happen (file tree unchanged, no call reached the server).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

@@ -2,6 +2,12 @@
 //! trusted arguments, cannot depend on attacker data. Random plans run twice on two mails that differ only in
 //! attacker-controlled content; the trusted-observable calls must be the same in both runs (up to the point
 //! where either run stops: termination-insensitive, docs/semantics.md, "What is protected").
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

@@ -1,6 +1,12 @@
 //! What the person is told carries its label (docs/semantics.md, "What is protected"): the plan's own words
 //! and the data's are told apart on the terminal, in `run --format json` and in the trace. The reproduction:
 //! a plan prints what the mail said, and the person reads the attacker's words as the agent's.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

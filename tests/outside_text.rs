@@ -5,6 +5,12 @@
 //!
 //! Which code points are invisible is asked of the Unicode properties here, one property at a time, not of
 //! Zamburak's own list.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

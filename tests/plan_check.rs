@@ -1,5 +1,11 @@
 //! The plan front end end to end: a plan using every allowed construct passes; each refused construct
 //! is reported with its code at a position counted by hand; hostile input never panics.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use zamburak::plan::{self, Diagnostic, Signatures, line_col};
 

@@ -1,11 +1,17 @@
 //! `zamburak policy check`: the bundled policies load, and every broken policy in tests/policies/ is
 //! refused with exit code 2 and an `error: ...` message pointing (` --> FILE:LINE:COL`, the line, a caret) at
 //! the mistake.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::path::Path;
 
 use assert_cmd::Command;
-use zamburak::policy::Policy;
+use zamburak::policy::{Policy, PolicyErrorKind, PolicyErrorKind as K};
 
 fn check(file: &str) -> (i32, String, String) {
     let out = Command::cargo_bin("zamburak")
@@ -240,6 +246,149 @@ fn broken_policies_are_refused_at_the_line_of_the_mistake() {
         );
         insta::assert_snapshot!(format!("broken_{name}"), stderr);
     }
+}
+
+/// Each broken fixture's kind of mistake and where it is in the policy's structure: what a program reads
+/// instead of the message (an empty path: the mistake is found before the structure is).
+const KINDS: &[(&str, PolicyErrorKind, &str)] = &[
+    (
+        "bad_forbid_tags",
+        K::InvalidValue,
+        "tools.fetch_url.args.url.forbid_tags",
+    ),
+    (
+        "bad_requirement",
+        K::InvalidValue,
+        "tools.send_email.args.to.require[1]",
+    ),
+    (
+        "bad_url_paths",
+        K::InvalidValue,
+        "verifiers.verify_url.paths[1]",
+    ),
+    ("bad_version", K::UnsupportedVersion, "version"),
+    ("bad_web_allow", K::InvalidValue, "builtins.web.allow[1]"),
+    ("duplicate_tool", K::DuplicateKey, ""),
+    (
+        "empty_also_reader",
+        K::Empty,
+        "tools.get_email.returns.readers.also[1]",
+    ),
+    (
+        "empty_from_fields",
+        K::Empty,
+        "tools.get_email.returns.readers.from_fields",
+    ),
+    (
+        "llm_trusted_answer",
+        K::SourceMismatch,
+        "tools.query_llm.returns",
+    ),
+    (
+        "llm_undeclared_provider",
+        K::Undeclared,
+        "tools.query_llm.source",
+    ),
+    (
+        "llm_without_provider_check",
+        K::SourceMismatch,
+        "tools.query_llm.args.data",
+    ),
+    ("llm_wrong_args", K::SourceMismatch, "tools.query_llm.args"),
+    (
+        "mcp_undeclared_server",
+        K::Undeclared,
+        "tools.write_file.source",
+    ),
+    ("not_a_mapping", K::WrongType, ""),
+    (
+        "provider_recipient_outside_llm",
+        K::Undeclared,
+        "tools.send_email.args.body.readers_must_include",
+    ),
+    ("pure_builtin", K::SourceMismatch, "tools.send_email.effect"),
+    (
+        "readers_unknown_arg",
+        K::Undeclared,
+        "tools.send_email.args.body.readers_must_include",
+    ),
+    ("syntax_error", K::Syntax, ""),
+    (
+        "tags_when_undeclared_tag",
+        K::Undeclared,
+        "tools.read_file.returns.tags_when[0].tags[0]",
+    ),
+    (
+        "tags_when_unknown_arg",
+        K::Undeclared,
+        "tools.read_file.returns.tags_when[0].arg",
+    ),
+    ("too_many_kinds", K::TooMany, "verifiers.v10.mints"),
+    ("too_many_tags", K::TooMany, "tags[16]"),
+    ("tool_named_like_verifier", K::NameClash, "tools.check_url"),
+    (
+        "undeclared_field_tag",
+        K::Undeclared,
+        "tools.get_email.returns.fields.body.tags[1]",
+    ),
+    (
+        "undeclared_tag",
+        K::Undeclared,
+        "tools.send_email.args.body.forbid_tags[1]",
+    ),
+    ("underscore_name", K::InvalidName, "tools._raw_send"),
+    ("unknown_key", K::UnknownKey, "tools.send_email.on_violaton"),
+    (
+        "unknown_source",
+        K::InvalidValue,
+        "tools.delete_email.source",
+    ),
+    (
+        "unknown_verifier_kind",
+        K::InvalidValue,
+        "verifiers.verify_phone.kind",
+    ),
+    (
+        "unminted_kind",
+        K::Undeclared,
+        "tools.fetch_url.args.url.require[1]",
+    ),
+    (
+        "verifier_unknown_field",
+        K::UnknownKey,
+        "verifiers.verify_amount.maximum",
+    ),
+    (
+        "wrong_builtin_args",
+        K::SourceMismatch,
+        "tools.send_email.args.recipient",
+    ),
+    ("wrong_type", K::InvalidValue, "limits.max_tool_calls"),
+];
+
+#[test]
+fn broken_policies_say_their_kind_and_key_path() {
+    let mut listed: Vec<&str> = KINDS.iter().map(|(f, ..)| *f).collect();
+    listed.sort_unstable();
+    let mut broken: Vec<&str> = BROKEN.iter().map(|(f, ..)| *f).collect();
+    broken.sort_unstable();
+    assert_eq!(listed, broken, "every broken fixture has a kind");
+    let mut failures = Vec::new();
+    for (name, kind, path) in KINDS {
+        let file =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/policies/{name}.yaml"));
+        let e = Policy::load(&file).unwrap_err();
+        if e.kind != *kind || e.key_path.to_string() != *path {
+            failures.push(format!(
+                "{name}: expected {kind:?} at `{path}`, got {:?} at `{}`",
+                e.kind, e.key_path
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let missing = Policy::load(Path::new("tests/policies/does_not_exist.yaml")).unwrap_err();
+    assert_eq!(missing.kind, K::Unreadable);
+    assert!(missing.key_path.is_empty());
 }
 
 #[test]

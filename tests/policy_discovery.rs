@@ -2,6 +2,12 @@
 //! plan, then the built-in default, announced. The trace records the policy's path, digest and text, and the
 //! viewer shows the rule that decided. On `a7b7e77` an edited `policies/default.yaml` changed nothing,
 //! silently, and nothing but a hash named the policy.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

@@ -3,6 +3,12 @@
 //! tests/browser/package-lock.json; `.ci/run` installs both). A decision through the page is recorded as
 //! `zamburak approve|reject` records it; a forged, replayed or stale POST is refused and changes nothing:
 //! the outbox, the snapshots' bytes and the traces' bytes are compared before and after.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

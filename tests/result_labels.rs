@@ -11,6 +11,12 @@
 //!   `also` readers and the addresses in record `i`'s own reader fields, never another record's; a list's
 //!   own readers are every element's readers (or exactly the declared `structure_readers`);
 //! * every part names the call as its source.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -1,5 +1,11 @@
 //! `zamburak run` end to end: the real binary, the real Maildir and files adapters, a real HTTP server on
 //! loopback. Security cases assert the decision AND that the side effect did not happen.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

@@ -1,5 +1,11 @@
 //! The security corpus: every scenario file under tests/scenarios runs through `policy test`'s library entry
 //! point (real checker, lowering, Monty and decision procedure; fixtures stand in for adapters).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::path::Path;
 

@@ -2,6 +2,12 @@
 //! `AUTH_SECRET` (`returns.tags_when`) and refuses `AUTH_SECRET` in mail and URLs with a requirement that
 //! decides `deny` on its own. On `a7b7e77` the bundled `secrets/api_key.txt` was only `PRIVATE`, so mailing
 //! it to Bob was an approvable `confirm` (exit 4).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

@@ -5,6 +5,12 @@
 //! received not one byte: the loopback servers here count every byte that reaches their socket, the MCP
 //! server logs every call, the outbox is read. A positive control per party shows the same setup does deliver
 //! what may go.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

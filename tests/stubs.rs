@@ -6,6 +6,12 @@
 //!
 //! The type checker runs from tests/typecheck/.venv (`.ci/run` builds it). Without it these tests say so
 //! loudly and pass, except in CI (`CI=true`), where a missing checker is a failure.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,11 @@
 //! The built-in adapters against real files, real symlinks, a real Maildir and a real HTTP server on
 //! loopback. Escapes assert that the outside file is unchanged and unread.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

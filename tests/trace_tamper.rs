@@ -2,6 +2,12 @@
 //!
 //! The exhaustive loops use the library on bytes in memory; a few cases go through `zamburak verify`. Hashes
 //! for forged records are computed here with an independent canonicaliser, not the library's.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::path::{Path, PathBuf};
 

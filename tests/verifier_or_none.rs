@@ -1,5 +1,11 @@
 //! `verify_x(value, or_none=True)`: a value that fails the check gives `None` instead of stopping the run,
 //! so a loop can skip strangers; what it returns is labelled as the raising form's (#20).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

@@ -1,6 +1,12 @@
 //! `zamburak view`: real traces from real runs, the real server on loopback, and a real headless Chromium
 //! (Debian's `chromium`; `.ci/run` installs it). Security tests assert both what is shown and that nothing
 //! happened: no request left the page, no script ran, no private value appeared.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 mod common;
 

@@ -2,6 +2,12 @@
 //! `limits.max_memory_mb`, a CPU limit and no core dumps, with nothing of the user's environment or open
 //! descriptors. Each test runs the real binary on a copy of the example world and asserts the outcome, the
 //! message, the trace and that no side effect happened.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::path::Path;
 use std::process::{Command as StdCommand, Stdio};

@@ -1,6 +1,12 @@
 //! Peak memory of the whole process tree (`zamburak run` and its worker) on the two plans that used to abort
 //! the process or grow without bound, under the default limits. Alone in its test binary: the measure is
 //! `getrusage(RUSAGE_CHILDREN)`, the largest peak of every process this test has waited for.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::time::{Duration, Instant};
 

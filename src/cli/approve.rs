@@ -160,8 +160,8 @@ pub(super) fn decider(by: Option<&str>) -> Option<String> {
 /// claim's digests) and asks. Returns the code of the claim shown when the person says yes.
 fn ask_again(path: &Path, verb: &str) -> Result<Option<String>, String> {
     use std::io::Write;
-    let (snap, _) = snapshot::peek(path)?;
-    let shown = snap.shown_checked()?;
+    let (snap, _) = snapshot::peek(path).map_err(|e| e.to_string())?;
+    let shown = snap.shown_checked().map_err(|e| e.to_string())?;
     let code = snap.claim_code();
     let mut err = std::io::stderr().lock();
     let expired = if snap.expired() { " (expired)" } else { "" };

@@ -59,7 +59,7 @@ fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
 pub fn lint_command(opts: &LintOptions) -> i32 {
     let chosen = match discover::choose(opts.policy.as_deref(), &opts.plan) {
         Ok(c) => c,
-        Err(e) => return usage(opts.format, &e),
+        Err(e) => return usage(opts.format, &e.to_string()),
     };
     // On stderr, so stdout stays the report a planner parses.
     errln!("{}", chosen.announce());

@@ -361,10 +361,8 @@ fn wants_sarif() -> bool {
 }
 
 /// Where `run` and `approve` run a plan's interpreter: a worker process started from this binary.
-fn worker_engine() -> Result<crate::runtime::run::Engine, String> {
-    std::env::current_exe()
-        .map(crate::runtime::run::Engine::Worker)
-        .map_err(|e| format!("cannot find this zamburak binary to start the plan's worker: {e}"))
+fn worker_engine() -> Result<crate::runtime::run::Engine, crate::runtime::setup::RunSetupError> {
+    crate::runtime::setup::worker_engine()
 }
 
 /// Runs the command line and returns the process exit code.

@@ -9,14 +9,13 @@ use serde::Serialize;
 use crate::exit;
 use crate::lower::Mode;
 use crate::plan;
-use crate::policy::{Outcome, Policy, discover};
-use crate::runtime::run::{Run, RunInput, RunReport, Status, ToolBackend};
+use crate::policy::discover::{self, Chosen};
+use crate::policy::{Outcome, Policy};
+use crate::runtime::run::{Engine, Run, RunInput, RunReport, Status, ToolBackend};
+use crate::runtime::setup::{self, RunSetupError};
 use crate::runtime::snapshot;
 use crate::trace::TraceWriter;
 use crate::trace::record::Header;
-
-/// Largest plan file accepted; a plan is a short program written by a planner.
-const MAX_PLAN_BYTES: u64 = 1 << 20;
 
 /// Options of `zamburak run`, as the CLI parsed them.
 pub struct RunOptions {
@@ -78,152 +77,241 @@ struct JsonDiagnostic {
 
 /// Runs `zamburak run` and returns its exit code.
 pub fn run_command(opts: &RunOptions) -> i32 {
-    let chosen = match discover::choose(opts.policy.as_deref(), &opts.plan) {
-        Ok(c) => c,
-        Err(e) => return usage(opts.json, &e),
+    let prepared = match prepare(opts) {
+        Ok(p) => p,
+        Err(e) => return setup_failed(opts, &e),
     };
-    let policy = &chosen.policy;
-    let policy_text = &chosen.text;
-    let plan_bytes = match read_plan(&opts.plan) {
-        Ok(b) => b,
-        Err(message) => return usage(opts.json, &message),
-    };
-    let source = match plan::decode(plan_bytes) {
-        Ok(source) => source,
-        Err((text, diagnostic)) => {
-            let filename = opts.plan.display().to_string();
-            err!(
-                "{}",
-                plan::render(std::slice::from_ref(&diagnostic), &text, &filename)
-            );
-            if opts.json {
-                let (line, column) = plan::line_col(&text, diagnostic.start);
-                outln!(
-                    "{}",
-                    serde_json::json!({ "error": diagnostic.message, "line": line, "column": column })
-                );
-            }
-            return exit::REJECTED;
-        }
-    };
+    let ran = execute(opts, prepared);
+    report(opts, &ran)
+}
+
+/// Everything a run needs, checked before anything runs.
+struct Prepared {
+    chosen: Chosen,
+    source: String,
+    mode: Mode,
+    trace_path: PathBuf,
+    engine: Engine,
+    backend: ToolBackend,
+    writer: TraceWriter,
+    /// Held until the command ends ([`setup::lock`]); last, so it is dropped last.
+    lock: std::fs::File,
+}
+
+/// What a run did, with what reporting it needs; holds the run's servers and lock until the command ends.
+struct Ran {
+    chosen: Chosen,
+    source: String,
+    trace_path: PathBuf,
+    report: RunReport,
+    /// Where a suspended run's snapshot was saved.
+    snapshot_path: Option<PathBuf>,
+    /// The trace's head, or `None` when it could not be completed.
+    head: Option<String>,
+    /// A suspension that could not be saved makes the run a configuration error.
+    exit_override: Option<i32>,
+    _backend: ToolBackend,
+    _lock: std::fs::File,
+}
+
+/// Finds the policy, reads the plan, checks that the tools it names can work here, takes the run's lock,
+/// starts the MCP servers the plan names and creates the trace; on the way, warns of an empty plan and says
+/// which policy decides.
+fn prepare(opts: &RunOptions) -> Result<Prepared, RunSetupError> {
+    let chosen = discover::choose(opts.policy.as_deref(), &opts.plan)?;
+    let source = setup::read_plan(&opts.plan)?;
     if plan::is_empty(&source) {
         errln!(
             "warning: {} is empty: it calls no tool and prints nothing",
             opts.plan.display()
         );
     }
-    if let Some(message) = setup_refusal(&chosen, &source, &opts.plan) {
-        return usage(opts.json, &message);
-    }
+    setup::check_tools(&chosen, &source, &opts.plan)?;
     // After the setup check: when the built-in default cannot work here, the first line says what to do.
     errln!("{}", chosen.announce());
     for w in &chosen.warnings {
         errln!("warning: {w}");
     }
+    let policy = &chosen.policy;
     let mode = opts.mode.unwrap_or(policy.mode());
     let trace_path = opts
         .trace
         .clone()
         .unwrap_or_else(|| opts.plan.with_extension("zjson"));
-    let mode_name = mode.name();
-    // One run or decision of a plan at a time, and a claim that waits is never replaced by a re-run: its
-    // trace is where the approved effect will be recorded.
-    let _lock = match snapshot::lock_run(&trace_path) {
-        Ok(lock) => lock,
-        Err(e) => return usage(opts.json, &e),
-    };
-    if let Some((pending, snap)) = snapshot::pending_at(&trace_path) {
-        return usage(
-            opts.json,
-            &format!(
-                "a claim is pending for {}: approve or reject it first (claim {}, `zamburak approve {} --claim \
-                 {}` or `zamburak reject {}`)",
-                opts.plan.display(),
-                snap.claim_code(),
-                pending.display(),
-                snap.claim_code(),
-                pending.display()
-            ),
-        );
-    }
-    let engine = match super::worker_engine() {
-        Ok(engine) => engine,
-        Err(e) => return usage(opts.json, &e),
-    };
+    let lock = setup::lock(&opts.plan, &trace_path)?;
+    let engine = super::worker_engine()?;
     // MCP servers: the lock must cover the policy, and every server the plan names must still match it,
     // before anything is written or run.
-    let mut backend = match ToolBackend::for_policy(policy, chosen.origin.path()) {
-        Ok(b) => b,
-        Err(e) => return usage(opts.json, &e.to_string()),
-    };
+    let mut backend = ToolBackend::for_policy(policy, chosen.origin.path())?;
     let mut lock_sha256 = None;
     if let Some(hub) = backend.hub() {
         super::mcp::on_interrupt_kill_servers();
         if let Err(e) = hub.start_named(policy, &source) {
             hub.shutdown();
-            let code = usage(opts.json, &e.to_string());
-            if let Some(said) = e.said() {
-                errln!("  {}", said.for_terminal());
-            }
-            return code;
+            return Err(RunSetupError::McpStart(e));
         }
         lock_sha256 = Some(hub.lock_sha256().to_string());
     }
-    let mut header = Header::new(&source, chosen.sha256.clone(), mode_name).with_policy(
+    let mut header = Header::new(&source, chosen.sha256.clone(), mode.name()).with_policy(
         chosen.origin.kind(),
         &chosen.display_path(),
-        &String::from_utf8_lossy(policy_text),
+        &String::from_utf8_lossy(&chosen.text),
     );
     header.mcp_lock_sha256 = lock_sha256;
-    let mut writer = match TraceWriter::create(&trace_path, header) {
-        Ok(w) => w,
-        Err(e) => {
-            return usage(
-                opts.json,
-                &format!("cannot write the trace {}: {e}", trace_path.display()),
+    let writer =
+        TraceWriter::create(&trace_path, header).map_err(|source| RunSetupError::TraceCreate {
+            path: trace_path.clone(),
+            source,
+        })?;
+    Ok(Prepared {
+        chosen,
+        source,
+        mode,
+        trace_path,
+        engine,
+        backend,
+        writer,
+        lock,
+    })
+}
+
+/// Says why the run did not start, and returns the exit code its kind of failure calls for: a plan that is
+/// not UTF-8 is a rejected plan (shown as a diagnostic), everything else a configuration problem.
+fn setup_failed(opts: &RunOptions, e: &RunSetupError) -> i32 {
+    let json = opts.json;
+    match e {
+        RunSetupError::PlanNotUtf8 { text, diagnostic } => {
+            let filename = opts.plan.display().to_string();
+            err!(
+                "{}",
+                plan::render(std::slice::from_ref(&**diagnostic), text, &filename)
             );
-        }
-    };
-
-    if opts.keep_values {
-        let store = crate::trace::values::store_path(&trace_path);
-        match crate::trace::values::ValueStore::create(&store) {
-            Ok(s) => writer.keep_values_in(s),
-            Err(e) => errln!(
-                "warning: cannot keep values for `view --reveal` in {}: {e}",
-                store.display()
-            ),
-        }
-    }
-
-    if !opts.json {
-        // Each decision as it is recorded (before its side effect), so a long run shows its progress and a
-        // `--confirm ask` question comes after the lines of the calls before it.
-        let filename = opts.plan.display().to_string();
-        writer.observe(move |record| {
-            if let crate::trace::Record::Call(c) = record {
-                let before = if c.before_run {
-                    "denied before the run: "
-                } else {
-                    ""
-                };
-                errln!(
-                    "{filename}:{}: {} {}: {before}{} ({})",
-                    c.line,
-                    c.decision,
-                    c.tool,
-                    crate::text::visible(&c.reason),
-                    c.rule
+            if json {
+                let (line, column) = plan::line_col(text, diagnostic.start);
+                outln!(
+                    "{}",
+                    serde_json::json!({ "error": diagnostic.message, "line": line, "column": column })
                 );
             }
-        });
+            exit::REJECTED
+        }
+        RunSetupError::McpStart(call) => {
+            let code = usage(json, &e.to_string());
+            if let Some(said) = call.said() {
+                errln!("  {}", said.for_terminal());
+            }
+            code
+        }
+        _ => usage(json, &e.to_string()),
     }
+}
 
+/// Runs the plan (asking at the terminal under `--confirm ask`), saves a suspended run's snapshot and
+/// completes the trace. Decisions are printed as they are recorded.
+fn execute(opts: &RunOptions, prepared: Prepared) -> Ran {
+    let Prepared {
+        chosen,
+        source,
+        mode,
+        trace_path,
+        engine,
+        mut backend,
+        mut writer,
+        lock,
+    } = prepared;
+    if opts.keep_values {
+        keep_values(&mut writer, &trace_path);
+    }
+    if !opts.json {
+        print_decisions_as_recorded(&mut writer, &opts.plan);
+    }
     let input = RunInput {
         source: &source,
-        policy,
+        policy: &chosen.policy,
         mode,
     };
+    let report = run_plan(opts, &input, engine, &mut backend, &mut writer);
+    let (mut snapshot_path, mut exit_override) = (None, None);
+    if report.status == Status::Suspended {
+        let ctx = snapshot::SuspendContext {
+            plan: &opts.plan,
+            plan_source: &source,
+            policy: chosen.origin.path(),
+            policy_bytes: &chosen.text,
+            mode,
+            trace: &trace_path,
+            ttl_secs: opts.approval_ttl_secs.unwrap_or(snapshot::DEFAULT_TTL_SECS),
+            mcp_pins: backend.hub().map(|h| h.pins()).unwrap_or_default(),
+        };
+        match snapshot::suspend(&report, &ctx, &mut writer) {
+            Ok(path) => {
+                errln!("{}", super::approve::describe_claim(&report, &path));
+                snapshot_path = Some(path);
+            }
+            Err(e) => {
+                errln!("error: the run cannot be suspended: {e}");
+                exit_override = Some(exit::USAGE);
+            }
+        }
+    }
+    let head = close_trace(writer, &trace_path);
+    Ran {
+        chosen,
+        source,
+        trace_path,
+        report,
+        snapshot_path,
+        head,
+        exit_override,
+        _backend: backend,
+        _lock: lock,
+    }
+}
+
+/// Keeps the values the trace names by digest in `PLAN.zvalues`, for `view --reveal`; a store that cannot
+/// be created is a warning (the run and its trace do not need it).
+fn keep_values(writer: &mut TraceWriter, trace_path: &Path) {
+    let store = crate::trace::values::store_path(trace_path);
+    match crate::trace::values::ValueStore::create(&store) {
+        Ok(s) => writer.keep_values_in(s),
+        Err(e) => errln!(
+            "warning: cannot keep values for `view --reveal` in {}: {e}",
+            store.display()
+        ),
+    }
+}
+
+/// Prints each decision as it is recorded (before its side effect), so a long run shows its progress and a
+/// `--confirm ask` question comes after the lines of the calls before it.
+fn print_decisions_as_recorded(writer: &mut TraceWriter, plan: &Path) {
+    let filename = plan.display().to_string();
+    writer.observe(move |record| {
+        if let crate::trace::Record::Call(c) = record {
+            let before = if c.before_run {
+                "denied before the run: "
+            } else {
+                ""
+            };
+            errln!(
+                "{filename}:{}: {} {}: {before}{} ({})",
+                c.line,
+                c.decision,
+                c.tool,
+                crate::text::visible(&c.reason),
+                c.rule
+            );
+        }
+    });
+}
+
+/// Runs the plan to its end, a denial or a claim; what it prints goes to the terminal.
+fn run_plan(
+    opts: &RunOptions,
+    input: &RunInput<'_>,
+    engine: Engine,
+    backend: &mut ToolBackend,
+    writer: &mut TraceWriter,
+) -> RunReport {
     let json = opts.json;
     let mut print = |text: &str| {
         // `print` output is for the person at the terminal; in JSON mode stdout carries only the document.
@@ -242,41 +330,21 @@ pub fn run_command(opts: &RunOptions) -> i32 {
             "not asking: stdin is not a terminal (text piped in never approves); a claim suspends the run"
         );
     }
-    let run = Run::new(&input).on(engine);
-    let report = if ask {
+    let run = Run::new(input).on(engine);
+    if ask {
         run.asking(&mut ask_on_terminal)
-            .execute(&mut backend, Some(&mut writer), &mut print)
+            .execute(backend, Some(writer), &mut print)
     } else {
-        run.execute(&mut backend, Some(&mut writer), &mut print)
-    };
-    let mut exit_override = None;
-    let mut snapshot_path = None;
-    if report.status == Status::Suspended {
-        let ctx = snapshot::SuspendContext {
-            plan: &opts.plan,
-            plan_source: &source,
-            policy: chosen.origin.path(),
-            policy_bytes: policy_text,
-            mode,
-            trace: &trace_path,
-            ttl_secs: opts.approval_ttl_secs.unwrap_or(snapshot::DEFAULT_TTL_SECS),
-            mcp_pins: backend.hub().map(|h| h.pins()).unwrap_or_default(),
-        };
-        match snapshot::suspend(&report, &ctx, &mut writer) {
-            Ok(path) => {
-                errln!("{}", super::approve::describe_claim(&report, &path));
-                snapshot_path = Some(path);
-            }
-            Err(e) => {
-                errln!("error: the run cannot be suspended: {e}");
-                exit_override = Some(exit::USAGE);
-            }
-        }
+        run.execute(backend, Some(writer), &mut print)
     }
+}
+
+/// Completes the trace: its head, or `None` (said on stderr) when it could not be completed.
+fn close_trace(writer: TraceWriter, trace_path: &Path) -> Option<String> {
     if let Some(problem) = writer.values_problem() {
         errln!("warning: values stopped being kept for `view --reveal`: {problem}");
     }
-    let head = match writer.close() {
+    match writer.close() {
         Ok(head) => Some(head),
         Err(e) => {
             errln!(
@@ -285,58 +353,34 @@ pub fn run_command(opts: &RunOptions) -> i32 {
             );
             None
         }
-    };
+    }
+}
 
+/// Prints what the run did (the plan's diagnostics, then the JSON document or the text summary) and
+/// returns the exit code.
+fn report(opts: &RunOptions, ran: &Ran) -> i32 {
+    let Ran {
+        chosen,
+        source,
+        trace_path,
+        report,
+        head,
+        exit_override,
+        ..
+    } = ran;
     let filename = opts.plan.display().to_string();
     if !report.diagnostics.is_empty() {
-        err!("{}", plan::render(&report.diagnostics, &source, &filename));
+        err!("{}", plan::render(&report.diagnostics, source, &filename));
     }
-    if json {
-        let doc = JsonReport {
-            report: &report,
-            diagnostics: report
-                .diagnostics
-                .iter()
-                .map(|d| {
-                    let (line, column) = plan::line_col(&source, d.start);
-                    JsonDiagnostic {
-                        code: d.code.as_str(),
-                        line,
-                        column,
-                        message: d.message.clone(),
-                        hint: d.hint.clone(),
-                    }
-                })
-                .collect(),
-            trace: Some(trace_path.display().to_string()),
-            head: head.clone(),
-            policy: JsonPolicy {
-                origin: chosen.origin.kind(),
-                path: chosen.display_path(),
-                sha256: chosen.sha256.clone(),
-            },
-            approval: match (&report.suspension, &snapshot_path) {
-                (Some(s), Some(p)) => Some(JsonApproval {
-                    snapshot: p.display().to_string(),
-                    claim: &s.claim,
-                    values: s.shown.values.iter().cloned().collect(),
-                    non_readers: s
-                        .shown
-                        .non_readers
-                        .iter()
-                        .map(|(arg, who)| (arg.clone(), serde_json::json!(who)))
-                        .collect(),
-                }),
-                _ => None,
-            },
-        };
+    if opts.json {
+        let doc = json_report(ran);
         match serde_json::to_string_pretty(&doc) {
             Ok(text) => outln!("{text}"),
             Err(e) => errln!("error: cannot print the report: {e}"),
         }
     } else {
-        print_text(&report, policy, &source, &filename);
-        match &head {
+        print_text(report, &chosen.policy, source, &filename);
+        match head {
             Some(h) => errln!("trace: {} (head {h})", trace_path.display()),
             None => errln!("trace: {} (incomplete)", trace_path.display()),
         }
@@ -346,6 +390,57 @@ pub fn run_command(opts: &RunOptions) -> i32 {
         return exit::USAGE;
     }
     exit_override.unwrap_or(report.exit_code)
+}
+
+/// The JSON document of a run, from what it did.
+fn json_report(ran: &Ran) -> JsonReport<'_> {
+    let Ran {
+        chosen,
+        source,
+        trace_path,
+        report,
+        snapshot_path,
+        head,
+        ..
+    } = ran;
+    JsonReport {
+        report,
+        diagnostics: report
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let (line, column) = plan::line_col(source, d.start);
+                JsonDiagnostic {
+                    code: d.code.as_str(),
+                    line,
+                    column,
+                    message: d.message.clone(),
+                    hint: d.hint.clone(),
+                }
+            })
+            .collect(),
+        trace: Some(trace_path.display().to_string()),
+        head: head.clone(),
+        policy: JsonPolicy {
+            origin: chosen.origin.kind(),
+            path: chosen.display_path(),
+            sha256: chosen.sha256.clone(),
+        },
+        approval: match (&report.suspension, snapshot_path) {
+            (Some(s), Some(p)) => Some(JsonApproval {
+                snapshot: p.display().to_string(),
+                claim: &s.claim,
+                values: s.shown.values.iter().cloned().collect(),
+                non_readers: s
+                    .shown
+                    .non_readers
+                    .iter()
+                    .map(|(arg, who)| (arg.clone(), serde_json::json!(who)))
+                    .collect(),
+            }),
+            _ => None,
+        },
+    }
 }
 
 /// Puts a claim to the person at the terminal. Only `y` or `yes` approves.
@@ -387,54 +482,8 @@ fn ask_on_terminal(
     (yes, by)
 }
 
-fn read_plan(path: &Path) -> Result<Vec<u8>, String> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if meta.len() > MAX_PLAN_BYTES {
-        return Err(format!(
-            "{} is larger than {MAX_PLAN_BYTES} bytes",
-            path.display()
-        ));
-    }
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
 /// A configuration problem (exit 2): on stderr, and on stdout as `{"error": …}` when the caller asked
 /// for JSON, so a program reading stdout never gets an empty document.
-/// Why the run cannot start on this machine (docs/policy.md, "Before a run"), before a trace is written or
-/// any tool runs; `None` when every tool the plan names can work. A plan that does not parse is left to the
-/// run, which reports it with its diagnostics.
-fn setup_refusal(chosen: &discover::Chosen, source: &str, plan_path: &Path) -> Option<String> {
-    let parsed = plan::parse(source).ok()?;
-    let problems =
-        crate::runtime::setup::problems(&chosen.policy, &plan::names::mentioned(&parsed.module));
-    if problems.is_empty() {
-        return None;
-    }
-    if chosen.origin == discover::Origin::BuiltIn {
-        // The built-in default's data paths are the repository's examples; elsewhere they name nothing.
-        return Some(format!(
-            "{} needs tools whose data the built-in default policy keeps in this repository's examples/, \
-             which is not here: run `zamburak policy init` to write a zamburak.yaml for this directory (then \
-             edit its `builtins:` paths), or pass --policy FILE",
-            plan_path.display()
-        ));
-    }
-    let mut message = format!(
-        "{} cannot run: {} in {} cannot work on this machine (nothing ran)",
-        plan_path.display(),
-        match problems.len() {
-            1 => "1 tool it names".to_string(),
-            n => format!("{n} tools it names"),
-        },
-        chosen.display_path()
-    );
-    for p in &problems {
-        message.push_str(&format!("\n  {p}; change `{}`", p.key()));
-    }
-    Some(message)
-}
-
 fn usage(json: bool, message: &str) -> i32 {
     // Policy errors span lines (a snippet of the policy); nothing else a person cannot see passes.
     errln!("error: {}", crate::text::visible_lines(message));

@@ -34,7 +34,7 @@ pub fn stubs_command(policy: Option<&Path>, format: Format) -> i32 {
     // A plan in the current directory: discovery starts here.
     let chosen = match discover::choose(policy, Path::new("plan.py")) {
         Ok(c) => c,
-        Err(e) => return usage(format, &e),
+        Err(e) => return usage(format, &e.to_string()),
     };
     errln!("{}", chosen.announce());
     for w in &chosen.warnings {

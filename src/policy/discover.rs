@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{BUNDLED_DEFAULT, Policy};
+use super::{BUNDLED_DEFAULT, Policy, PolicyError};
 
 /// The file name looked for beside the plan and in its parents.
 pub const POLICY_FILE_NAME: &str = "zamburak.yaml";
@@ -81,14 +81,14 @@ impl Chosen {
 }
 
 /// Finds and loads the policy for `plan`. `flag` is `--policy`.
-pub fn choose(flag: Option<&Path>, plan: &Path) -> Result<Chosen, String> {
+pub fn choose(flag: Option<&Path>, plan: &Path) -> Result<Chosen, PolicyError> {
     if let Some(path) = flag {
         return load(path, Origin::Flag(path.to_path_buf()));
     }
     if let Some(found) = nearest(plan) {
         return load(&found, Origin::Discovered(found.clone()));
     }
-    let policy = Policy::bundled_default().map_err(|e| e.to_string())?;
+    let policy = Policy::bundled_default()?;
     let text = BUNDLED_DEFAULT.as_bytes().to_vec();
     Ok(Chosen {
         policy,
@@ -99,8 +99,8 @@ pub fn choose(flag: Option<&Path>, plan: &Path) -> Result<Chosen, String> {
     })
 }
 
-fn load(path: &Path, origin: Origin) -> Result<Chosen, String> {
-    let (policy, text) = Policy::load_bytes(path).map_err(|e| e.to_string())?;
+fn load(path: &Path, origin: Origin) -> Result<Chosen, PolicyError> {
+    let (policy, text) = Policy::load_bytes(path)?;
     Ok(Chosen {
         policy,
         sha256: crate::digest::sha256_bytes(&text),
@@ -220,6 +220,8 @@ mod tests {
         let plan = dir.path().join("plan.py");
         std::fs::write(dir.path().join(POLICY_FILE_NAME), "version: 7\n").unwrap();
         let e = choose(None, &plan).unwrap_err();
-        assert!(e.contains("zamburak.yaml"), "{e}");
+        assert!(e.to_string().contains("zamburak.yaml"), "{e}");
+        assert_eq!(e.kind, crate::policy::PolicyErrorKind::UnsupportedVersion);
+        assert!(e.key_path.is(&["version"]), "{}", e.key_path);
     }
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_saphyr::{MessageFormatter, Options};
 
 use super::Policy;
-use super::error::PolicyError;
+use super::error::{KeyPath, PolicyError, PolicyErrorKind as Kind, is_duplicate_key_message};
 use super::model::{BuiltinsConfig, ControlSpec, Limits, Mode, PolicyFile, VerifierSpec};
 use super::tree::{self, Node, NodeKind, Pos, Seg};
 use super::validate;
@@ -60,7 +60,7 @@ impl Policy {
             std::fs::read(path).map_err(|e| PolicyError::unreadable(&name, e.to_string()))?;
         let text = std::str::from_utf8(&bytes).map_err(|e| {
             let pos = position_of_byte(&bytes, e.valid_up_to());
-            PolicyError::at(&name, pos, "the file is not valid UTF-8")
+            PolicyError::at(Kind::Syntax, &name, pos, "the file is not valid UTF-8")
                 .with_source(&String::from_utf8_lossy(&bytes))
         })?;
         let parent = match path.parent() {
@@ -104,14 +104,24 @@ impl Policy {
         let options = yaml_options();
         let tree = tree::parse(text, options.clone()).map_err(|e| yaml_error(display_name, &e))?;
         if !matches!(tree.kind, NodeKind::Map(_)) {
-            return Err(
-                PolicyError::at(display_name, tree.pos, "a policy must be a mapping")
-                    .expected("keys such as `version: 1`, `tags`, `verifiers`, `tools`"),
-            );
+            return Err(PolicyError::at(
+                Kind::WrongType,
+                display_name,
+                tree.pos,
+                "a policy must be a mapping",
+            )
+            .expected("keys such as `version: 1`, `tags`, `verifiers`, `tools`"));
         }
         check_verifier_shapes(display_name, &tree)?;
-        let file: PolicyFile = serde_saphyr::from_str_with_options(text, options)
-            .map_err(|e| yaml_error(display_name, &e))?;
+        let file: PolicyFile = serde_saphyr::from_str_with_options(text, options).map_err(|e| {
+            let located = yaml_error(display_name, &e);
+            let at = Pos {
+                line: located.line,
+                column: located.column,
+            };
+            let path = KeyPath::of(&tree.path_at(at));
+            located.in_path(path)
+        })?;
         let kinds = validate::validate(&file, &tree, display_name)?;
         let mut file = normalise(file, base_dir);
         let defaulted = super::sinks::fill_defaults(&mut file);
@@ -126,8 +136,13 @@ impl Policy {
 }
 
 fn too_large(name: &str) -> PolicyError {
-    PolicyError::at(name, Pos::START, "the policy file is too large")
-        .expected(format!("at most {MAX_POLICY_BYTES} bytes"))
+    PolicyError::at(
+        Kind::TooLarge,
+        name,
+        Pos::START,
+        "the policy file is too large",
+    )
+    .expected(format!("at most {MAX_POLICY_BYTES} bytes"))
 }
 
 fn position_of_byte(bytes: &[u8], offset: usize) -> Pos {
@@ -175,12 +190,13 @@ pub(crate) fn yaml_error(file: &str, err: &serde_saphyr::Error) -> PolicyError {
         .filter(|l| l.line() > 0)
         .map_or(Pos::START, |l| Pos::from_location(&l));
     use serde_saphyr::Error as E;
-    let wrong_type = |hint: &str| PolicyError::at(file, pos, "wrong type").expected(hint);
+    let wrong_type =
+        |hint: &str| PolicyError::at(Kind::WrongType, file, pos, "wrong type").expected(hint);
     let raw = match inner {
         E::DuplicateMappingKey { key: Some(k), .. } => format!("duplicate key `{}`", sanitize(k)),
         E::DuplicateMappingKey { key: None, .. } => "duplicate key".to_string(),
         E::MultipleDocuments { .. } => {
-            return PolicyError::at(file, pos, "a second YAML document")
+            return PolicyError::at(Kind::Syntax, file, pos, "a second YAML document")
                 .expected("one document per policy file");
         }
         E::Budget { .. } => format!(
@@ -212,13 +228,63 @@ pub(crate) fn yaml_error(file: &str, err: &serde_saphyr::Error) -> PolicyError {
                 "bool" => "`true` or `false`".to_string(),
                 other => format!("a value of type {other}"),
             };
-            return PolicyError::at(file, pos, "invalid value").expected(hint);
+            return PolicyError::at(Kind::InvalidValue, file, pos, "invalid value").expected(hint);
         }
         _ => serde_saphyr::DefaultMessageFormatter
             .format_message(inner)
             .into_owned(),
     };
-    split_expected(PolicyError::at(file, pos, sanitize(&raw)))
+    split_expected(PolicyError::at(yaml_kind(inner), file, pos, sanitize(&raw)))
+}
+
+/// What kind of mistake a YAML or type error is, from the deserializer's own variants.
+fn yaml_kind(err: &serde_saphyr::Error) -> Kind {
+    use serde_saphyr::Error as E;
+    match err {
+        E::DuplicateMappingKey { .. } => Kind::DuplicateKey,
+        E::Budget { .. }
+        | E::AliasReplayCounterOverflow { .. }
+        | E::AliasReplayLimitExceeded { .. }
+        | E::AliasExpansionLimitExceeded { .. }
+        | E::AliasReplayStackDepthExceeded { .. } => Kind::TooLarge,
+        E::Unexpected { .. }
+        | E::SerdeInvalidType { .. }
+        | E::ExternallyTaggedEnumExpectedScalarOrMapping { .. }
+        | E::MergeValueNotMapOrSeqOfMaps { .. }
+        | E::ExpectedEmptyMappingForUnitStruct { .. }
+        | E::UnexpectedValueForUnit { .. }
+        | E::UnexpectedValueForUnitEnumVariant { .. }
+        | E::ExpectedStringKeyForExternallyTaggedEnum { .. }
+        | E::TaggedEnumMismatch { .. } => Kind::WrongType,
+        E::SerdeUnknownField { .. } => Kind::UnknownKey,
+        E::SerdeMissingField { .. } => Kind::MissingKey,
+        E::InvalidScalar { .. }
+        | E::NonFiniteFloat { .. }
+        | E::SerdeInvalidValue { .. }
+        | E::SerdeInvalidLength { .. }
+        | E::SerdeUnknownVariant { .. }
+        | E::SerdeVariantId { .. }
+        | E::InvalidBooleanStrict { .. }
+        | E::InvalidCharNull { .. }
+        | E::InvalidCharNotSingleScalar { .. }
+        | E::NullIntoString { .. } => Kind::InvalidValue,
+        // `de::Error::custom` from the policy's own deserializers: a duplicate name, or a value they refuse.
+        E::Message { msg, .. } if is_duplicate_key_message(msg) => Kind::DuplicateKey,
+        E::Message { .. } => Kind::InvalidValue,
+        // The parser's nesting limit (it may fire before the budget's).
+        E::ExternalMessage { source, .. }
+            if matches!(
+                &**source,
+                serde_saphyr::ExternalMessageSource::Parser(scan)
+                    if matches!(scan.kind(), serde_saphyr::granit_parser::ErrorKind::RecursionLimitExceeded)
+            ) =>
+        {
+            Kind::TooLarge
+        }
+        // The parser's own errors (`ExternalMessage`), a second document, and whatever else cannot be read
+        // as YAML at all.
+        _ => Kind::Syntax,
+    }
 }
 
 fn max_of(ty: &str) -> String {
@@ -234,7 +300,7 @@ fn split_expected(mut e: PolicyError) -> PolicyError {
     if let Some(i) = e.message.find(", expected ") {
         let hint = e.message[i + ", expected ".len()..].to_string();
         e.message.truncate(i);
-        e.expected = Some(hint);
+        e.expected = Some(hint.into());
     }
     e
 }
@@ -275,7 +341,27 @@ fn check_verifier_shapes(file: &str, tree: &Node) -> Result<(), PolicyError> {
             entry.key,
             strip_json_position(&message)
         );
-        return Err(split_expected(PolicyError::at(file, pos, sanitize(&msg))));
+        // serde_json's error has no variants to match; its message names the category (the same words
+        // locate the position above).
+        let kind = if message.starts_with("unknown field") {
+            Kind::UnknownKey
+        } else if message.starts_with("missing field") {
+            Kind::MissingKey
+        } else if message.starts_with("invalid type") {
+            Kind::WrongType
+        } else {
+            Kind::InvalidValue
+        };
+        let mut path = vec![Seg::Key("verifiers"), Seg::Key(&entry.key)];
+        if let Some(field) = backticked(&message, "unknown field `").filter(|k| at_key(k).is_some())
+        {
+            path.push(Seg::Key(field));
+        } else if message.starts_with("unknown variant") && entry.value.entry("kind").is_some() {
+            path.push(Seg::Key("kind"));
+        }
+        return Err(split_expected(
+            PolicyError::at(kind, file, pos, sanitize(&msg)).in_path(KeyPath::of(&path)),
+        ));
     }
     Ok(())
 }
@@ -429,6 +515,39 @@ mod tests {
     }
 
     #[test]
+    fn a_key_path_shows_as_dotted_keys_and_indices() {
+        let path = KeyPath::of(&[
+            Seg::Key("servers"),
+            Seg::Key("my.server"),
+            Seg::Key("env"),
+            Seg::Index(2),
+        ]);
+        assert_eq!(path.to_string(), r#"servers["my.server"].env[2]"#);
+        assert_eq!(
+            serde_json::to_string(&path).unwrap(),
+            r#"["servers","my.server","env",2]"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Kind::UnknownKey).unwrap(),
+            r#""unknown_key""#
+        );
+        // A key that could rewrite the terminal is escaped.
+        let path = KeyPath::of(&[Seg::Key("a\u{1b}[31m")]);
+        assert!(!path.to_string().contains('\u{1b}'), "{path}");
+    }
+
+    #[test]
+    fn a_second_document_and_bad_utf8_are_syntax() {
+        let e = err("version: 1\n---\nversion: 1\n");
+        assert_eq!(e.kind, Kind::Syntax, "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.yaml");
+        std::fs::write(&path, b"version: 1\n\xff\n").unwrap();
+        let e = Policy::load(&path).unwrap_err();
+        assert_eq!((e.kind, e.line), (Kind::Syntax, 2), "{e}");
+    }
+
+    #[test]
     fn byte_positions_count_lines_and_chars() {
         assert_eq!(position_of_byte(b"ab\ncd", 4), Pos { line: 2, column: 2 });
         assert_eq!(
@@ -443,6 +562,7 @@ mod tests {
         let e = err(&text);
         assert_eq!((e.line, e.column), (1, 1));
         assert!(e.message.contains("too large"));
+        assert_eq!(e.kind, Kind::TooLarge);
     }
 
     #[test]
@@ -454,6 +574,7 @@ mod tests {
         );
         let e = err(&text);
         assert_eq!(e.line, 2, "{e}");
+        assert_eq!(e.kind, Kind::TooLarge, "{e}");
     }
 
     #[test]
@@ -465,6 +586,7 @@ mod tests {
         }
         let e = err(&text);
         assert!(e.line > 0, "{e}");
+        assert_eq!(e.kind, Kind::TooLarge, "{e}");
     }
 
     #[test]
@@ -473,6 +595,8 @@ mod tests {
         assert_eq!((e.line, e.column), (2, 1));
         assert!(e.message.contains("unknown field `toolz`"), "{e}");
         assert!(e.expected.as_deref().unwrap_or("").contains("tools"), "{e}");
+        assert_eq!(e.kind, Kind::UnknownKey);
+        assert!(e.key_path.is(&["toolz"]), "{}", e.key_path);
     }
 
     #[test]
@@ -487,9 +611,13 @@ mod tests {
             "version: 1\nverifiers:\n  v:\n    kind: email_allowlist\n    allow: []\n    mint: X\n",
         );
         assert_eq!((e.line, e.column), (6, 5), "{e}");
+        assert_eq!(e.kind, Kind::UnknownKey);
+        assert!(e.key_path.is(&["verifiers", "v", "mint"]), "{}", e.key_path);
         let e = err("version: 1\nverifiers:\n  v: { kind: regex, mints: X }\n");
         assert_eq!(e.line, 3, "{e}");
         assert!(e.message.contains("unknown variant `regex`"), "{e}");
+        assert_eq!(e.kind, Kind::InvalidValue);
+        assert!(e.key_path.is(&["verifiers", "v", "kind"]), "{}", e.key_path);
     }
 
     #[test]

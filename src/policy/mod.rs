@@ -36,7 +36,7 @@ pub use validate::is_free_name;
 pub use decide::{
     ArgClaim, Claim, Decision, Outcome, Texts, decide, non_readers, on_approval, violations,
 };
-pub use error::PolicyError;
+pub use error::{KeyPath, KeySeg, PolicyError, PolicyErrorKind};
 pub use labelling::label_result;
 pub(crate) use load::yaml_error;
 pub use load::{MAX_POLICY_BYTES, MAX_POLICY_DEPTH, rule_line};

@@ -365,7 +365,9 @@ impl<'de> Deserialize<'de> for ForbidTags {
                             on_violation = Some(map.next_value()?)
                         }
                         "tags" | "on_violation" => {
-                            return Err(de::Error::custom(format!("duplicate key `{key}`")));
+                            return Err(de::Error::custom(super::error::duplicate_key_message(
+                                &key,
+                            )));
                         }
                         other => {
                             return Err(de::Error::unknown_field(other, &["tags", "on_violation"]));

@@ -86,9 +86,9 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for NamedMap<V> {
                 let mut entries: Vec<(String, V)> = Vec::new();
                 while let Some(key) = access.next_key::<String>()? {
                     if entries.iter().any(|(k, _)| *k == key) {
-                        return Err(serde::de::Error::custom(format_args!(
-                            "duplicate key `{key}`"
-                        )));
+                        return Err(serde::de::Error::custom(
+                            super::error::duplicate_key_message(&key),
+                        ));
                     }
                     let value = access.next_value()?;
                     entries.push((key, value));

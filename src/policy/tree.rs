@@ -126,6 +126,35 @@ impl Node {
         (key_best, best)
     }
 
+    /// The path to the deepest key or list element that starts at or before `pos`: where an error the YAML
+    /// deserializer reported at `pos` is in the structure (an unknown key points at itself, a wrong value
+    /// at its scalar, which is inside its key). Empty when nothing starts before `pos`.
+    pub fn path_at(&self, pos: Pos) -> Vec<Seg<'_>> {
+        let mut path = Vec::new();
+        let mut node = self;
+        loop {
+            let step = match &node.kind {
+                NodeKind::Map(entries) => entries
+                    .iter()
+                    .rev()
+                    .find(|e| e.key_pos.known() && e.key_pos <= pos)
+                    .map(|e| (Seg::Key(e.key.as_str()), &e.value)),
+                NodeKind::Seq(items) => items
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .find(|(_, n)| n.pos.known() && n.pos <= pos)
+                    .map(|(i, n)| (Seg::Index(i), n)),
+                NodeKind::Scalar(_) => None,
+            };
+            let Some((seg, child)) = step else {
+                return path;
+            };
+            path.push(seg);
+            node = child;
+        }
+    }
+
     /// The node as JSON, for re-reading one part with a different deserializer. Depth is bounded by the
     /// YAML budget the tree was read with.
     pub fn to_json(&self) -> serde_json::Value {
@@ -271,6 +300,18 @@ mod tests {
             Pos { line: 2, column: 3 }
         );
         assert_eq!(t.value_pos(&[Seg::Key("nope")]), Pos::START);
+    }
+
+    #[test]
+    fn a_position_is_found_in_the_structure() {
+        let t = tree("a:\n  bb: [x, {c: 1}]\n  d: 2\ne: 3\n");
+        let at = |line, column| t.path_at(Pos { line, column });
+        let shown = |p: Vec<Seg<'_>>| crate::policy::KeyPath::of(&p).to_string();
+        assert_eq!(shown(at(2, 3)), "a.bb");
+        assert_eq!(shown(at(2, 15)), "a.bb[1].c");
+        assert_eq!(shown(at(3, 6)), "a.d");
+        assert_eq!(shown(at(4, 1)), "e");
+        assert_eq!(shown(at(1, 1)), "a");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::error::PolicyError;
+use super::error::{KeyPath, PolicyError, PolicyErrorKind as Kind};
 use super::model::{
     Effect, ForbidTags, Limits, McpTool, NamedMap, PolicyFile, ReadersSpec, Requirement,
     ReturnsSpec, Source, ToolSource, ToolSpec, VerifierSpec, is_identifier,
@@ -48,11 +48,13 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn at_value(&self, path: &[Seg<'_>], msg: impl Into<String>) -> PolicyError {
-        PolicyError::at(self.file, self.tree.value_pos(path), msg)
+    /// A mistake in the value at `path` (shown at the value).
+    fn at_value(&self, kind: Kind, path: &[Seg<'_>], msg: impl Into<String>) -> PolicyError {
+        PolicyError::at(kind, self.file, self.tree.value_pos(path), msg).in_path(KeyPath::of(path))
     }
-    fn at_key(&self, path: &[Seg<'_>], msg: impl Into<String>) -> PolicyError {
-        PolicyError::at(self.file, self.tree.key_pos(path), msg)
+    /// A mistake in the key at the end of `path` (shown at the key).
+    fn at_key(&self, kind: Kind, path: &[Seg<'_>], msg: impl Into<String>) -> PolicyError {
+        PolicyError::at(kind, self.file, self.tree.key_pos(path), msg).in_path(KeyPath::of(path))
     }
 }
 
@@ -62,6 +64,7 @@ pub fn validate(file: &PolicyFile, tree: &Node, name: &str) -> Result<Vec<String
     if file.version != 1 {
         return Err(cx
             .at_value(
+                Kind::UnsupportedVersion,
                 &[Seg::Key("version")],
                 format!("unsupported policy version {}", file.version),
             )
@@ -71,7 +74,7 @@ pub fn validate(file: &PolicyFile, tree: &Node, name: &str) -> Result<Vec<String
         && user.trim().is_empty()
     {
         return Err(cx
-            .at_value(&[Seg::Key("user")], "`user` is empty")
+            .at_value(Kind::Empty, &[Seg::Key("user")], "`user` is empty")
             .expected("the user's address"));
     }
     check_tags(&cx, &file.tags)?;
@@ -96,6 +99,7 @@ fn check_web_allow(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
         if let Err(why) = crate::policy::url_rule::Prefix::parse(entry) {
             return Err(cx
                 .at_value(
+                    Kind::InvalidValue,
                     &[
                         Seg::Key("builtins"),
                         Seg::Key("web"),
@@ -114,6 +118,7 @@ fn check_tags(cx: &Ctx<'_>, tags: &[String]) -> Result<(), PolicyError> {
     if tags.len() > MAX_TAGS {
         return Err(cx
             .at_value(
+                Kind::TooMany,
                 &[Seg::Key("tags"), Seg::Index(MAX_TAGS)],
                 format!("too many tags: {} declared", tags.len()),
             )
@@ -123,11 +128,19 @@ fn check_tags(cx: &Ctx<'_>, tags: &[String]) -> Result<(), PolicyError> {
         let path = [Seg::Key("tags"), Seg::Index(i)];
         if !is_tag_name(tag) {
             return Err(cx
-                .at_value(&path, format!("invalid tag name `{tag}`"))
+                .at_value(
+                    Kind::InvalidName,
+                    &path,
+                    format!("invalid tag name `{tag}`"),
+                )
                 .expected("letters, digits, `_` or `-`, not starting with `_`"));
         }
         if tags[..i].contains(tag) {
-            return Err(cx.at_value(&path, format!("tag `{tag}` is declared twice")));
+            return Err(cx.at_value(
+                Kind::NameClash,
+                &path,
+                format!("tag `{tag}` is declared twice"),
+            ));
         }
     }
     Ok(())
@@ -156,6 +169,7 @@ fn check_callable_name(
     if name.starts_with('_') {
         return Err(cx
             .at_key(
+                Kind::InvalidName,
                 path,
                 format!("{what} name `{name}` starts with `_`, which is reserved for the runtime"),
             )
@@ -164,6 +178,7 @@ fn check_callable_name(
     if !is_identifier(name) {
         return Err(cx
             .at_key(
+                Kind::InvalidName,
                 path,
                 format!("{what} name `{name}` is not a Python identifier"),
             )
@@ -171,12 +186,17 @@ fn check_callable_name(
     }
     if KEYWORDS.contains(&name) {
         return Err(cx
-            .at_key(path, format!("{what} name `{name}` is a Python keyword"))
+            .at_key(
+                Kind::InvalidName,
+                path,
+                format!("{what} name `{name}` is a Python keyword"),
+            )
             .expected("another name"));
     }
     if what != "argument" && is_plan_name(name) {
         return Err(cx
             .at_key(
+                Kind::InvalidName,
                 path,
                 format!("{what} name `{name}` is a builtin of the plan language"),
             )
@@ -197,13 +217,18 @@ fn check_verifiers(
         let kind = spec.mints();
         if !is_identifier(kind) || kind.starts_with('_') {
             return Err(cx
-                .at_value(&mints_path, format!("invalid kind name `{kind}`"))
+                .at_value(
+                    Kind::InvalidName,
+                    &mints_path,
+                    format!("invalid kind name `{kind}`"),
+                )
                 .expected("letters, digits and `_`, starting with a letter"));
         }
         if !kinds.iter().any(|k| k == kind) {
             if kinds.len() == MAX_KINDS {
                 return Err(cx
                     .at_value(
+                        Kind::TooMany,
                         &mints_path,
                         format!(
                             "too many verified kinds: `{kind}` would be kind {}",
@@ -223,6 +248,7 @@ fn check_verifier_config(cx: &Ctx<'_>, name: &str, spec: &VerifierSpec) -> Resul
     let at = |key: &'static str| [Seg::Key("verifiers"), Seg::Key(name), Seg::Key(key)];
     let empty = |key: &'static str| {
         cx.at_value(
+            Kind::Empty,
             &at(key),
             format!("verifier `{name}` has an empty `{key}` list and would accept nothing"),
         )
@@ -243,6 +269,7 @@ fn check_verifier_config(cx: &Ctx<'_>, name: &str, spec: &VerifierSpec) -> Resul
         {
             Some(i) => Err(cx
                 .at_value(
+                    Kind::InvalidValue,
                     &[
                         Seg::Key("verifiers"),
                         Seg::Key(name),
@@ -260,6 +287,7 @@ fn check_verifier_config(cx: &Ctx<'_>, name: &str, spec: &VerifierSpec) -> Resul
         {
             Err(cx
                 .at_value(
+                    Kind::InvalidValue,
                     &at("min"),
                     format!("verifier `{name}` has an empty or non-finite range"),
                 )
@@ -281,6 +309,7 @@ fn check_tool(
     if file.verifiers.contains_key(name) {
         return Err(cx
             .at_key(
+                Kind::NameClash,
                 &tool_path,
                 format!("tool `{name}` has the same name as a verifier"),
             )
@@ -316,6 +345,7 @@ fn check_tool(
                 {
                     return Err(cx
                         .at_value(
+                            Kind::Undeclared,
                             &sub(&[Seg::Key("require"), Seg::Index(i)]),
                             format!("no verifier mints kind `{kind}`"),
                         )
@@ -348,7 +378,7 @@ fn check_tool(
                 && other == crate::policy::servers::SERVER_RECIPIENT
             {
                 return Err(cx
-                    .at_value(
+                    .at_value(Kind::Undeclared,
                         &sub(&[Seg::Key("readers_must_include")]),
                         format!(
                             "`readers_must_include: server` names the server's reader, but server `{}` declares no `reader`",
@@ -358,7 +388,7 @@ fn check_tool(
                     .expected("a `reader` on the server, such as `reader: \"mcp:fs\"`"));
             }
             return Err(cx
-                .at_value(
+                .at_value(Kind::Undeclared,
                     &sub(&[Seg::Key("readers_must_include")]),
                     format!("`readers_must_include` names `{other}`, which is not an argument of `{name}`"),
                 )
@@ -375,6 +405,7 @@ fn check_tool(
     {
         return Err(cx
             .at_value(
+                Kind::SourceMismatch,
                 &at(&[Seg::Key("on_violation")]),
                 format!("`{source}` cannot carry out a draft"),
             )
@@ -421,6 +452,7 @@ fn check_llm(
         let declared: Vec<&str> = file.providers.keys().collect();
         return Err(cx
             .at_value(
+                Kind::Undeclared,
                 &with(Seg::Key("source")),
                 format!("provider `{provider}` is not declared under `providers`"),
             )
@@ -433,6 +465,7 @@ fn check_llm(
     if tool.effect != Effect::Send {
         return Err(cx
             .at_value(
+                Kind::SourceMismatch,
                 &with(Seg::Key("effect")),
                 "an LLM tool sends its inputs to the provider",
             )
@@ -442,6 +475,7 @@ fn check_llm(
     if declared != LLM_ARGS {
         return Err(cx
             .at_key(
+                Kind::SourceMismatch,
                 &with(Seg::Key("args")),
                 format!(
                     "tool `{name}` asks an LLM, whose arguments are ({}), but declares ({})",
@@ -466,6 +500,7 @@ fn check_llm(
             at.push(Seg::Key(arg));
             return Err(cx
                 .at_key(
+                    Kind::SourceMismatch,
                     &at,
                     format!("`{arg}` goes to the provider, so the provider must be a reader of it"),
                 )
@@ -484,6 +519,7 @@ fn check_llm(
     if returns.integrity == Some(super::model::IntegritySpec::Trusted) || trusted_field.is_some() {
         return Err(cx
             .at_key(
+                Kind::SourceMismatch,
                 &with(Seg::Key("returns")),
                 "an LLM's answer is untrusted: it may repeat whatever the data told it",
             )
@@ -503,7 +539,11 @@ fn check_entry_name(
         return Ok(());
     }
     Err(cx
-        .at_key(path, format!("`{name}` cannot name a {what}"))
+        .at_key(
+            Kind::InvalidName,
+            path,
+            format!("`{name}` cannot name a {what}"),
+        )
         .expected("letters, digits, `_` and `-` (no dots), at most 64"))
 }
 
@@ -518,7 +558,7 @@ fn check_positive(
             let mut at = path.to_vec();
             at.push(Seg::Key(key));
             return Err(cx
-                .at_value(&at, "0 lets nothing through")
+                .at_value(Kind::InvalidValue, &at, "0 lets nothing through")
                 .expected("a positive number"));
         }
     }
@@ -538,7 +578,11 @@ fn check_providers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
         check_entry_name(cx, &path, name, "provider")?;
         if p.reader.trim().is_empty() {
             return Err(cx
-                .at_value(&with(Seg::Key("reader")), "the reader is empty")
+                .at_value(
+                    Kind::Empty,
+                    &with(Seg::Key("reader")),
+                    "the reader is empty",
+                )
                 .expected("the principal the provider reads as, such as `llm:local`"));
         }
         match p.kind {
@@ -551,6 +595,7 @@ fn check_providers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
                 if !url_ok {
                     return Err(cx
                         .at_key(
+                            Kind::MissingKey,
                             &path,
                             "an `openai_chat` provider needs an http(s) `base_url`",
                         )
@@ -558,14 +603,22 @@ fn check_providers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
                 }
                 if p.model.as_deref().is_none_or(|m| m.trim().is_empty()) {
                     return Err(cx
-                        .at_key(&path, "an `openai_chat` provider needs a `model`")
+                        .at_key(
+                            Kind::MissingKey,
+                            &path,
+                            "an `openai_chat` provider needs a `model`",
+                        )
                         .expected("the model name the server expects"));
                 }
             }
             ProviderKind::Fixture => {
                 if p.fixtures.is_none() {
                     return Err(cx
-                        .at_key(&path, "a `fixture` provider needs a `fixtures` file")
+                        .at_key(
+                            Kind::MissingKey,
+                            &path,
+                            "a `fixture` provider needs a `fixtures` file",
+                        )
                         .expected("`fixtures: answers.json`"));
                 }
             }
@@ -601,6 +654,7 @@ fn check_mcp(
         let declared: Vec<&str> = file.servers.keys().collect();
         return Err(cx
             .at_value(
+                Kind::Undeclared,
                 &with(Seg::Key("source")),
                 format!("server `{}` is not declared under `servers`", mcp.server),
             )
@@ -612,7 +666,7 @@ fn check_mcp(
     }
     if tool.effect == Effect::Pure {
         return Err(cx
-            .at_value(
+            .at_value(Kind::SourceMismatch,
                 &with(Seg::Key("effect")),
                 "an MCP tool is not pure: its server is a process that may read or change the world",
             )
@@ -625,7 +679,7 @@ fn check_mcp(
         let mut at = with(Seg::Key("args"));
         at.push(Seg::Key(recipient));
         return Err(cx
-            .at_key(
+            .at_key(Kind::NameClash,
                 &at,
                 format!(
                     "server `{}` declares a `reader`, so `{recipient}` names it in `readers_must_include` and cannot name an argument",
@@ -652,18 +706,27 @@ fn check_servers(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
         check_entry_name(cx, &path, name, "server")?;
         if server.reader.as_ref().is_some_and(|r| r.trim().is_empty()) {
             return Err(cx
-                .at_value(&with(Seg::Key("reader")), "the reader is empty")
+                .at_value(
+                    Kind::Empty,
+                    &with(Seg::Key("reader")),
+                    "the reader is empty",
+                )
                 .expected("the principal the server reads as, such as `mcp:fs`"));
         }
         if server.command.trim().is_empty() {
             return Err(cx
-                .at_value(&with(Seg::Key("command")), "the command is empty")
+                .at_value(
+                    Kind::Empty,
+                    &with(Seg::Key("command")),
+                    "the command is empty",
+                )
                 .expected("the server's program, such as `npx` or a path"));
         }
         for var in &server.env {
             if var.is_empty() || var.contains('=') || var.contains('\0') {
                 return Err(cx
                     .at_value(
+                        Kind::InvalidName,
                         &with(Seg::Key("env")),
                         format!("`{var}` cannot name an environment variable"),
                     )
@@ -700,6 +763,7 @@ fn check_builtin(
     if tool.effect == Effect::Pure {
         return Err(cx
             .at_value(
+                Kind::SourceMismatch,
                 &with(Seg::Key("effect")),
                 format!(
                     "`{}` is not pure: it reads or changes the world",
@@ -723,6 +787,7 @@ fn check_builtin(
         };
         return Err(cx
             .at_key(
+                Kind::SourceMismatch,
                 &path,
                 format!(
                     "tool `{name}` uses `{}`, whose arguments are ({}), but declares ({})",
@@ -755,6 +820,7 @@ fn check_returns<'a>(
         Some(ReadersSpec::FromFields { .. }) => {
             return Err(cx
                 .at_value(
+                    Kind::InvalidValue,
                     &sub(&[Seg::Key("structure_readers")]),
                     "a list's structure has no fields to read readers from",
                 )
@@ -762,7 +828,11 @@ fn check_returns<'a>(
         }
         Some(ReadersSpec::List(names)) if names.iter().any(|n| n.trim().is_empty()) => {
             return Err(cx
-                .at_value(&sub(&[Seg::Key("structure_readers")]), "empty reader name")
+                .at_value(
+                    Kind::Empty,
+                    &sub(&[Seg::Key("structure_readers")]),
+                    "empty reader name",
+                )
                 .expected("an address"));
         }
         _ => {}
@@ -773,6 +843,7 @@ fn check_returns<'a>(
         {
             return Err(cx
                 .at_value(
+                    Kind::Empty,
                     &sub(&[Seg::Key("readers"), Seg::Key("also"), Seg::Index(i)]),
                     "empty reader name",
                 )
@@ -781,6 +852,7 @@ fn check_returns<'a>(
         Some(ReadersSpec::FromFields { fields, .. }) if fields.is_empty() => {
             return Err(cx
                 .at_value(
+                    Kind::Empty,
                     &sub(&[Seg::Key("readers"), Seg::Key("from_fields")]),
                     "`from_fields` is empty",
                 )
@@ -790,6 +862,7 @@ fn check_returns<'a>(
             if let Some(i) = names.iter().position(|n| n.trim().is_empty()) {
                 return Err(cx
                     .at_value(
+                        Kind::Empty,
                         &sub(&[Seg::Key("readers"), Seg::Index(i)]),
                         "empty reader name",
                     )
@@ -807,6 +880,7 @@ fn check_returns<'a>(
         if !args.contains(&rule.arg.as_str()) {
             return Err(cx
                 .at_value(
+                    Kind::Undeclared,
                     &at(&[Seg::Key("arg")]),
                     format!(
                         "`tags_when` names `{}`, which is not an argument of this tool",
@@ -817,7 +891,11 @@ fn check_returns<'a>(
         }
         if let Err(why) = super::path_tags::matcher(&rule.glob) {
             return Err(cx
-                .at_value(&at(&[Seg::Key("glob")]), format!("not a glob: {why}"))
+                .at_value(
+                    Kind::InvalidValue,
+                    &at(&[Seg::Key("glob")]),
+                    format!("not a glob: {why}"),
+                )
                 .expected("a path glob such as `secrets/**`"));
         }
         for (j, tag) in rule.tags.iter().enumerate() {
@@ -857,7 +935,11 @@ fn check_declared(
         format!("one of the declared tags: {}", file.tags.join(", "))
     };
     Err(cx
-        .at_value(path, format!("tag `{tag}` is not declared"))
+        .at_value(
+            Kind::Undeclared,
+            path,
+            format!("tag `{tag}` is not declared"),
+        )
         .expected(hint))
 }
 
@@ -880,6 +962,7 @@ fn check_limits(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
     if limits.timeout_ms == Some(0) {
         return Err(cx
             .at_value(
+                Kind::InvalidValue,
                 &[Seg::Key("limits"), Seg::Key("timeout_ms")],
                 "`timeout_ms` is 0",
             )
@@ -888,6 +971,7 @@ fn check_limits(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
     if limits.max_recursion == Some(0) {
         return Err(cx
             .at_value(
+                Kind::InvalidValue,
                 &[Seg::Key("limits"), Seg::Key("max_recursion")],
                 "`max_recursion` is 0",
             )
@@ -898,6 +982,7 @@ fn check_limits(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
     {
         return Err(cx
             .at_value(
+                Kind::InvalidValue,
                 &[Seg::Key("limits"), Seg::Key("max_memory_mb")],
                 format!("`max_memory_mb` is {mb}"),
             )
@@ -914,6 +999,7 @@ fn check_limits(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
     {
         return Err(cx
             .at_value(
+                Kind::InvalidValue,
                 &[Seg::Key("limits"), Seg::Key("max_tool_calls")],
                 "`max_tool_calls` is larger than lineage can track",
             )
@@ -929,145 +1015,174 @@ fn check_limits(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
 mod tests {
     use std::path::Path;
 
-    use crate::policy::Policy;
+    use crate::policy::{Policy, PolicyErrorKind as Kind};
 
-    /// (policy text, line and column of the mistake, words of the message) for the checks the integration
+    /// (policy text, line and column of the mistake, words of the message, kind of mistake) for the checks the integration
     /// fixtures do not cover.
-    const CASES: &[(&str, u64, u64, &str)] = &[
-        ("version: 1\nuser: '  '\n", 2, 7, "`user` is empty"),
+    const CASES: &[(&str, u64, u64, &str, Kind)] = &[
+        (
+            "version: 1\nuser: '  '\n",
+            2,
+            7,
+            "`user` is empty",
+            Kind::Empty,
+        ),
         (
             "version: 1\ntags: [A, 'B C']\n",
             2,
             11,
             "invalid tag name `B C`",
+            Kind::InvalidName,
         ),
         (
             "version: 1\ntags: [A, _B]\n",
             2,
             11,
             "invalid tag name `_B`",
+            Kind::InvalidName,
         ),
         (
             "version: 1\ntags: [A, B, A]\n",
             2,
             14,
             "tag `A` is declared twice",
+            Kind::NameClash,
         ),
         (
             "version: 1\nverifiers:\n  v: { kind: one_of, values: [], mints: K }\n",
             3,
             30,
             "empty `values` list",
+            Kind::Empty,
         ),
         (
             "version: 1\nverifiers:\n  v: { kind: number_range, min: 5, max: 1, mints: K }\n",
             3,
             33,
             "empty or non-finite range",
+            Kind::InvalidValue,
         ),
         (
             "version: 1\nverifiers:\n  v: { kind: one_of, values: [a], mints: 'no way' }\n",
             3,
             42,
             "invalid kind name",
+            Kind::InvalidName,
         ),
         (
             "version: 1\nverifiers:\n  len: { kind: one_of, values: [a], mints: K }\n",
             3,
             3,
             "builtin of the plan language",
+            Kind::InvalidName,
         ),
         (
             "version: 1\ntools:\n  t:\n    effect: read\n    args: { 'a-b': {} }\n",
             5,
             13,
             "not a Python identifier",
+            Kind::InvalidName,
         ),
         (
             "version: 1\ntools:\n  t:\n    effect: read\n    args: { lambda: {} }\n",
             5,
             13,
             "Python keyword",
+            Kind::InvalidName,
         ),
         (
             "version: 1\ntools:\n  w:\n    source: builtin.files.write\n    effect: write\n    args: { path: {}, content: {} }\n    on_violation: draft\n",
             7,
             19,
             "cannot carry out a draft",
+            Kind::SourceMismatch,
         ),
         (
             "version: 1\ntools:\n  w:\n    source: builtin.files.write\n    effect: write\n    args: { path: {} }\n",
             6,
             5,
             "declares (path)",
+            Kind::SourceMismatch,
         ),
         (
             "version: 1\ntools:\n  w:\n    source: builtin.files.read\n    effect: read\n    args: { path: {}, mode: {} }\n",
             6,
             23,
             "declares (path, mode)",
+            Kind::SourceMismatch,
         ),
         (
             "version: 1\ntools:\n  t:\n    effect: read\n    returns: { readers: [a@x.test, ''] }\n",
             5,
             36,
             "empty reader name",
+            Kind::Empty,
         ),
         (
             "version: 1\nlimits: { timeout_ms: 0 }\n",
             2,
             23,
             "`timeout_ms` is 0",
+            Kind::InvalidValue,
         ),
         (
             "version: 1\nlimits: { max_recursion: 0 }\n",
             2,
             26,
             "`max_recursion` is 0",
+            Kind::InvalidValue,
         ),
         (
             "version: 1\nlimits: { max_tool_calls: 2000000 }\n",
             2,
             27,
             "larger than lineage can track",
+            Kind::InvalidValue,
         ),
         (
             "version: 1\ntools:\n  t:\n    effect: read\n    args:\n      x: { require: verified(Nope) }\n",
             6,
             21,
             "no verifier mints kind `Nope`",
+            Kind::Undeclared,
         ),
         (
             "version: 1\nservers:\n  s: { command: srv, reader: ' ' }\n",
             3,
             30,
             "the reader is empty",
+            Kind::Empty,
         ),
         (
             "version: 1\nservers:\n  s: { command: srv, reader: 'mcp:s' }\ntools:\n  t:\n    source: mcp.s.t\n    effect: read\n    args: { server: {} }\n",
             8,
             13,
             "`server` names it in `readers_must_include`",
+            Kind::NameClash,
         ),
         (
             "version: 1\nservers:\n  s: { command: srv }\ntools:\n  t:\n    source: mcp.s.t\n    effect: read\n    args: { a: { readers_must_include: server } }\n",
             8,
             40,
             "declares no `reader`",
+            Kind::Undeclared,
         ),
     ];
 
     #[test]
     fn each_check_points_at_its_mistake() {
         let mut failures = Vec::new();
-        for (text, line, column, words) in CASES {
+        for (text, line, column, words, kind) in CASES {
             match Policy::from_yaml_str(text, "t.yaml", Path::new(".")) {
                 Ok(_) => failures.push(format!("accepted:\n{text}")),
                 Err(e)
-                    if (e.line, e.column) != (*line, *column) || !e.to_string().contains(words) =>
+                    if (e.line, e.column) != (*line, *column)
+                        || !e.to_string().contains(words)
+                        || e.kind != *kind =>
                 {
                     failures.push(format!(
-                        "expected {line}:{column} `{words}`, got {e}\nfor:\n{text}"
+                        "expected {line}:{column} `{words}` ({kind:?}), got {e} ({:?})\nfor:\n{text}",
+                        e.kind
                     ))
                 }
                 Err(_) => {}

@@ -208,7 +208,10 @@ pub fn paused_call(call: &RawCall) -> Result<PausedCall, String> {
 
 /// Continues a call `machine` has paused (restored from a snapshot) with the host's reply, then runs on
 /// like [`execute`].
-#[allow(clippy::too_many_arguments)] // the paused call and its reply, then exactly `execute_on`'s own
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the paused call and its reply, then exactly `execute_on`'s own"
+)]
 pub fn resume(
     machine: &mut dyn Machine,
     line: u32,
@@ -324,7 +327,10 @@ fn ending(event: Event, last_line: u32, lowered: &Lowered, limits: &ExecLimits) 
     }
 }
 
-#[allow(clippy::too_many_arguments)] // the step and where it came from, then `execute_on`'s own
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the step and where it came from, then `execute_on`'s own"
+)]
 fn drive(
     mut step: Step,
     mut last_line: u32,

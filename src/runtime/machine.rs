@@ -34,6 +34,36 @@ pub enum Death {
     Other(String),
 }
 
+/// Why a machine could not load or save a paused call. Crosses the worker's pipe, so it is data.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum MachineError {
+    /// The paused run (a snapshot's `paused`) is not one Monty can read.
+    #[error("the paused run cannot be read: {0}")]
+    Unreadable(String),
+    /// The paused run was read but is not waiting on a call.
+    #[error("the paused run cannot be read")]
+    NotACall,
+    /// [`Machine::park`] with no call waiting.
+    #[error("no call is waiting to be saved")]
+    NothingPaused,
+    /// The paused call could not be serialised.
+    #[error("cannot save the paused run: {0}")]
+    Unsaveable(String),
+    /// The worker process could not be started.
+    #[error("{0:?}")]
+    NoWorker(Death),
+    /// The worker sent another reply than the request asks for.
+    #[error("the worker answered out of turn")]
+    OutOfTurn,
+    /// The worker ended while loading the paused run.
+    #[error("the worker could not load the paused run: {0:?}")]
+    RestoreDied(Death),
+    /// The worker ended while saving the paused run.
+    #[error("the worker could not save the paused run: {0:?}")]
+    ParkDied(Death),
+}
+
 /// Where a run stands after a step.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Event {
@@ -94,11 +124,11 @@ pub trait Machine {
     /// Loads the prelude session and runs `snippet` to its first external call or its end.
     fn start(&mut self, snippet: &str, limits: &MachineLimits) -> Step;
     /// Loads a paused call saved by [`Machine::park`] and returns the call it waits on.
-    fn restore(&mut self, paused: &Value, limits: &MachineLimits) -> Result<RawCall, String>;
+    fn restore(&mut self, paused: &Value, limits: &MachineLimits) -> Result<RawCall, MachineError>;
     /// Gives the paused call its value and runs on to the next call or the end.
     fn resume(&mut self, value: MontyObject) -> Step;
     /// The paused call, serialised for a snapshot. The machine has no paused call afterwards.
-    fn park(&mut self) -> Result<Value, String>;
+    fn park(&mut self) -> Result<Value, MachineError>;
 }
 
 /// Largest print output kept per step. Each `print` is framed with its label (`runtime::output`), about
@@ -263,10 +293,14 @@ impl Machine for InProcess {
         self.step(progress, out)
     }
 
-    fn restore(&mut self, paused: &Value, _limits: &MachineLimits) -> Result<RawCall, String> {
+    fn restore(
+        &mut self,
+        paused: &Value,
+        _limits: &MachineLimits,
+    ) -> Result<RawCall, MachineError> {
         // The paused session carries the tracker (and so the limits) it was suspended with.
         let call: ReplFunctionCall = serde_json::from_value(paused.clone())
-            .map_err(|e| format!("the paused run cannot be read: {e}"))?;
+            .map_err(|e| MachineError::Unreadable(e.to_string()))?;
         let raw = RawCall {
             function_name: call.function_name.clone(),
             args: call.args.clone(),
@@ -276,7 +310,7 @@ impl Machine for InProcess {
         let progress = ReplProgress::FunctionCall(call);
         self.time_left = time_left(&progress);
         let ReplProgress::FunctionCall(call) = progress else {
-            return Err("the paused run cannot be read".into());
+            return Err(MachineError::NotACall);
         };
         self.paused = Some(call);
         Ok(raw)
@@ -291,11 +325,41 @@ impl Machine for InProcess {
         self.step(progress, out)
     }
 
-    fn park(&mut self) -> Result<Value, String> {
-        let call = self
-            .paused
-            .take()
-            .ok_or_else(|| "no call is waiting to be saved".to_string())?;
-        serde_json::to_value(&call).map_err(|e| format!("cannot save the paused run: {e}"))
+    fn park(&mut self) -> Result<Value, MachineError> {
+        let call = self.paused.take().ok_or(MachineError::NothingPaused)?;
+        serde_json::to_value(&call).map_err(|e| MachineError::Unsaveable(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_paused_run_that_cannot_be_loaded_or_saved_says_which_by_variant() {
+        let mut m = InProcess::new();
+        assert_eq!(m.park(), Err(MachineError::NothingPaused));
+        let limits = MachineLimits {
+            timeout_ms: 1000,
+            max_recursion_depth: 10,
+            max_suspensions: 10,
+            max_memory: None,
+        };
+        let e = m
+            .restore(&serde_json::json!({"not": "a paused run"}), &limits)
+            .unwrap_err();
+        assert!(matches!(&e, MachineError::Unreadable(_)), "{e:?}");
+        assert!(
+            e.to_string().starts_with("the paused run cannot be read: "),
+            "{e}"
+        );
+        // The worker sends it over its pipe: it survives the trip as the same variant.
+        let sent = serde_json::to_string(&MachineError::RestoreDied(Death::Memory)).unwrap();
+        let got: MachineError = serde_json::from_str(&sent).unwrap();
+        assert_eq!(got, MachineError::RestoreDied(Death::Memory));
+        assert_eq!(
+            got.to_string(),
+            "the worker could not load the paused run: Memory"
+        );
     }
 }

@@ -14,17 +14,58 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::lower::Mode;
-use crate::policy::Policy;
+use crate::policy::{Policy, PolicyError};
 use crate::runtime::run::{Backend, Engine, Run, RunInput, RunReport};
 
 /// Largest scenarios file read, so a hostile file cannot exhaust memory.
 const MAX_FILE_BYTES: u64 = 8 << 20;
+
+/// Why a scenarios file could not be run (a scenario that fails is a result, not an error).
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// The scenarios file, or the policy file it names, could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} is larger than {max} bytes", path.display())]
+    TooLarge { path: PathBuf, max: u64 },
+    /// The file is not YAML of the scenarios format, located like a policy error (the same YAML reader).
+    #[error("not a scenarios file: {0}")]
+    NotScenarios(Box<PolicyError>),
+    /// The policy the scenarios run against does not load.
+    #[error(transparent)]
+    Policy(Box<PolicyError>),
+    /// Neither the file's `policy:` nor `--policy` names a policy.
+    #[error("the file names no `policy:` and no --policy was given")]
+    NoPolicy,
+    /// The inline policy could not be turned into text for the loader.
+    #[error("{0}")]
+    InlinePolicy(#[source] serde_json::Error),
+}
+
+impl From<PolicyError> for ScenarioError {
+    fn from(e: PolicyError) -> ScenarioError {
+        ScenarioError::Policy(Box::new(e))
+    }
+}
+
+/// Reads `file` whole, or says why not.
+fn read_text(file: &Path) -> Result<String, ScenarioError> {
+    std::fs::read_to_string(file).map_err(|source| ScenarioError::Unreadable {
+        path: file.to_path_buf(),
+        source,
+    })
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -139,17 +180,22 @@ pub fn run_file(
     policy_override: Option<&Path>,
     engine: &Engine,
     out: &mut dyn FnMut(&str),
-) -> Result<Totals, String> {
-    let shown = file.display();
+) -> Result<Totals, ScenarioError> {
     let size = std::fs::metadata(file)
-        .map_err(|e| format!("cannot read {shown}: {e}"))?
+        .map_err(|source| ScenarioError::Unreadable {
+            path: file.to_path_buf(),
+            source,
+        })?
         .len();
     if size > MAX_FILE_BYTES {
-        return Err(format!("{shown} is larger than {MAX_FILE_BYTES} bytes"));
+        return Err(ScenarioError::TooLarge {
+            path: file.to_path_buf(),
+            max: MAX_FILE_BYTES,
+        });
     }
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let text = read_text(file)?;
     let parsed: ScenarioFile =
-        serde_saphyr::from_str(&text).map_err(|e| not_scenarios(&shown, &text, &e))?;
+        serde_saphyr::from_str(&text).map_err(|e| not_scenarios(file, &text, &e))?;
     let base = file.parent().unwrap_or(Path::new("."));
     let (policy, policy_line) = load_policy(parsed.policy.as_ref(), policy_override, base)?;
     out(&policy_line);
@@ -188,9 +234,9 @@ pub fn run_file(
 }
 
 /// A scenarios file that does not parse, located like a policy error (the same YAML reader).
-fn not_scenarios(shown: &dyn std::fmt::Display, text: &str, e: &serde_saphyr::Error) -> String {
-    let located = crate::policy::yaml_error(&shown.to_string(), e).with_source(text);
-    format!("not a scenarios file: {located}")
+fn not_scenarios(file: &Path, text: &str, e: &serde_saphyr::Error) -> ScenarioError {
+    let located = crate::policy::yaml_error(&file.display().to_string(), e).with_source(text);
+    ScenarioError::NotScenarios(Box::new(located))
 }
 
 /// One scenario run in one mode, for tests that check other parts (the lint) against the runtime.
@@ -207,7 +253,7 @@ pub struct ScenarioRun<'a> {
 pub fn each_run_without_preflight(
     file: &Path,
     f: &mut dyn FnMut(ScenarioRun<'_>),
-) -> Result<(), String> {
+) -> Result<(), ScenarioError> {
     each_run_compiled_with(file, crate::lower::Options::default(), f)
 }
 
@@ -216,11 +262,10 @@ pub fn each_run_compiled_with(
     file: &Path,
     options: crate::lower::Options,
     f: &mut dyn FnMut(ScenarioRun<'_>),
-) -> Result<(), String> {
-    let shown = file.display();
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {shown}: {e}"))?;
+) -> Result<(), ScenarioError> {
+    let text = read_text(file)?;
     let parsed: ScenarioFile =
-        serde_saphyr::from_str(&text).map_err(|e| not_scenarios(&shown, &text, &e))?;
+        serde_saphyr::from_str(&text).map_err(|e| not_scenarios(file, &text, &e))?;
     let base = file.parent().unwrap_or(Path::new("."));
     let (policy, _) = load_policy(parsed.policy.as_ref(), None, base)?;
     for scenario in &parsed.scenarios {
@@ -268,24 +313,25 @@ fn load_policy(
     reference: Option<&PolicyRef>,
     over: Option<&Path>,
     base: &Path,
-) -> Result<(Policy, String), String> {
-    let from_file = |path: &Path| -> Result<(Policy, String), String> {
-        let policy = Policy::load(path).map_err(|e| e.to_string())?;
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+) -> Result<(Policy, String), ScenarioError> {
+    let from_file = |path: &Path| -> Result<(Policy, String), ScenarioError> {
+        let policy = Policy::load(path)?;
+        let bytes = std::fs::read(path).map_err(|source| ScenarioError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Ok((policy, named(&path.display().to_string(), &bytes)))
     };
     if let Some(path) = over {
         return from_file(path);
     }
     match reference {
-        None => Err("the file names no `policy:` and no --policy was given".into()),
+        None => Err(ScenarioError::NoPolicy),
         Some(PolicyRef::Path(p)) => from_file(&base.join(p)),
         Some(PolicyRef::Inline(value)) => {
             // JSON is YAML, so the inline mapping goes through the same loader and validation as a file.
-            let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-            let policy =
-                Policy::from_yaml_str(&text, "<inline policy>", base).map_err(|e| e.to_string())?;
+            let text = serde_json::to_string_pretty(value).map_err(ScenarioError::InlinePolicy)?;
+            let policy = Policy::from_yaml_str(&text, "<inline policy>", base)?;
             Ok((policy, named("the inline policy", text.as_bytes())))
         }
     }
@@ -345,4 +391,48 @@ fn failure(
         let _ = writeln!(s, "  {}: {}", d.code, d.message);
     }
     s.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(file: &Path) -> Result<Totals, ScenarioError> {
+        run_file(file, None, &Engine::InProcess, &mut |_| {})
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_run_says_why_by_variant() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("none.yaml");
+        let e = run(&missing).unwrap_err();
+        assert!(
+            matches!(&e, ScenarioError::Unreadable { path, .. } if *path == missing),
+            "{e}"
+        );
+
+        let file = dir.path().join("s.yaml");
+        std::fs::write(&file, "scenarios: []\n").unwrap();
+        let e = run(&file).unwrap_err();
+        assert!(matches!(e, ScenarioError::NoPolicy), "{e}");
+
+        std::fs::write(&file, "scenarios: 3\n").unwrap();
+        let e = run(&file).unwrap_err();
+        let ScenarioError::NotScenarios(located) = &e else {
+            panic!("{e:?}");
+        };
+        assert_eq!((located.line, located.column), (1, 12), "{e}");
+        assert!(e.to_string().starts_with("not a scenarios file: "), "{e}");
+
+        std::fs::write(&file, "policy: { version: 9 }\nscenarios: []\n").unwrap();
+        let e = run(&file).unwrap_err();
+        let ScenarioError::Policy(p) = &e else {
+            panic!("{e:?}");
+        };
+        assert_eq!(
+            p.kind,
+            crate::policy::PolicyErrorKind::UnsupportedVersion,
+            "{e}"
+        );
+    }
 }

@@ -16,11 +16,19 @@ pub struct Broken {
 }
 
 /// Why a trace could not be written or read.
+#[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
     /// The file could not be opened, read, written or synced.
     #[error("{}: {source}", path.display())]
     Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A trace or value store that is read tolerantly (`view`, `view --reveal`) could not be opened at all.
+    #[error("cannot read {}: {source}", path.display())]
+    Unreadable {
         path: PathBuf,
         #[source]
         source: std::io::Error,

@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::trace::TraceError;
 use crate::trace::canonical::canonical;
 use crate::trace::reader::{Lines, RawLine};
 use crate::trace::redact::digest;
@@ -121,8 +122,11 @@ pub struct Loaded {
 }
 
 /// Reads a store. `Err` only when the file cannot be opened; everything else is a problem in the result.
-pub fn load(path: &Path) -> Result<Loaded, String> {
-    let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+pub fn load(path: &Path) -> Result<Loaded, TraceError> {
+    let file = File::open(path).map_err(|source| TraceError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut out = Loaded::default();
     if file.metadata().map(|m| m.len()).unwrap_or(0) > MAX_STORE_BYTES {
         out.problems.push(format!(
@@ -188,6 +192,19 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_store_that_cannot_be_opened_is_unreadable() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("none.zvalues");
+        let e = load(&path).unwrap_err();
+        assert!(
+            matches!(&e, TraceError::Unreadable { path: p, source }
+                if *p == path && source.kind() == std::io::ErrorKind::NotFound),
+            "{e:?}"
+        );
+        assert!(e.to_string().starts_with("cannot read "), "{e}");
+    }
 
     #[test]
     fn a_value_is_shown_only_under_its_own_digest() {

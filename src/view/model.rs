@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::label::LabelView;
 use crate::trace::reader::{Lines, MAX_LINE, RawLine};
 use crate::trace::record::{Call, CallResult, Record};
-use crate::trace::verify;
+use crate::trace::{TraceError, verify};
 
 /// Most records shown; a larger trace is cut with a problem noted.
 pub const MAX_RECORDS: usize = 100_000;
@@ -287,8 +287,11 @@ fn known_decision(d: &str) -> String {
 }
 
 /// Reads a trace tolerantly. `Err` only when the file cannot be opened.
-pub fn load(path: &Path) -> Result<TraceView, String> {
-    let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+pub fn load(path: &Path) -> Result<TraceView, TraceError> {
+    let file = File::open(path).map_err(|source| TraceError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut view = TraceView {
         file: path.display().to_string(),
         ..TraceView::default()

@@ -110,7 +110,7 @@ fn still_pending(path: &Path) -> Result<Snapshot, String> {
         Some((_, snap)) => Ok(snap),
         // Why not, for the page: gone (and who decided it), unreadable, or no longer the one waited on.
         None => Err(match snapshot::peek(path) {
-            Err(e) => e,
+            Err(e) => e.to_string(),
             Ok(_) => format!(
                 "the claim at {} no longer waits (it was decided, or its run ended)",
                 shown(path)
@@ -198,7 +198,7 @@ struct Forms {
 
 impl Forms {
     fn issue(&mut self, issued: Issued) -> Result<String, String> {
-        let token = super::server::token()?;
+        let token = super::server::token().map_err(|e| e.to_string())?;
         self.live.insert(token.clone(), issued);
         self.order.push_back(token.clone());
         while self.live.len() > MAX_FORMS || self.order.len() > 2 * MAX_FORMS {
@@ -519,7 +519,7 @@ fn outcome(d: &Decided, approve: bool, by: &str, printed: &str) -> Outcome {
     let ended = match (d.ending(approve), suspended_again) {
         (Some(ended), _) => ended,
         (None, Some(Err(e))) => {
-            problems.push(visible(e));
+            problems.push(visible(&e.to_string()));
             "suspended again, but its new claim could not be saved".to_string()
         }
         (None, _) => {
@@ -527,12 +527,18 @@ fn outcome(d: &Decided, approve: bool, by: &str, printed: &str) -> Outcome {
         }
     };
     if let Err(e) = snapshot_removed {
-        problems.push(format!("the used snapshot was not removed: {}", visible(e)));
+        problems.push(format!(
+            "the used snapshot was not removed: {}",
+            visible(&e.to_string())
+        ));
     }
     let trace = match head {
         Ok(h) => format!("{} (head {h})", shown(&snapshot.trace)),
         Err(e) => {
-            problems.push(format!("the trace could not be completed: {}", visible(e)));
+            problems.push(format!(
+                "the trace could not be completed: {}",
+                visible(&e.to_string())
+            ));
             shown(&snapshot.trace)
         }
     };
@@ -720,7 +726,7 @@ pub fn serve(
     queue: Queue,
     addr: std::net::SocketAddr,
     ready: &mut dyn FnMut(&str, usize),
-) -> Result<(), String> {
+) -> Result<(), super::server::ServeError> {
     let waiting = std::cell::Cell::new(0);
     super::server::serve_app(
         |token| {

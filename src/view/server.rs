@@ -25,30 +25,62 @@ pub const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data
 pub const QUEUE_CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; \
                              form-action 'self'; frame-ancestors 'none'";
 
+/// Why the viewer or the review queue did not start, or stopped.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// `--addr` is not `IP:PORT`.
+    #[error("`{text}` is not IP:PORT (e.g. 127.0.0.1:8080)")]
+    NotAnAddress { text: String },
+    /// `--addr` is not on the loopback interface.
+    #[error("`{text}` is not a loopback address; the viewer only listens on 127.0.0.1 or [::1]")]
+    NotLoopback { text: String },
+    /// The operating system gave no randomness for the access token.
+    #[error("no randomness for the access token: {0}")]
+    NoRandomness(#[source] std::io::Error),
+    /// The server's runtime could not be built.
+    #[error("cannot start the server: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The server failed while serving.
+    #[error("the server stopped: {0}")]
+    Stopped(#[source] std::io::Error),
+    /// The application could not be built: a template of the binary's own does not compile (a bug, not
+    /// the user's), said in the template engine's words.
+    #[error("{0}")]
+    App(String),
+}
+
 /// Checks an `--addr`: an IP address on the loopback interface. Host names are refused too (they could
 /// resolve anywhere).
-pub fn loopback_addr(addr: Option<&str>) -> Result<SocketAddr, String> {
+pub fn loopback_addr(addr: Option<&str>) -> Result<SocketAddr, ServeError> {
     let Some(text) = addr else {
         return Ok(SocketAddr::from(([127, 0, 0, 1], 0)));
     };
-    let a: SocketAddr = text
-        .parse()
-        .map_err(|_| format!("`{text}` is not IP:PORT (e.g. 127.0.0.1:8080)"))?;
+    let a: SocketAddr = text.parse().map_err(|_| ServeError::NotAnAddress {
+        text: text.to_string(),
+    })?;
     if !a.ip().is_loopback() {
-        return Err(format!(
-            "`{text}` is not a loopback address; the viewer only listens on 127.0.0.1 or [::1]"
-        ));
+        return Err(ServeError::NotLoopback {
+            text: text.to_string(),
+        });
     }
     Ok(a)
 }
 
 /// 32 random bytes from the operating system, as hex.
-pub fn token() -> Result<String, String> {
+pub fn token() -> Result<String, ServeError> {
     use std::io::Read;
     let mut bytes = [0u8; 32];
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| format!("no randomness for the access token: {e}"))?;
+        .map_err(ServeError::NoRandomness)?;
     Ok(hex::encode(bytes))
 }
 
@@ -138,7 +170,11 @@ pub fn secured(router: Router, csp: &'static str) -> Router {
 }
 
 /// Serves the trace's pages until Ctrl-C. `ready` gets the URL once the socket is bound.
-pub fn serve(pages: Pages, addr: SocketAddr, ready: &mut dyn FnMut(&str)) -> Result<(), String> {
+pub fn serve(
+    pages: Pages,
+    addr: SocketAddr,
+    ready: &mut dyn FnMut(&str),
+) -> Result<(), ServeError> {
     serve_app(|token| Ok(app(pages, token)), addr, ready)
 }
 
@@ -148,28 +184,50 @@ pub fn serve_app(
     make: impl FnOnce(String) -> Result<Router, String>,
     addr: SocketAddr,
     ready: &mut dyn FnMut(&str),
-) -> Result<(), String> {
+) -> Result<(), ServeError> {
     let token = token()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the server: {e}"))?;
+        .map_err(ServeError::Runtime)?;
+    let listen = |source| ServeError::Listen { addr, source };
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-        let bound = listener
-            .local_addr()
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(listen)?;
+        let bound = listener.local_addr().map_err(listen)?;
         let url = format!("http://{bound}/{token}/");
-        let app = make(token)?;
+        let app = make(token).map_err(ServeError::App)?;
         ready(&url);
         axum::serve(listener, app)
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
             })
             .await
-            .map_err(|e| format!("the server stopped: {e}"))
+            .map_err(ServeError::Stopped)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_loopback_ip_and_port_is_accepted() {
+        assert_eq!(
+            loopback_addr(None).unwrap(),
+            SocketAddr::from(([127, 0, 0, 1], 0))
+        );
+        assert_eq!(loopback_addr(Some("[::1]:8080")).unwrap().port(), 8080);
+        let e = loopback_addr(Some("localhost:8080")).unwrap_err();
+        assert!(
+            matches!(&e, ServeError::NotAnAddress { text } if text == "localhost:8080"),
+            "{e}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "`localhost:8080` is not IP:PORT (e.g. 127.0.0.1:8080)"
+        );
+        let e = loopback_addr(Some("0.0.0.0:8080")).unwrap_err();
+        assert!(matches!(&e, ServeError::NotLoopback { .. }), "{e}");
+    }
 }

@@ -1,6 +1,9 @@
 //! A tool backend for in-process runs: answers each call by a function of the tool's name and records every
 //! call that reaches it (so a test can assert that a denied call never ran).
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "each test crate uses its own part of the shared helpers"
+)]
 
 use serde_json::{Map, Value};
 use zamburak::runtime::run::Backend;

@@ -1,6 +1,9 @@
 //! The lint against the runtime on one plan: for every call the runtime decides, the lint's `may`
 //! prediction is at least as restrictive and its `must` prediction at most as restrictive.
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "each test crate uses its own part of the shared helpers"
+)]
 
 use serde_json::Value;
 use zamburak::analysis::lint;

@@ -1,6 +1,9 @@
 //! The binary as the MCP and approval tests run it: in a directory, its whole output as text, and the code
 //! of the claim a snapshot holds (as a person copies it from the claim `run` printed).
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "each test crate uses its own part of the shared helpers"
+)]
 
 use std::path::Path;
 use std::process::Output;

@@ -2,7 +2,10 @@
 //! string `a`, an int `b`, a list `xs` and a dict `d`, calling `sink(x)`. Every construct the lowering
 //! treats specially appears: branches, early exits, loops, plan functions, closures, lambdas, comprehensions,
 //! mutation through aliases, and the builtins, methods, `json` and `re`.
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "each test crate uses its own part of the shared helpers"
+)]
 
 pub mod backend;
 pub mod bounds;

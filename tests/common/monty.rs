@@ -1,6 +1,9 @@
 //! Running a plan plainly on Monty and lowered (with no tools), for the transparency tests: both return what
 //! the plan printed, followed by `ERROR <type>` when it raised.
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "each test crate uses its own part of the shared helpers"
+)]
 
 use monty::MontyRun;
 use monty_types::{CompileOptions, PrintWriter, ResourceTracker};

@@ -1,5 +1,8 @@
 //! A copy of the example world (Maildir, files) in a temporary directory, and the binary run against it.
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "each test crate uses its own part of the shared helpers"
+)]
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,10 @@
 
 /// A plan of `lines` lines, in blocks of ten: read a mail, loop, branch, send. Every fifth block sends to
 /// the mail's sender (certainly denied); the rest are clean or warn.
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "included by path into a test and a benchmark, not every one of which calls it"
+)]
 pub fn generated_plan(lines: usize) -> String {
     let mut s = String::new();
     let mut i = 0;

@@ -489,8 +489,11 @@ impl Compiler<'_> {
         );
     }
 
+    #[expect(
+        clippy::expect_used,
+        reason = "the module frame is pushed first and never popped, so there is always one"
+    )]
     fn frame(&self) -> &Frame {
-        // The module frame is pushed first and never popped, so there is always one.
         self.frames
             .last()
             .expect("compile() pushes the module frame before compiling")

@@ -12,7 +12,7 @@ use monty_types::{MontyObject, OOM_EXIT_CODE};
 use serde_json::Value;
 
 use super::{MAX_FRAME, Reply, Request, SUBCOMMAND, read_frame, write_frame};
-use crate::runtime::machine::{Death, Event, Machine, MachineLimits, RawCall, Step};
+use crate::runtime::machine::{Death, Event, Machine, MachineError, MachineLimits, RawCall, Step};
 
 /// How much of a worker's stderr is kept to tell why it died.
 const MAX_STDERR: u64 = 64 << 10;
@@ -249,17 +249,15 @@ impl Machine for WorkerMachine {
         })
     }
 
-    fn restore(&mut self, paused: &Value, limits: &MachineLimits) -> Result<RawCall, String> {
-        self.spawn(limits).map_err(|d| format!("{d:?}"))?;
+    fn restore(&mut self, paused: &Value, limits: &MachineLimits) -> Result<RawCall, MachineError> {
+        self.spawn(limits).map_err(MachineError::NoWorker)?;
         match self.exchange(&Request::Restore {
             paused: paused.clone(),
             limits: limits.clone(),
         }) {
             Ok(Reply::Restored(result)) => result,
-            Ok(_) => Err("the worker answered out of turn".into()),
-            Err(death) => Err(format!(
-                "the worker could not load the paused run: {death:?}"
-            )),
+            Ok(_) => Err(MachineError::OutOfTurn),
+            Err(death) => Err(MachineError::RestoreDied(death)),
         }
     }
 
@@ -267,13 +265,11 @@ impl Machine for WorkerMachine {
         self.step(&Request::Resume { value })
     }
 
-    fn park(&mut self) -> Result<Value, String> {
+    fn park(&mut self) -> Result<Value, MachineError> {
         match self.exchange(&Request::Park) {
             Ok(Reply::Parked(result)) => result,
-            Ok(_) => Err("the worker answered out of turn".into()),
-            Err(death) => Err(format!(
-                "the worker could not save the paused run: {death:?}"
-            )),
+            Ok(_) => Err(MachineError::OutOfTurn),
+            Err(death) => Err(MachineError::ParkDied(death)),
         }
     }
 }

@@ -27,7 +27,7 @@ use monty_types::MontyObject;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::machine::{MachineLimits, RawCall, Step};
+use super::machine::{MachineError, MachineLimits, RawCall, Step};
 
 /// The hidden subcommand that runs a worker.
 pub const SUBCOMMAND: &str = "__worker";
@@ -62,8 +62,8 @@ pub enum Reply {
         budget_ms: Option<u64>,
     },
     Step(Step),
-    Restored(Result<RawCall, String>),
-    Parked(Result<Value, String>),
+    Restored(Result<RawCall, MachineError>),
+    Parked(Result<Value, MachineError>),
 }
 
 /// Deepest JSON nesting a message may have. A plan value may nest [`crate::runtime::boxing::MAX_DEPTH`]

@@ -42,6 +42,9 @@ use crate::trace::record::{Approval, Call, Record, Suspend, same_claim_code};
 use crate::trace::redact::{digest, sha256_bytes};
 use crate::trace::{TraceWriter, verify};
 
+mod error;
+pub use error::{RunLockError, SnapshotError};
+
 /// The snapshot format this code writes and reads. 2: packed labels store readers inverted (a format-1
 /// snapshot's labels would decode with the wrong readers, so it is refused). 3: the paused run is a Monty
 /// session (prelude and plan snippet), not a one-shot run. 4: the snapshot keeps what the claim showed (so
@@ -110,9 +113,9 @@ pub fn suspend(
     report: &RunReport,
     ctx: &SuspendContext<'_>,
     writer: &mut TraceWriter,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, SnapshotError> {
     let Some(s) = &report.suspension else {
-        return Err("the run is not suspended".into());
+        return Err(SnapshotError::NotSuspended);
     };
     let now = jiff::Timestamp::now();
     let ttl = i64::try_from(ctx.ttl_secs).unwrap_or(i64::MAX);
@@ -140,8 +143,7 @@ pub fn suspend(
         space: s.space.clone(),
         state: s.state.clone(),
     };
-    let bytes =
-        serde_json::to_vec(&snap).map_err(|e| format!("cannot encode the snapshot: {e}"))?;
+    let bytes = serde_json::to_vec(&snap).map_err(SnapshotError::Encode)?;
     let path = snapshot_path(ctx.trace);
     // The suspend record first: a snapshot the trace does not name can never be used.
     writer
@@ -151,13 +153,13 @@ pub fn suspend(
             snapshot_sha256: sha256_bytes(&bytes),
             expires_at: snap.expires_at.clone(),
         }))
-        .map_err(|e| format!("cannot write the trace: {e}"))?;
+        .map_err(SnapshotError::TraceWrite)?;
     write_private(&path, &bytes)?;
     Ok(path)
 }
 
 /// Writes a file readable by its owner only, replacing it atomically.
-fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), SnapshotError> {
     let tmp = path.with_extension("zsnap.tmp");
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create(true).truncate(true);
@@ -173,7 +175,10 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
-    result.map_err(|e| format!("cannot write the snapshot {}: {e}", path.display()))
+    result.map_err(|source| SnapshotError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// A snapshot that passed every check, with what resuming it needs.
@@ -199,21 +204,23 @@ pub fn lock_path(trace: &Path) -> PathBuf {
 
 /// Takes the lock of the run writing `trace` ([`lock_path`]), held until the returned file is dropped.
 /// Refuses at once when another `run`, `approve` or `reject` of the same run holds it.
-pub fn lock_run(trace: &Path) -> Result<std::fs::File, String> {
+pub fn lock_run(trace: &Path) -> Result<std::fs::File, RunLockError> {
     let path = lock_path(trace);
-    let file = std::fs::OpenOptions::new()
+    let file = match std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .map_err(|e| format!("cannot open the lock {}: {e}", path.display()))?;
+    {
+        Ok(file) => file,
+        Err(source) => return Err(RunLockError::Open { path, source }),
+    };
     match file.try_lock() {
         Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
-            "another run, approval or rejection of {} is in progress: wait for it to finish",
-            trace.display()
-        )),
-        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+        Err(std::fs::TryLockError::WouldBlock) => Err(RunLockError::Busy {
+            trace: trace.to_path_buf(),
+        }),
+        Err(std::fs::TryLockError::Error(source)) => Err(RunLockError::Lock { path, source }),
     }
 }
 
@@ -292,43 +299,51 @@ pub fn snapshot_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
 
 /// Reads a snapshot file without any of the checks [`open`] makes: for showing a claim (which checks the
 /// shown values against the claim's digests) and listing pending ones. Never trust it to run anything.
-pub fn peek(path: &Path) -> Result<(Snapshot, Vec<u8>), String> {
-    let shown = path.display();
+pub fn peek(path: &Path) -> Result<(Snapshot, Vec<u8>), SnapshotError> {
+    let at = || path.to_path_buf();
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(match decided_before(path) {
-                Some(said) => format!("{shown} is gone: {said}"),
-                None => format!("cannot read {shown}: no such file"),
+                Some(decided) => SnapshotError::Decided {
+                    path: at(),
+                    decided,
+                },
+                None => SnapshotError::Missing { path: at() },
             });
         }
-        Err(e) => return Err(format!("cannot read {shown}: {e}")),
+        Err(source) => return Err(SnapshotError::Unreadable { path: at(), source }),
     };
     let mut bytes = Vec::new();
     file.take(MAX_SNAPSHOT_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+        .map_err(|source| SnapshotError::Unreadable { path: at(), source })?;
     if bytes.len() as u64 > MAX_SNAPSHOT_BYTES {
-        return Err(format!("{shown} is larger than {MAX_SNAPSHOT_BYTES} bytes"));
+        return Err(SnapshotError::TooLarge {
+            path: at(),
+            max: MAX_SNAPSHOT_BYTES,
+        });
     }
     // The format first, so an older snapshot is named as such rather than as unreadable.
     let format = serde_json::from_slice::<Value>(&bytes)
         .ok()
         .and_then(|v| v.get("format").and_then(Value::as_u64));
-    if let Some(f) = format.filter(|f| *f != u64::from(FORMAT)) {
-        return Err(format!(
-            "{shown} has snapshot format {f}; this zamburak reads format {FORMAT}"
-        ));
+    if let Some(found) = format.filter(|f| *f != u64::from(FORMAT)) {
+        return Err(SnapshotError::Format {
+            path: at(),
+            found,
+            reads: FORMAT,
+        });
     }
     let snapshot: Snapshot = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("{shown} is not a zamburak snapshot: {e}"))?;
+        .map_err(|source| SnapshotError::Malformed { path: at(), source })?;
     if snapshot.zamburak != env!("CARGO_PKG_VERSION") {
         // The paused run carries the program another version compiled; resume it with that version.
-        return Err(format!(
-            "{shown} was written by zamburak {}; this is {}",
-            snapshot.zamburak,
-            env!("CARGO_PKG_VERSION")
-        ));
+        return Err(SnapshotError::Version {
+            path: at(),
+            written: snapshot.zamburak,
+            running: env!("CARGO_PKG_VERSION"),
+        });
     }
     Ok((snapshot, bytes))
 }
@@ -375,7 +390,7 @@ impl Snapshot {
 
     /// The values to show the person, each checked against the digest the claim records for its argument
     /// (a value that does not match is refused, so what is shown is what the claim's code binds).
-    pub fn shown_checked(&self) -> Result<&ClaimShown, String> {
+    pub fn shown_checked(&self) -> Result<&ClaimShown, SnapshotError> {
         let bound = self.shown.values.len() == self.claim.args.len()
             && self
                 .shown
@@ -386,7 +401,7 @@ impl Snapshot {
         if bound && self.claim.claim_digest() == self.claim_digest {
             Ok(&self.shown)
         } else {
-            Err("the snapshot's values do not match its claim".into())
+            Err(SnapshotError::ValuesUnbound)
         }
     }
 
@@ -408,8 +423,8 @@ pub struct Verdict<'a> {
 
 /// Reads and checks a snapshot: integrity against the trace, single use, the claim named by the verdict,
 /// expiry (for an approval), unchanged plan and policy, and that the paused call is exactly the claimed one.
-pub fn open(path: &Path, verdict: Verdict<'_>, engine: &Engine) -> Result<Opened, String> {
-    let shown = path.display();
+pub fn open(path: &Path, verdict: Verdict<'_>, engine: &Engine) -> Result<Opened, SnapshotError> {
+    let at = || path.to_path_buf();
     let (snapshot, bytes) = peek(path)?;
     let digest_now = sha256_bytes(&bytes);
 
@@ -420,18 +435,13 @@ pub fn open(path: &Path, verdict: Verdict<'_>, engine: &Engine) -> Result<Opened
     let code = snapshot.claim_code();
     match verdict.code {
         Some(given) if !same_claim_code(given, &code) => {
-            return Err(format!(
-                "{shown} holds another claim than {} (the plan ran again, or the file was replaced): \
-                 nothing approved or rejected; read the claim it holds with `zamburak approve {shown}` at a \
-                 terminal, `zamburak pending` or `zamburak view --queue`",
-                crate::text::visible(given)
-            ));
+            return Err(SnapshotError::OtherClaim {
+                path: at(),
+                given: crate::text::visible(given),
+            });
         }
         None if verdict.approve => {
-            return Err(format!(
-                "approving needs the code shown with the claim you read (`--claim CODE`), so that what runs \
-                 is that claim; or run `zamburak approve {shown}` at a terminal to see the claim again"
-            ));
+            return Err(SnapshotError::CodeNeeded { path: at() });
         }
         _ => {}
     }
@@ -444,77 +454,74 @@ pub fn open(path: &Path, verdict: Verdict<'_>, engine: &Engine) -> Result<Opened
 
     // Bound to the trace: it must verify, and its last record must be the suspend record naming exactly
     // these bytes. After a decision the trace moves on, so a snapshot is good for one decision only.
-    let report = verify::verify(trace).map_err(|e| format!("cannot read the trace: {e}"))?;
-    if let Some(b) = &report.broken {
-        return Err(format!(
-            "the trace {} is broken at seq {}: {}",
-            trace.display(),
-            b.seq,
-            b.why
-        ));
+    let report = verify::verify(trace).map_err(SnapshotError::TraceUnreadable)?;
+    if let Some(b) = report.broken {
+        return Err(SnapshotError::TraceBroken {
+            trace: trace.clone(),
+            seq: b.seq,
+            why: b.why,
+        });
     }
-    let records = crate::trace::read(trace).map_err(|e| format!("cannot read the trace: {e}"))?;
+    let records = crate::trace::read(trace).map_err(SnapshotError::TraceUnreadable)?;
     let last = records.last().cloned().unwrap_or(Value::Null);
     if last["type"] != "suspend" {
-        return Err(format!(
-            "the trace {} is not waiting for this decision (its last record is `{}`): the claim was already \
-             decided, or the run ended",
-            trace.display(),
-            last["type"].as_str().unwrap_or("none")
-        ));
+        return Err(SnapshotError::NotWaiting {
+            trace: trace.clone(),
+            last: last["type"].as_str().unwrap_or("none").to_string(),
+        });
     }
     if last["snapshot_sha256"] != Value::String(digest_now.clone())
         || last["call_id"] != json!(snapshot.claim.call_id)
         || last["prev"] != Value::String(snapshot.trace_prev.clone())
     {
-        return Err(format!(
-            "{shown} is not the snapshot the trace {} waits on (it was changed, or belongs to another run)",
-            trace.display()
-        ));
+        return Err(SnapshotError::NotTheSnapshot {
+            path: at(),
+            trace: trace.clone(),
+        });
     }
     // An expired claim can still be rejected: that runs nothing and closes the trace.
     if verdict.approve && snapshot.expired() {
-        return Err(format!(
-            "the claim expired at {}: reject it (`zamburak reject {shown}`) and run the plan again to get a \
-             fresh claim",
-            crate::text::visible(&snapshot.expires_at)
-        ));
+        return Err(SnapshotError::Expired {
+            path: at(),
+            expires_at: crate::text::visible(&snapshot.expires_at),
+        });
     }
 
     // Bound to the plan and the policy.
-    let plan_bytes = std::fs::read(&snapshot.plan)
-        .map_err(|e| format!("cannot read the plan {}: {e}", snapshot.plan.display()))?;
+    let plan_bytes =
+        std::fs::read(&snapshot.plan).map_err(|source| SnapshotError::PlanUnreadable {
+            plan: snapshot.plan.clone(),
+            source,
+        })?;
     if sha256_bytes(&plan_bytes) != snapshot.plan_sha256 {
-        return Err(format!(
-            "the plan {} changed since the run was suspended",
-            snapshot.plan.display()
-        ));
+        return Err(SnapshotError::PlanChanged {
+            plan: snapshot.plan.clone(),
+        });
     }
-    let plan_source =
-        String::from_utf8(plan_bytes).map_err(|_| "the plan is not UTF-8".to_string())?;
+    let plan_source = String::from_utf8(plan_bytes).map_err(|_| SnapshotError::PlanNotUtf8)?;
     let (policy, policy_bytes) = match &snapshot.policy {
-        Some(p) => Policy::load_bytes(p).map_err(|e| e.to_string())?,
+        Some(p) => Policy::load_bytes(p)?,
         None => (
-            Policy::bundled_default().map_err(|e| e.to_string())?,
+            Policy::bundled_default()?,
             crate::policy::BUNDLED_DEFAULT.as_bytes().to_vec(),
         ),
     };
     if sha256_bytes(&policy_bytes) != snapshot.policy_sha256 {
-        return Err("the policy changed since the run was suspended".into());
+        return Err(SnapshotError::PolicyChanged);
     }
 
     // Exactly the claimed call, with exactly the claimed arguments.
     if snapshot.claim.claim_digest() != snapshot.claim_digest
         || last["claim_digest"] != json!(snapshot.claim_digest)
     {
-        return Err(format!("{shown}: the claim does not match its digest"));
+        return Err(SnapshotError::ClaimDigest { path: at() });
     }
     // The paused run is Monty's state: it is loaded where the run continues (a worker for `approve`).
     let mut machine = engine.machine();
     let raw = machine
         .restore(&snapshot.paused, &machine_limits(&policy))
-        .map_err(|e| format!("{shown}: {e}"))?;
-    let call = paused_call(&raw)?;
+        .map_err(|source| SnapshotError::Restore { path: at(), source })?;
+    let call = paused_call(&raw).map_err(SnapshotError::PausedCall)?;
     let same_args = call.args.len() == snapshot.claim.args.len()
         && call
             .args
@@ -522,10 +529,9 @@ pub fn open(path: &Path, verdict: Verdict<'_>, engine: &Engine) -> Result<Opened
             .zip(&snapshot.claim.args)
             .all(|((n, v), a)| *n == a.name && digest(&v.to_json()) == a.digest);
     if call.name != snapshot.claim.tool || call.line != snapshot.claim.line || !same_args {
-        return Err(format!("{shown}: the paused call is not the claimed one"));
+        return Err(SnapshotError::NotTheClaimedCall { path: at() });
     }
-    let mut writer =
-        TraceWriter::open_append(trace).map_err(|e| format!("cannot append to the trace: {e}"))?;
+    let mut writer = TraceWriter::open_append(trace).map_err(SnapshotError::TraceAppend)?;
     // The run kept values for `view --reveal` (its store exists): the continued run keeps its values too.
     let store = crate::trace::values::store_path(trace);
     if store.exists()
@@ -563,11 +569,11 @@ pub struct Decided {
     /// The continued run (or the rejection's ending).
     pub report: RunReport,
     /// The run stopped at another `confirm` claim: where its new snapshot is, or why it could not be saved.
-    pub suspended_again: Option<Result<PathBuf, String>>,
+    pub suspended_again: Option<Result<PathBuf, SnapshotError>>,
     /// Whether the used snapshot was removed (a run that is over leaves none behind).
-    pub snapshot_removed: Result<(), String>,
+    pub snapshot_removed: Result<(), std::io::Error>,
     /// The trace's head after the decision, or why the trace could not be completed.
-    pub head: Result<String, String>,
+    pub head: Result<String, crate::trace::TraceError>,
 }
 
 impl Decided {
@@ -630,7 +636,7 @@ pub fn decide(
     by: &str,
     engine: &Engine,
     print: &mut dyn FnMut(&str),
-) -> Result<Decided, String> {
+) -> Result<Decided, SnapshotError> {
     let approve = verdict.approve;
     let Opened {
         snapshot,
@@ -645,23 +651,19 @@ pub fn decide(
     // An approved run starts its servers again and re-checks them against the lock, and the lock against
     // the pins the claim was made under, before the decision is recorded: a refusal leaves the claim
     // pending. A rejection calls no tool, so it starts nothing.
-    let mut backend =
-        ToolBackend::for_policy(&policy, snapshot.policy.as_deref()).map_err(|e| e.to_string())?;
+    let mut backend = ToolBackend::for_policy(&policy, snapshot.policy.as_deref())?;
     let mut pins_now = BTreeMap::new();
     if let Some(hub) = backend.hub() {
         pins_now = hub.pins();
         if approve {
             hub.start_named(&policy, &plan_source)
-                .map_err(|e| e.to_string())?;
+                .map_err(SnapshotError::McpStart)?;
         }
     }
     if approve && pins_now != snapshot.mcp_pins {
-        return Err(format!(
-            "the MCP lock changed since the claim was made (`mcp lock` ran in between), so the call would \
-             run against other tool definitions than the claim was made under:\n{}\nreject this claim and run \
-             the plan again",
-            pin_diff(&snapshot.mcp_pins, &pins_now)
-        ));
+        return Err(SnapshotError::PinsChanged {
+            diff: pin_diff(&snapshot.mcp_pins, &pins_now),
+        });
     }
     writer
         .append(Record::Approval(Approval {
@@ -671,7 +673,7 @@ pub fn decide(
             at: jiff::Timestamp::now().to_string(),
             claim_digest: snapshot.claim_digest.clone(),
         }))
-        .map_err(|e| format!("cannot record the decision in the trace: {e}"))?;
+        .map_err(SnapshotError::RecordDecision)?;
     let mode = snapshot.mode;
     let report = resume_plan(
         Resumption {
@@ -711,9 +713,9 @@ pub fn decide(
     let snapshot_removed = if report.status == Status::Suspended {
         Ok(())
     } else {
-        std::fs::remove_file(path).map_err(|e| e.to_string())
+        std::fs::remove_file(path)
     };
-    let head = writer.close().map_err(|e| e.to_string());
+    let head = writer.close();
     Ok(Decided {
         snapshot,
         report,
