@@ -4,6 +4,12 @@
 //! (tests/common/fixes.rs), for at most two rounds; a plan that then lints with exit 0 (warnings allowed) has
 //! converged, and is run under the default policy in a fresh copy of `examples/` and `policies/`. The table of
 //! outcomes must equal the one in docs/lint.md: when lint's fixes change, paste the table this test prints.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

@@ -9,7 +9,10 @@
 //! 1-based lines and character columns. A missing `fix` key reads as `null`. A fix that breaks the contract
 //! (offsets outside the file or inside a character, positions that disagree with the offsets, edits of one
 //! fix that overlap) is an `Err`: the repair harness reports it as a lint bug instead of guessing.
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "each test binary uses a different part of `common`"
+)]
 
 use serde_json::Value;
 
