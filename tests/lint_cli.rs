@@ -409,3 +409,123 @@ fn the_triage_help_names_the_inbox_list_and_following_it_converges() {
     assert!(world.messages("out/drafts").is_empty(), "{err}");
     assert_eq!(world.messages("out/outbox").len(), 4, "{err}");
 }
+
+/// When the plan cannot meet a requirement, the help names the policy line that would allow it; for a model
+/// that may not read the data, that is making the model a reader, not "send only to people who may read it"
+/// (issue #35, errors that say what to change).
+#[test]
+fn a_denial_the_plan_cannot_fix_names_the_policy_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write(
+        dir.path(),
+        "plan.py",
+        b"x = read_private(path=\"n\")\nr = ask(prompt=\"summarise\", data=x, schema={\"summary\": \"str\"})\nprint(r[\"summary\"])\n",
+    );
+    let out = lint(&[
+        plan.to_str().unwrap(),
+        "--format",
+        "json",
+        "--policy",
+        "tests/scenarios/llm/policy.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &doc["diagnostics"][0];
+    assert_eq!(d["code"], "Z201", "{doc}");
+    let hint = d["hint"].as_str().unwrap();
+    assert!(hint.contains("the model reads as `llm:local`"), "{hint}");
+    assert!(!hint.contains("send `data` only to people"), "{hint}");
+    let policy = std::fs::read_to_string(root().join("tests/scenarios/llm/policy.yaml")).unwrap();
+    let line = policy
+        .lines()
+        .position(|l| l.trim_start().starts_with("read_private:"))
+        .unwrap()
+        + 1
+        + 4;
+    assert!(
+        hint.contains(&format!(
+            "`tools.read_private.returns.readers` (tests/scenarios/llm/policy.yaml:{line})"
+        )),
+        "{hint}"
+    );
+    assert!(
+        policy
+            .lines()
+            .nth(line - 1)
+            .unwrap()
+            .contains("readers: user")
+    );
+
+    // A path chosen by data: no verifier can vouch for it, so the help names `require`'s line.
+    let plan = write(
+        dir.path(),
+        "write.py",
+        b"m = read_inbox(limit=1)\nwrite_file(path=m[0][\"subject\"], content=\"x\")\n",
+    );
+    let out = lint(&[
+        plan.to_str().unwrap(),
+        "--format",
+        "json",
+        "--policy",
+        "policies/default.yaml",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hint = doc["diagnostics"][0]["hint"].as_str().unwrap().to_string();
+    let default = std::fs::read_to_string(root().join("policies/default.yaml")).unwrap();
+    let line = default
+        .lines()
+        .position(|l| l.contains("path: { require: trusted }    # untrusted data may not choose"))
+        .unwrap()
+        + 1;
+    assert!(
+        hint.contains(&format!(
+            "`tools.write_file.args.path.require` (policies/default.yaml:{line})"
+        )),
+        "{hint}"
+    );
+}
+
+/// The built-in tools' own types: a literal of the wrong type (Z110), a URL no allow-list entry reaches
+/// (Z111, a port mismatch) and a key a record does not have (Z112), each an error with its fix where the
+/// plan says what was meant.
+#[test]
+fn arguments_are_checked_against_the_built_in_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "p = fetch_url(url=\"http://127.0.0.1:8080/help\")\nm = read_inbox(limit=\"5\")\nprint(m[0][\"sender\"], m[0][\"subjet\"])\n";
+    let plan = write(dir.path(), "plan.py", text.as_bytes());
+    let out = lint(&[
+        plan.to_str().unwrap(),
+        "--format",
+        "json",
+        "--policy",
+        "policies/default.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<(&str, Option<&str>)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let edit = &d["fix"]["edits"][0];
+            (d["code"].as_str().unwrap(), edit["content"].as_str())
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("Z111", None),
+            ("Z110", Some("5")),
+            ("Z112", Some("\"from\"")),
+            ("Z112", Some("\"subject\""))
+        ],
+        "{doc}"
+    );
+    let url = &doc["diagnostics"][0]["message"];
+    assert!(
+        url.as_str()
+            .unwrap()
+            .contains("its entries: http://127.0.0.1"),
+        "{url}"
+    );
+}

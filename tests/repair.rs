@@ -1,4 +1,4 @@
-//! The repair loop, measured (issue #35 §4; docs/lint.md "Repair loop: measured"). Each plan of
+//! The repair loop, measured (issue #35, measure repair; docs/lint.md "Repair loop: measured"). Each plan of
 //! `tests/repair/plans` is a plan as a code-writing model writes it, with the mistake its first line names. A
 //! scripted repairer applies only what `zamburak lint --format json` says, the `fix` of its diagnostics
 //! (tests/common/fixes.rs), for at most two rounds; a plan that then lints with exit 0 (warnings allowed) has

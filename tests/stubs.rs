@@ -556,7 +556,7 @@ fn each_planted_mistake_is_reported_where_it_is() {
     }
 }
 
-/// The done-when check of issue #35 §1, as a user would run it.
+/// The done-when check of issue #35 (`zamburak stubs`), as a user would run it.
 #[test]
 fn banking_stubs_check_the_16_banking_plans_and_report_a_misspelt_keyword() {
     let Some(mypy) = mypy() else { return };

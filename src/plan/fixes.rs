@@ -1,7 +1,7 @@
 //! Edits that turn a plan outside the subset into one inside it, for the mistakes code-writing models make
 //! most (`await`, `try`, annotations, `from json import loads`, `m.subject`, `%`-formatting, `if __name__
 //! == "__main__":`, `:=` in a comprehension, `import asyncio` + `asyncio.run(main())`). The subset check
-//! ([`super::subset`]) attaches them to its diagnostics; lint's JSON carries them for a repair loop.
+//! (`plan::subset`) attaches them to its diagnostics; lint's JSON carries them for a repair loop.
 //!
 //! Every function here reads only the plan (its syntax tree and text) and returns `None` rather than a
 //! guess: a fix is offered only where the plan alone says what to write. Each edit is computed from the

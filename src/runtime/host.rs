@@ -33,7 +33,7 @@ pub(super) enum Stop {
         line: u32,
         message: String,
     },
-    /// A built-in tool's argument had the wrong type; the call was never decided.
+    /// A built-in tool's argument had the wrong type; the call was never performed.
     WrongType {
         line: u32,
         message: String,
@@ -282,7 +282,7 @@ impl RunHost<'_, '_> {
     }
 
     /// A built-in tool's argument of a type its schema does not allow stops the run before the call is
-    /// decided: no decision, no effect. The message is Zamburak's (docs/semantics.md, "Redaction"): the
+    /// performed: no effect. The message is Zamburak's (docs/semantics.md, "Redaction"): the
     /// argument and the type it must have; the type it had only when the value is the plan's own, since a
     /// value read from data could have its type chosen by whoever wrote the data.
     fn wrong_type(
@@ -337,9 +337,6 @@ impl RunHost<'_, '_> {
     ) -> HostReply {
         let call_id = self.fresh_call(name);
         self.tool_calls = self.tool_calls.saturating_add(1);
-        if let Some(reply) = self.wrong_type(name, &args, line) {
-            return reply;
-        }
         let claim = Claim {
             tool: name.to_string(),
             args: args.iter().map(|(n, v)| self.arg_claim(n, v)).collect(),
@@ -594,6 +591,11 @@ impl RunHost<'_, '_> {
         line: u32,
         draft: bool,
     ) -> HostReply {
+        // After the decision, so a shape the policy refuses (a recipient that is not text) stays a denial;
+        // before the effect, so a call the policy allowed never reaches the adapter with the wrong type.
+        if let Some(reply) = self.wrong_type(name, args, line) {
+            return reply;
+        }
         let raw_args: Map<String, Value> =
             args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
         let source = self.policy.tool(name).and_then(|t| t.source.as_ref());

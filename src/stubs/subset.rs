@@ -1,4 +1,4 @@
-//! The Python subset as a planner is told it (docs/semantics.md §6): what a plan may write and what it may
+//! The Python subset as a planner is told it (docs/diagnostics.md, "What a plan may use"): what a plan may write and what it may
 //! not, each with a small example. The builtins, methods and module functions are listed from the subset
 //! catalogue (`plan::catalogue`), the one source `lint` and `run` check them against; the statements and
 //! constructs are written here, and the tests below run every example through `plan::check`: each allowed
