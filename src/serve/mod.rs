@@ -36,10 +36,10 @@ use runner::Runner;
 pub enum ServeError {
     /// The policy's MCP lock is missing or stale: the stubs (and every run) need it.
     #[error(transparent)]
-    Lock(#[from] crate::mcp::lock::LockError),
+    Lock(Box<crate::mcp::lock::LockError>),
     /// This binary cannot be found to start the runs' workers.
     #[error(transparent)]
-    Setup(#[from] crate::runtime::setup::RunSetupError),
+    Setup(Box<crate::runtime::setup::RunSetupError>),
     /// The runs directory cannot be created.
     #[error("cannot create the runs directory {}: {source}", path.display())]
     Runs {
@@ -50,6 +50,19 @@ pub enum ServeError {
     /// The async runtime or the MCP session failed.
     #[error("the MCP session failed: {0}")]
     Session(String),
+}
+
+// Boxed: both are large, and every fallible step of the start returns this error.
+impl From<crate::mcp::lock::LockError> for ServeError {
+    fn from(e: crate::mcp::lock::LockError) -> ServeError {
+        ServeError::Lock(Box::new(e))
+    }
+}
+
+impl From<crate::runtime::setup::RunSetupError> for ServeError {
+    fn from(e: crate::runtime::setup::RunSetupError) -> ServeError {
+        ServeError::Setup(Box::new(e))
+    }
 }
 
 /// The server: the policy, the stubs text made from it once, and where runs go.
@@ -110,22 +123,20 @@ fn tool_error(message: &str) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message.to_string())])
 }
 
-/// The string argument `name`, or the error result to answer with.
-fn string_arg<'a>(request: &'a CallToolRequestParams, name: &str) -> Result<&'a str, CallToolResult> {
+/// The string argument `name`, or what to answer instead.
+fn string_arg<'a>(request: &'a CallToolRequestParams, name: &str) -> Result<&'a str, String> {
     match request.arguments.as_ref().and_then(|a| a.get(name)) {
         Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(tool_error(&format!("argument `{name}` must be a string"))),
-        None => Err(tool_error(&format!("missing argument `{name}` (a string)"))),
+        Some(_) => Err(format!("argument `{name}` must be a string")),
+        None => Err(format!("missing argument `{name}` (a string)")),
     }
 }
 
 /// A plan argument within the size limit `zamburak run` has for plan files.
-fn plan_arg(request: &CallToolRequestParams) -> Result<&str, CallToolResult> {
+fn plan_arg(request: &CallToolRequestParams) -> Result<&str, String> {
     let plan = string_arg(request, "plan")?;
     if plan.len() as u64 > MAX_PLAN_BYTES {
-        return Err(tool_error(&format!(
-            "the plan is larger than {MAX_PLAN_BYTES} bytes"
-        )));
+        return Err(format!("the plan is larger than {MAX_PLAN_BYTES} bytes"));
     }
     Ok(plan)
 }
@@ -144,7 +155,9 @@ impl Server {
         // thread ends this run with an error result, not the server.
         match tokio::task::spawn_blocking(move || runner.run(n, &plan)).await {
             Ok(doc) => CallToolResult::structured(doc),
-            Err(_) => tool_error("the run failed inside the server and was stopped; nothing more ran"),
+            Err(_) => {
+                tool_error("the run failed inside the server and was stopped; nothing more ran")
+            }
         }
     }
 
@@ -186,17 +199,19 @@ impl ServerHandler for Server {
             DESCRIBE => CallToolResult::success(vec![ContentBlock::text(self.stubs.clone())]),
             LINT => match plan_arg(&request) {
                 Ok(plan) => self.lint(plan),
-                Err(e) => e,
+                Err(e) => tool_error(&e),
             },
             RUN => match plan_arg(&request) {
                 Ok(plan) => self.run(plan.to_string()).await,
-                Err(e) => e,
+                Err(e) => tool_error(&e),
             },
             STATUS => match string_arg(&request, "run") {
                 Ok(id) => self.status(id.to_string()).await,
-                Err(e) => e,
+                Err(e) => tool_error(&e),
             },
-            _ => tool_error("no such tool: the tools are describe_tools, lint_plan, run_plan and run_status"),
+            _ => tool_error(
+                "no such tool: the tools are describe_tools, lint_plan, run_plan and run_status",
+            ),
         };
         Ok(result.into())
     }

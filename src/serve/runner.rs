@@ -33,9 +33,8 @@ const MAX_RUN_ID: usize = 24;
 /// client cannot name a path of its choosing.
 pub fn run_dir(runs: &Path, id: &str) -> Option<PathBuf> {
     let digits = id.strip_prefix("run-")?;
-    let ok = id.len() <= MAX_RUN_ID
-        && !digits.is_empty()
-        && digits.bytes().all(|b| b.is_ascii_digit());
+    let ok =
+        id.len() <= MAX_RUN_ID && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
     ok.then(|| runs.join(id))
 }
 
