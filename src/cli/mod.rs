@@ -200,7 +200,8 @@ enum Command {
     /// The plan's interpreter in a worker process (started by `run` and `approve`; not for people).
     #[command(name = "__worker", hide = true)]
     Worker { max_memory_mb: u32, cpu_secs: u64 },
-    /// MCP servers: list a server's tools, pin the policy's tools in a lock file, show what changed.
+    /// MCP servers: list a server's tools, pin the policy's tools in a lock file, show what changed;
+    /// serve Zamburak to an MCP client.
     Mcp {
         #[command(subcommand)]
         command: McpCommand,

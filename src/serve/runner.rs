@@ -26,6 +26,9 @@ pub struct Runner {
     pub runs: PathBuf,
 }
 
+/// The file a run that did not start leaves in its directory: why, in Zamburak's words.
+const NOT_STARTED: &str = "not_started.txt";
+
 /// Longest run id accepted from the client (`run-` and a number).
 const MAX_RUN_ID: usize = 24;
 
@@ -74,7 +77,12 @@ impl Runner {
         }
         match self.run_in(&id, &plan, source) {
             Ok(doc) => doc,
-            Err(e) => answer::not_started(&id, &e.to_string()),
+            Err(e) => {
+                let why = e.to_string();
+                // So `run_status` can tell a run that never started from one about to.
+                let _ = std::fs::write(dir.join(NOT_STARTED), &why);
+                answer::not_started(&id, &why)
+            }
         }
     }
 
@@ -186,8 +194,20 @@ impl Runner {
             ));
         };
         let trace = dir.join("plan.zjson");
-        if !trace.exists() {
+        if !dir.is_dir() {
             return Err(format!("no run `{id}` in {}", self.runs.display()));
+        }
+        if let Ok(why) = std::fs::read_to_string(dir.join(NOT_STARTED)) {
+            return Ok(answer::not_started(id, &why));
+        }
+        if !trace.exists() {
+            // The directory is made before the run takes its lock and creates its trace.
+            return Ok(serde_json::json!({ "run": id, "status": "starting" }));
+        }
+        // A run (or the person's decision on it) under way holds the run's lock: its trace is still being
+        // written. The lock is only tested, and let go at once.
+        if let Err(snapshot::RunLockError::Busy { .. }) = snapshot::lock_run(&trace) {
+            return Ok(serde_json::json!({ "run": id, "status": "running" }));
         }
         let records = crate::trace::read(&trace)
             .map_err(|e| format!("the trace of `{id}` cannot be read: {e}"))?;
