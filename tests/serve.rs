@@ -68,6 +68,8 @@ fn a_scripted_agent_on_the_python_sdk_never_receives_mail_text() {
 struct Raw {
     child: std::process::Child,
     lines: std::sync::mpsc::Receiver<String>,
+    /// Answers read while waiting for another.
+    early: std::collections::BTreeMap<u64, Value>,
 }
 
 impl Raw {
@@ -93,7 +95,11 @@ impl Raw {
                 }
             }
         });
-        Raw { child, lines }
+        Raw {
+            child,
+            lines,
+            early: Default::default(),
+        }
     }
 
     fn send(&mut self, bytes: &[u8]) {
@@ -108,8 +114,11 @@ impl Raw {
         self.send(doc.to_string().as_bytes());
     }
 
-    /// The answer to request `id` (other lines are skipped).
-    fn answer(&self, id: u64) -> Value {
+    /// The answer to request `id` (answers to others are kept for later, notifications skipped).
+    fn answer(&mut self, id: u64) -> Value {
+        if let Some(doc) = self.early.remove(&id) {
+            return doc;
+        }
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -118,8 +127,12 @@ impl Raw {
                 .recv_timeout(left)
                 .unwrap_or_else(|_| panic!("no answer to request {id}"));
             let doc: Value = serde_json::from_str(&line).unwrap();
-            if doc["id"] == json!(id) {
-                return doc;
+            match doc["id"].as_u64() {
+                Some(got) if got == id => return doc,
+                Some(other) => {
+                    self.early.insert(other, doc);
+                }
+                None => {}
             }
         }
     }
@@ -168,6 +181,33 @@ fn hostile_requests_and_a_dying_worker_get_error_results_and_the_server_goes_on(
     let doc = &r["result"]["structuredContent"];
     assert_eq!(doc["status"], json!("completed"), "{r}");
     assert_eq!(doc["output"], json!([{"text": "still here\n"}]), "{r}");
+
+    // Two runs at once, each in its own directory and worker.
+    s.request(
+        8,
+        "tools/call",
+        json!({"name": "run_plan", "arguments": {"plan": "print(\"eight\")\n"}}),
+    );
+    s.request(
+        9,
+        "tools/call",
+        json!({"name": "run_plan", "arguments": {"plan": "print(\"nine\")\n"}}),
+    );
+    let (a, b) = (s.answer(8), s.answer(9));
+    assert_eq!(
+        a["result"]["structuredContent"]["output"],
+        json!([{"text": "eight\n"}]),
+        "{a}"
+    );
+    assert_eq!(
+        b["result"]["structuredContent"]["output"],
+        json!([{"text": "nine\n"}]),
+        "{b}"
+    );
+    assert_ne!(
+        a["result"]["structuredContent"]["run"],
+        b["result"]["structuredContent"]["run"]
+    );
 
     // stdin closed: the server ends by itself.
     drop(s.child.stdin.take());

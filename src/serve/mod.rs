@@ -1,8 +1,9 @@
 //! `zamburak mcp serve`: Zamburak as an MCP server over stdio (rmcp's server side), so any MCP client's model
 //! writes plans and Zamburak runs them under the policy. Four tools: `describe_tools` (what a planner is
-//! given, `zamburak stubs --format markdown`), `lint_plan` (lint's JSON document), `run_plan` (a run, each in
-//! its own worker process, answered by [`answer`]) and `run_status` (a run's state later, read from its
-//! trace). No tool approves: a claim waits for the person (docs/serve.md).
+//! given, `zamburak stubs --format markdown`; the stub module is also the resource `zamburak://stubs.pyi`),
+//! `lint_plan` (lint's JSON document), `run_plan` (a run, each in its own worker process, answered by
+//! [`answer`]) and `run_status` (a run's state later, read from its trace). No tool approves: a claim
+//! waits for the person (docs/serve.md).
 //!
 //! The server never returns text the planner may not read (docs/semantics.md, "What the planner and the
 //! person are told"). A bad request (a missing argument, a plan too large) is a tool error result; a run
@@ -20,7 +21,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -68,9 +71,15 @@ impl From<crate::runtime::setup::RunSetupError> for ServeError {
 /// The server: the policy, the stubs text made from it once, and where runs go.
 struct Server {
     runner: Arc<Runner>,
+    /// `zamburak stubs --format markdown`: what `describe_tools` answers.
     stubs: String,
+    /// `zamburak stubs --format pyi`: the [`STUBS_URI`] resource, for clients that give the model files.
+    pyi: String,
     next_run: AtomicU64,
 }
+
+/// The stub module as an MCP resource.
+const STUBS_URI: &str = "zamburak://stubs.pyi";
 
 /// The tools' names.
 const DESCRIBE: &str = "describe_tools";
@@ -173,7 +182,12 @@ impl Server {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
             .with_server_info(Implementation::new("zamburak", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Zamburak runs the plans you write (Python in a small subset) under its user's policy. Call \
@@ -188,6 +202,34 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let stubs = Resource::new(STUBS_URI, "stubs.pyi")
+            .with_description("Typed stubs of the tools a plan may call under this server's policy")
+            .with_mime_type("text/x-python");
+        Ok(ListResourcesResult::with_all_items(vec![stubs]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        if request.uri != STUBS_URI {
+            return Err(McpError::resource_not_found(
+                format!("no such resource: the one resource is {STUBS_URI}"),
+                None,
+            ));
+        }
+        Ok(
+            ReadResourceResult::new(vec![ResourceContents::text(self.pyi.clone(), STUBS_URI)])
+                .into(),
+        )
     }
 
     async fn call_tool(
@@ -245,6 +287,7 @@ pub fn serve(chosen: Chosen, runs: PathBuf) -> Result<(), ServeError> {
     let lock = crate::mcp::lock::check_offline(&chosen.policy, chosen.origin.path())?;
     let catalogue = crate::stubs::catalogue(&chosen.policy, lock.as_ref().map(|(l, _)| l));
     let stubs = crate::stubs::markdown::render(&catalogue, &chosen.policy);
+    let pyi = crate::stubs::pyi::render(&catalogue);
     let engine = crate::runtime::setup::worker_engine()?;
     let server = Server {
         runner: Arc::new(Runner {
@@ -253,6 +296,7 @@ pub fn serve(chosen: Chosen, runs: PathBuf) -> Result<(), ServeError> {
             runs,
         }),
         stubs,
+        pyi,
         next_run: AtomicU64::new(1),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -3,7 +3,7 @@ requirements.txt), as a client nobody here wrote. tests/serve.rs runs it:
 
     agent.py ZAMBURAK WORLD
 
-WORLD is a copy of examples/ with policy.yaml pointing at it. The script lists the tools, reads the stubs,
+WORLD is a copy of examples/ with policy.yaml pointing at it. The script lists the tools, reads the stubs (a tool and a resource),
 lints a plan with a misspelt keyword and applies lint's fix, runs the fixed plan over the example inbox,
 runs a plan that sends to an address taken from mail (it must wait for the person), lets the person approve
 it with `zamburak approve` (the person's own command, outside the session), and reads the run's state again.
@@ -97,6 +97,11 @@ async def main(zamburak: str, world: Path) -> None:
 
         stubs = text_of(await client.call_tool("describe_tools", {}))
         check("read_inbox" in stubs and "send_email" in stubs, f"stubs: {stubs[:500]}")
+
+        resources = await client.list_resources()
+        check([str(r.uri) for r in resources.resources] == ["zamburak://stubs.pyi"], f"resources: {resources}")
+        pyi = await client.read_resource("zamburak://stubs.pyi")
+        check("def read_inbox(" in pyi.contents[0].text, f"stubs.pyi: {pyi}")
 
         # A missing argument is an error result, not a crash.
         missing = await client.call_tool("run_plan", {})
