@@ -65,7 +65,9 @@ fn files(dir: &Path) -> Vec<PathBuf> {
         for e in std::fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
             if p.is_dir() {
-                if p.file_name().is_some_and(|n| n != "node_modules") {
+                if p.file_name()
+                    .is_some_and(|n| n != "node_modules" && n != ".venv")
+                {
                     todo.push(p);
                 }
             } else if p.extension().is_some_and(|x| {

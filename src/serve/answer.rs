@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::label::LabelView;
 use crate::runtime::run::{OutputSegment, RunReport, Status};
 
-/// The principal the client's model is (docs/semantics.md, "The planner is a reader").
+/// The principal the client's model is (docs/semantics.md, "What the planner and the person are told").
 pub const PLANNER: &str = "llm:planner";
 
 /// Whether the planner may read a value with this label: trusted, and public or naming the planner.
