@@ -151,10 +151,19 @@ fn plan_arg(request: &CallToolRequestParams) -> Result<&str, String> {
 }
 
 impl Server {
-    fn lint(&self, plan: &str) -> CallToolResult {
-        let policy = &self.runner.chosen.policy;
-        let report = crate::analysis::lint(plan, policy, policy.mode());
-        CallToolResult::structured(crate::analysis::output::json(&report, "plan.py"))
+    /// Lints on a blocking thread: a large plan takes a while, and the session's threads stay free.
+    async fn lint(&self, plan: String) -> CallToolResult {
+        let runner = Arc::clone(&self.runner);
+        let linted = tokio::task::spawn_blocking(move || {
+            let policy = &runner.chosen.policy;
+            let report = crate::analysis::lint(&plan, policy, policy.mode());
+            crate::analysis::output::json(&report, "plan.py")
+        })
+        .await;
+        match linted {
+            Ok(doc) => CallToolResult::structured(doc),
+            Err(_) => tool_error("lint failed inside the server"),
+        }
     }
 
     async fn run(&self, plan: String) -> CallToolResult {
@@ -240,7 +249,7 @@ impl ServerHandler for Server {
         let result = match request.name.as_ref() {
             DESCRIBE => CallToolResult::success(vec![ContentBlock::text(self.stubs.clone())]),
             LINT => match plan_arg(&request) {
-                Ok(plan) => self.lint(plan),
+                Ok(plan) => self.lint(plan.to_string()).await,
                 Err(e) => tool_error(&e),
             },
             RUN => match plan_arg(&request) {
