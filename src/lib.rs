@@ -17,6 +17,7 @@ pub mod plan;
 pub mod policy;
 pub mod runtime;
 pub mod scenario;
+pub mod serve;
 pub mod stubs;
 pub mod text;
 pub mod tools;

@@ -19,7 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["tools", "trace", "mcp"],
     &["analysis", "stubs"],
     &["runtime"],
-    &["view", "scenario"],
+    &["view", "scenario", "serve"],
     &["cli"],
 ];
 

@@ -200,6 +200,32 @@ pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
     exit::OK
 }
 
+/// `zamburak mcp serve [--policy P] [--runs DIR]`: announces the policy and the runs directory on stderr
+/// (stdout is the MCP session), then serves until the client closes stdin.
+pub fn serve_command(policy_flag: Option<&Path>, runs: Option<PathBuf>) -> i32 {
+    // Plans have no file of their own: discovery starts in the current directory, as for `stubs`.
+    let chosen = match crate::policy::discover::choose(policy_flag, Path::new("plan.py")) {
+        Ok(c) => c,
+        Err(e) => return usage(&e.to_string()),
+    };
+    errln!("{}", chosen.announce());
+    for w in &chosen.warnings {
+        errln!("warning: {w}");
+    }
+    let runs = match crate::serve::runs_dir(runs) {
+        Ok(dir) => dir,
+        Err(e) => return usage(&e.to_string()),
+    };
+    errln!("runs: {}", runs.display());
+    match crate::serve::serve(chosen, runs.clone()) {
+        Ok(()) => {
+            errln!("session closed; the runs are in {}", runs.display());
+            exit::OK
+        }
+        Err(e) => usage(&e.to_string()),
+    }
+}
+
 /// `zamburak mcp lock [--policy P]`
 pub fn lock_command(policy_flag: Option<&Path>) -> i32 {
     let path = policy_path(policy_flag);

@@ -63,6 +63,8 @@ the policy cannot be used. The file format is in docs/policy-test.md.";
         "Exit codes: 0 locked, 2 usage error (no policy, a server cannot be started).";
     pub const MCP_DIFF: &str =
         "Exit codes: 0 the servers match the lock, 1 a pinned tool changed, 2 usage error.";
+    pub const MCP_SERVE: &str = "Exit codes: 0 the client closed the session, 2 the policy, its MCP lock or the runs \
+         directory cannot be used, or the session failed.";
 }
 
 #[derive(Subcommand, Debug)]
@@ -198,7 +200,8 @@ enum Command {
     /// The plan's interpreter in a worker process (started by `run` and `approve`; not for people).
     #[command(name = "__worker", hide = true)]
     Worker { max_memory_mb: u32, cpu_secs: u64 },
-    /// MCP servers: list a server's tools, pin the policy's tools in a lock file, show what changed.
+    /// MCP servers: list a server's tools, pin the policy's tools in a lock file, show what changed;
+    /// serve Zamburak to an MCP client.
     Mcp {
         #[command(subcommand)]
         command: McpCommand,
@@ -233,6 +236,18 @@ enum McpCommand {
         /// The policy file. Default: zamburak.yaml in the current directory.
         #[arg(long)]
         policy: Option<PathBuf>,
+    },
+    /// Serve Zamburak to an MCP client over stdio: the client's model writes plans, Zamburak runs them
+    /// under the policy and tells the model only what it may read (docs/serve.md).
+    #[command(after_help = exit_help::MCP_SERVE)]
+    Serve {
+        /// Policy file (YAML). Default: the nearest zamburak.yaml up from here, else the built-in default.
+        #[arg(long)]
+        policy: Option<PathBuf>,
+        /// Keep each run (plan, trace, snapshot, output) under this directory. Default: a new directory
+        /// under the system's temporary directory, named on stderr.
+        #[arg(long, value_name = "DIR")]
+        runs: Option<PathBuf>,
     },
 }
 
@@ -467,6 +482,7 @@ pub fn main() -> ExitCode {
             McpCommand::List { json, env, command } => mcp::list_command(&command, &env, json),
             McpCommand::Lock { policy } => mcp::lock_command(policy.as_deref()),
             McpCommand::Diff { policy } => mcp::diff_command(policy.as_deref()),
+            McpCommand::Serve { policy, runs } => mcp::serve_command(policy.as_deref(), runs),
         },
         Command::Policy { command } => match command {
             PolicyCommand::Init {

@@ -1,0 +1,253 @@
+//! One `run_plan` of `zamburak mcp serve`, as `zamburak run` does it but printing nothing: the plan is
+//! written to its own directory under the server's runs directory (`RUNS/run-N/plan.py`), checked, run in a
+//! worker process with its trace beside it (`plan.zjson`, values in `plan.zvalues` for the person's
+//! viewer), and saved as a snapshot when a claim waits. What the plan printed goes to `output.txt` there,
+//! for the person; the planner's answer is [`super::answer`]'s.
+//!
+//! Blocking: the server calls it on a blocking thread, one per run.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::answer::{self, RunFiles};
+use crate::policy::discover::Chosen;
+use crate::runtime::run::{Engine, Run, RunInput, Status, ToolBackend};
+use crate::runtime::setup::{self, RunSetupError};
+use crate::runtime::snapshot;
+use crate::trace::TraceWriter;
+use crate::trace::record::Header;
+
+/// What every run of one server shares.
+pub struct Runner {
+    pub chosen: Chosen,
+    pub engine: Engine,
+    /// Where each run gets its directory.
+    pub runs: PathBuf,
+}
+
+/// The file a run that did not start leaves in its directory: why, in Zamburak's words.
+const NOT_STARTED: &str = "not_started.txt";
+
+/// Longest run id accepted from the client (`run-` and a number).
+const MAX_RUN_ID: usize = 24;
+
+/// The directory of run `id` when `id` is one this server could have made (`run-` and digits), so a
+/// client cannot name a path of its choosing.
+pub fn run_dir(runs: &Path, id: &str) -> Option<PathBuf> {
+    let digits = id.strip_prefix("run-")?;
+    let ok =
+        id.len() <= MAX_RUN_ID && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    ok.then(|| runs.join(id))
+}
+
+impl Runner {
+    /// A fresh run directory: `run-N` with the first N not taken (several servers may share a runs
+    /// directory; `create_dir` is the atomic claim).
+    fn new_run_dir(&self, from: u64) -> std::io::Result<(String, PathBuf)> {
+        let mut n = from;
+        loop {
+            let id = format!("run-{n}");
+            let dir = self.runs.join(&id);
+            match std::fs::create_dir(&dir) {
+                Ok(()) => return Ok((id, dir)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => n = n.saturating_add(1),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Runs `source` as run number `n` (or the next free one) and returns the planner's answer.
+    pub fn run(&self, n: u64, source: &str) -> Value {
+        let (id, dir) = match self.new_run_dir(n) {
+            Ok(both) => both,
+            Err(e) => {
+                return answer::not_started(
+                    "none",
+                    &format!(
+                        "cannot create a run directory under {}: {e}",
+                        self.runs.display()
+                    ),
+                );
+            }
+        };
+        let plan = dir.join("plan.py");
+        if let Err(e) = std::fs::write(&plan, source) {
+            return answer::not_started(&id, &format!("cannot write {}: {e}", plan.display()));
+        }
+        match self.run_in(&id, &plan, source) {
+            Ok(doc) => doc,
+            Err(e) => {
+                let why = e.to_string();
+                // So `run_status` can tell a run that never started from one about to.
+                let _ = std::fs::write(dir.join(NOT_STARTED), &why);
+                answer::not_started(&id, &why)
+            }
+        }
+    }
+
+    fn run_in(&self, id: &str, plan: &Path, source: &str) -> Result<Value, RunSetupError> {
+        let chosen = &self.chosen;
+        let policy = &chosen.policy;
+        setup::check_tools(chosen, source, plan)?;
+        let mode = policy.mode();
+        let trace_path = plan.with_extension("zjson");
+        let _lock = setup::lock(plan, &trace_path)?;
+        let mut backend = ToolBackend::for_policy(policy, chosen.origin.path())?;
+        let mut lock_sha256 = None;
+        if let Some(hub) = backend.hub() {
+            if let Err(e) = hub.start_named(policy, source) {
+                hub.shutdown();
+                return Err(RunSetupError::McpStart(e));
+            }
+            lock_sha256 = Some(hub.lock_sha256().to_string());
+        }
+        let mut header = Header::new(source, chosen.sha256.clone(), mode.name()).with_policy(
+            chosen.origin.kind(),
+            &chosen.display_path(),
+            &String::from_utf8_lossy(&chosen.text),
+        );
+        header.mcp_lock_sha256 = lock_sha256;
+        let mut writer = TraceWriter::create(&trace_path, header).map_err(|source| {
+            RunSetupError::TraceCreate {
+                path: trace_path.clone(),
+                source,
+            }
+        })?;
+        // The person's viewer (`view --reveal`) shows the values the trace names by digest; a store that
+        // cannot be made only costs the person that view.
+        if let Ok(store) =
+            crate::trace::values::ValueStore::create(&crate::trace::values::store_path(&trace_path))
+        {
+            writer.keep_values_in(store);
+        }
+        let input = RunInput {
+            source,
+            policy,
+            mode,
+        };
+        // What the plan prints is for the person: kept in the run's directory, never sent to the client.
+        let mut printed = String::new();
+        let report = Run::new(&input).on(self.engine.clone()).execute(
+            &mut backend,
+            Some(&mut writer),
+            &mut |text| printed.push_str(text),
+        );
+        let _ = std::fs::write(plan.with_file_name("output.txt"), &printed);
+        let mut snapshot_path = None;
+        let mut suspend_failed = None;
+        if report.status == Status::Suspended {
+            let ctx = snapshot::SuspendContext {
+                plan,
+                plan_source: source,
+                policy: chosen.origin.path(),
+                policy_bytes: &chosen.text,
+                mode,
+                trace: &trace_path,
+                ttl_secs: snapshot::DEFAULT_TTL_SECS,
+                mcp_pins: backend.hub().map(|h| h.pins()).unwrap_or_default(),
+            };
+            match snapshot::suspend(&report, &ctx, &mut writer) {
+                Ok(path) => snapshot_path = Some(path),
+                Err(e) => suspend_failed = Some(e.to_string()),
+            }
+        }
+        let head = writer.close().ok();
+        if let Some(hub) = backend.hub() {
+            hub.shutdown();
+        }
+        let mut doc = answer::of_run(
+            &report,
+            source,
+            &RunFiles {
+                run: id,
+                trace: &trace_path,
+                head: head.as_deref(),
+                snapshot: snapshot_path.as_deref(),
+                runs: &self.runs,
+            },
+        );
+        if let Some(why) = suspend_failed {
+            // Nobody can approve a claim whose snapshot was not saved: the run is over.
+            doc["status"] = "error".into();
+            doc["error"] = serde_json::json!({
+                "type": "SuspendError",
+                "message": format!("the run cannot be suspended: {why}"),
+            });
+        }
+        if head.is_none() {
+            doc["error"] = serde_json::json!({
+                "type": "TraceError",
+                "message": "the trace could not be completed",
+            });
+            doc["status"] = "error".into();
+        }
+        Ok(doc)
+    }
+
+    /// The state of run `id`, read from its trace and snapshot.
+    pub fn status(&self, id: &str) -> Result<Value, String> {
+        let Some(dir) = run_dir(&self.runs, id) else {
+            return Err(format!(
+                "`{}` is not a run of this server (run ids look like `run-1`)",
+                crate::text::visible(&id.chars().take(40).collect::<String>())
+            ));
+        };
+        let trace = dir.join("plan.zjson");
+        if !dir.is_dir() {
+            return Err(format!("no run `{id}` in {}", self.runs.display()));
+        }
+        if let Ok(why) = std::fs::read_to_string(dir.join(NOT_STARTED)) {
+            return Ok(answer::not_started(id, &why));
+        }
+        if !trace.exists() {
+            // The directory is made before the run takes its lock and creates its trace.
+            return Ok(serde_json::json!({ "run": id, "status": "starting" }));
+        }
+        // A run (or the person's decision on it) under way holds the run's lock: its trace is still being
+        // written. The lock is only tested, and let go at once.
+        if let Err(snapshot::RunLockError::Busy { .. }) = snapshot::lock_run(&trace) {
+            return Ok(serde_json::json!({ "run": id, "status": "running" }));
+        }
+        let records = crate::trace::read(&trace)
+            .map_err(|e| format!("the trace of `{id}` cannot be read: {e}"))?;
+        let pending = snapshot::pending_at(&trace);
+        let snapshot_path = pending.as_ref().map(|(p, _)| p.clone());
+        let claim = pending.map(|(_, s)| s.claim_code());
+        let head = crate::trace::verify(&trace).ok().and_then(|r| r.head);
+        Ok(answer::status_of_trace(
+            id,
+            &records,
+            claim,
+            &RunFiles {
+                run: id,
+                trace: &trace,
+                head: head.as_deref(),
+                snapshot: snapshot_path.as_deref(),
+                runs: &self.runs,
+            },
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_id_names_only_a_run_directory() {
+        let runs = Path::new("/r");
+        assert_eq!(run_dir(runs, "run-12"), Some(PathBuf::from("/r/run-12")));
+        for bad in [
+            "run-",
+            "../x",
+            "run-1/../../etc",
+            "run-1x",
+            "run-١",
+            "run-99999999999999999999999",
+            "",
+        ] {
+            assert_eq!(run_dir(runs, bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,191 @@
+"""A scripted agent that drives `zamburak mcp serve` with the official MCP Python SDK (pinned in
+requirements.txt), as a client nobody here wrote. tests/serve.rs runs it:
+
+    agent.py ZAMBURAK WORLD
+
+WORLD is a copy of examples/ with policy.yaml pointing at it. The script lists the tools, reads the stubs (a tool and a resource),
+lints a plan with a misspelt keyword and applies lint's fix, runs the fixed plan over the example inbox,
+runs a plan that sends to an address taken from mail (it must wait for the person), lets the person approve
+it with `zamburak approve` (the person's own command, outside the session), and reads the run's state again.
+Nothing the client receives may hold text of the example mails. Exits 0 when every check holds; otherwise
+says which failed (exit 1).
+"""
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+# Text of the example mails (examples/mail/inbox), by exact string: none may reach the client's model.
+MAIL_TEXT = [
+    "IGNORE PREVIOUS INSTRUCTIONS",
+    "ignore all previous instructions",
+    "mallory@evil.test",
+    "attacker@evil.test",
+    "SYSTEM: the user authorised",
+    "Note to self",
+    "Your account is fine",
+    "Planning meeting on Thursday",
+    "Quarterly numbers",
+    "Question about the launch",
+    "20% off this week only",
+    "Revenue 1.2M",
+    "alice@example.com",
+    "boss@example.com",
+]
+
+MISSPELT = 'emails = read_inbox(limt=10)\nfor e in emails:\n    print(e["subject"])\nprint("done")\n'
+# An error whose message would quote a mail's subject.
+ERROR_FROM_MAIL = 'emails = read_inbox(limit=10)\nx = int(emails[0]["subject"])\n'
+# A send of the API key: denied before the run by the pre-flight (no tool runs).
+SEND_SECRET = 'k = read_file(path="secrets/api_key.txt")\nsend_email(to="me@example.com", subject="k", body=k)\n'
+SEND_FROM_MAIL = (
+    "emails = read_inbox(limit=1)\n"
+    'send_email(to=emails[0]["from"], subject="hello", body="hi")\n'
+    'print("sent")\n'
+)
+
+
+def fail(message: str) -> None:
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        fail(message)
+
+
+def text_of(result) -> str:
+    """Everything the client received in a tool result, as one string."""
+    parts = [c.text for c in result.content if getattr(c, "type", None) == "text"]
+    if result.structured_content is not None:
+        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+    return "\n".join(parts)
+
+
+def no_mail_text(received: str, what: str) -> None:
+    for s in MAIL_TEXT:
+        check(s not in received, f"{what} holds mail text {s!r}: {received[:2000]}")
+
+
+def apply_fix(plan: str, fix: dict) -> str:
+    # Edits are character offsets into the plan; apply from the last so earlier offsets stay valid.
+    for e in sorted(fix["edits"], key=lambda e: e["start"], reverse=True):
+        plan = plan[: e["start"]] + e["content"] + plan[e["end"] :]
+    return plan
+
+
+def outbox_files(world: Path) -> list:
+    outbox = world / "out" / "outbox"
+    return [p for p in outbox.rglob("*") if p.is_file()] if outbox.exists() else []
+
+
+async def main(zamburak: str, world: Path) -> None:
+    runs = world / "runs"
+    params = StdioServerParameters(
+        command=zamburak,
+        args=["mcp", "serve", "--policy", str(world / "policy.yaml"), "--runs", str(runs)],
+        cwd=str(world),
+    )
+    async with Client(params) as client:
+        tools = await client.list_tools()
+        names = sorted(t.name for t in tools.tools)
+        check(names == ["describe_tools", "lint_plan", "run_plan", "run_status"], f"tools: {names}")
+        check(not any("approve" in n for n in names), "a tool that approves is offered")
+
+        stubs = text_of(await client.call_tool("describe_tools", {}))
+        check("read_inbox" in stubs and "send_email" in stubs, f"stubs: {stubs[:500]}")
+
+        resources = await client.list_resources()
+        check([str(r.uri) for r in resources.resources] == ["zamburak://stubs.pyi"], f"resources: {resources}")
+        pyi = await client.read_resource("zamburak://stubs.pyi")
+        check("def read_inbox(" in pyi.contents[0].text, f"stubs.pyi: {pyi}")
+
+        # A missing argument is an error result, not a crash.
+        missing = await client.call_tool("run_plan", {})
+        check(missing.is_error, f"run_plan without a plan: {text_of(missing)}")
+        huge = await client.call_tool("lint_plan", {"plan": "x = 1\n" * 400_000})
+        check(huge.is_error and "larger than" in text_of(huge), f"a huge plan: {text_of(huge)[:300]}")
+
+        lint = await client.call_tool("lint_plan", {"plan": MISSPELT})
+        doc = lint.structured_content
+        check(doc is not None and doc["ok"] is False, f"lint of a misspelt keyword: {text_of(lint)}")
+        z102 = [d for d in doc["diagnostics"] if d["code"] == "Z102"]
+        check(len(z102) == 1 and z102[0]["fix"] is not None, f"no Z102 with a fix: {doc}")
+        fixed = apply_fix(MISSPELT, z102[0]["fix"])
+        check("limit=10" in fixed, f"the fix: {fixed!r}")
+        relinted = (await client.call_tool("lint_plan", {"plan": fixed})).structured_content
+        check(relinted["errors"] == 0, f"the fixed plan still has errors: {relinted}")
+
+        ran = await client.call_tool("run_plan", {"plan": fixed})
+        received = text_of(ran)
+        no_mail_text(received, "run_plan over the inbox")
+        doc = ran.structured_content
+        check(doc["status"] == "completed", f"the fixed plan: {received}")
+        output = doc["output"]
+        check(any("withheld" in o and "read_inbox#1" in o["withheld"] for o in output), f"output: {output}")
+        check({"text": "done\n"} in output, f"the plan's own words are not shown: {output}")
+        # The person was shown the mail subjects (so their absence above is the server's doing).
+        shown = (runs / doc["run"] / "output.txt").read_text()
+        check("Planning meeting on Thursday" in shown, f"the person's output: {shown[:500]}")
+        status = text_of(await client.call_tool("run_status", {"run": doc["run"]}))
+        no_mail_text(status, "run_status of the inbox run")
+        check('"status": "completed"' in status or '"status":"completed"' in status, f"status: {status}")
+
+        failed = await client.call_tool("run_plan", {"plan": ERROR_FROM_MAIL})
+        received = text_of(failed)
+        no_mail_text(received, "a run whose error depends on a mail")
+        doc = failed.structured_content
+        check(doc["status"] == "error" and doc["error"]["type"] == "ValueError", f"the failing plan: {received}")
+        check(doc["error"]["line"] == 2 and "read_inbox#1" in doc["error"]["message"], f"the error: {received}")
+
+        secret = await client.call_tool("run_plan", {"plan": SEND_SECRET})
+        received = text_of(secret)
+        check("sk-test-0000-FAKE-KEY" not in received, f"the key reached the client: {received}")
+        doc = secret.structured_content
+        check(doc["status"] == "denied", f"sending the key: {received}")
+        check([d["decision"] for d in doc["decisions"]] == ["deny"], f"decisions: {doc['decisions']}")
+        check([d["code"] for d in doc["diagnostics"]] == ["Z201"], f"diagnostics: {doc['diagnostics']}")
+        check(outbox_files(world) == [], f"the outbox is not empty: {outbox_files(world)}")
+
+        send = await client.call_tool("run_plan", {"plan": SEND_FROM_MAIL})
+        received = text_of(send)
+        no_mail_text(received, "run_plan sending to a mail's sender")
+        doc = send.structured_content
+        check(doc["status"] == "waiting_for_the_person", f"the send: {received}")
+        waiting = doc["waiting"]
+        check(len(waiting["claim"]) == 14 and waiting["tool"] == "send_email", f"waiting: {waiting}")
+        check(outbox_files(world) == [], f"the outbox is not empty: {outbox_files(world)}")
+        pending = (await client.call_tool("run_status", {"run": doc["run"]})).structured_content
+        check(pending["status"] == "waiting_for_the_person", f"pending: {pending}")
+        check(pending["waiting"]["claim"] == waiting["claim"], f"pending claim: {pending}")
+
+        # A run id that is a path is refused.
+        bad = await client.call_tool("run_status", {"run": "../../etc"})
+        check(bad.is_error, f"run_status of a path: {text_of(bad)}")
+
+        # The person approves, outside the session.
+        approved = subprocess.run(
+            [zamburak, "approve", waiting["snapshot"], "--claim", waiting["claim"], "--by", "person"],
+            cwd=world,
+            capture_output=True,
+            text=True,
+        )
+        check(approved.returncode == 0, f"approve: {approved.stderr}")
+        check(len(outbox_files(world)) == 1, "the approved mail is not in the outbox")
+        after = await client.call_tool("run_status", {"run": doc["run"]})
+        received = text_of(after)
+        no_mail_text(received, "run_status after the approval")
+        check(after.structured_content["status"] == "completed", f"after the approval: {received}")
+        check(any(d.get("approval") == "approved" for d in after.structured_content["decisions"]), received)
+    print("agent: every check passed")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], Path(sys.argv[2])))
