@@ -387,3 +387,70 @@ fn one_long_operation_is_stopped_at_the_deadline_and_recorded_as_a_timeout() {
         "{error}"
     );
 }
+
+/// The worker processes that are children of `pid`, from /proc (Linux).
+fn children(pid: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|c| c.parse().ok())
+        .collect()
+}
+
+fn alive(pid: u32) -> bool {
+    // A zombie has given its memory and CPU back; only a running or sleeping process is an orphan.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit(')')
+                .next()
+                .map(|rest| rest.trim_start().to_string())
+        })
+        .is_some_and(|rest| !rest.starts_with('Z'))
+}
+
+/// A worker never outlives what started it: a `run` killed by SIGKILL (nothing of it can clean up) takes its
+/// worker with it, even one spinning in a loop that would otherwise burn CPU until its limit (2 × timeout +
+/// 5 s, here 65 s).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_worker_dies_with_the_run_that_started_it() {
+    let world = World::new(None);
+    let policy = std::fs::read_to_string(world.path("policy.yaml")).unwrap();
+    std::fs::write(
+        world.path("policy.yaml"),
+        policy.replace("timeout_ms: 5000", "timeout_ms: 30000"),
+    )
+    .unwrap();
+    let plan = world.write_plan("spin.py", "n = 0\nwhile True:\n    n = n + 1\n");
+    let mut run = std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
+        .arg("run")
+        .arg(&plan)
+        .arg("--policy")
+        .arg(world.path("policy.yaml"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let worker = loop {
+        if let Some(w) = children(run.id()).first() {
+            break *w;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "no worker started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    // Let it reach the loop.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(alive(worker), "the worker should be running the plan");
+    run.kill().unwrap();
+    run.wait().unwrap();
+    let killed = std::time::Instant::now();
+    while alive(worker) && killed.elapsed() < std::time::Duration::from_secs(5) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!alive(worker), "worker {worker} outlived its run");
+}

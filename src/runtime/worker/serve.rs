@@ -17,6 +17,9 @@ const ADDRESS_SPACE_HEADROOM: u64 = 1 << 30;
 
 /// Runs a worker on stdin/stdout until the parent closes stdin. Returns the process's exit status.
 pub fn serve(max_memory_mb: u32, cpu_secs: u64) -> i32 {
+    if !die_with_parent() {
+        return BROKEN_EXIT_CODE;
+    }
     close_inherited_descriptors();
     // A panic inside Monty is answered as a crashed step; its message would only be noise on stderr.
     std::panic::set_hook(Box::new(|_| {}));
@@ -109,6 +112,27 @@ fn close_inherited_descriptors() {
         // The directory's own descriptor is already closed by now: EBADF, ignored.
         let _ = nix::unistd::close(fd);
     }
+}
+
+/// A worker never outlives the process that started it (a `run`, an `approve`, `mcp serve`): when that process
+/// dies, even by SIGKILL, the kernel kills the worker too, instead of leaving it to spin until its CPU limit.
+/// `false`: the worker must not start.
+fn die_with_parent() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sys::signal::Signal;
+        let parent = std::os::unix::process::parent_id();
+        if nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).is_err() {
+            eprintln!("zamburak worker: cannot tie this worker's life to its parent's");
+            return false;
+        }
+        // Adopted between the two reads: the parent is gone, and no signal will come. (A parent gone even
+        // before the first read leaves the worker a closed stdin, on which it ends at once.)
+        if std::os::unix::process::parent_id() != parent {
+            return false;
+        }
+    }
+    true
 }
 
 /// Backstops under the allocator's count: address space (a direct mapping the count misses), CPU time (a
