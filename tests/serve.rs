@@ -74,11 +74,16 @@ struct Raw {
 
 impl Raw {
     fn start(world: &Path) -> Raw {
+        Raw::start_with(world, &[])
+    }
+
+    fn start_with(world: &Path, extra: &[&str]) -> Raw {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
             .args(["mcp", "serve", "--policy"])
             .arg(world.join("policy.yaml"))
             .arg("--runs")
             .arg(world.join("runs"))
+            .args(extra)
             .current_dir(world)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -223,4 +228,38 @@ fn hostile_requests_and_a_dying_worker_get_error_results_and_the_server_goes_on(
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(status.success(), "{status}");
+}
+
+/// `--approval-ttl` is how long a claim the server's runs make waits for the person: the snapshot's expiry is
+/// that far after its creation.
+#[test]
+fn a_claim_waits_as_long_as_approval_ttl_says() {
+    let world = World::new(None);
+    let mut s = Raw::start_with(world.dir.path(), &["--approval-ttl", "7200"]);
+    s.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    s.answer(1);
+    s.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let plan =
+        "m = read_inbox(limit=1)\nsend_email(to=m[0][\"from\"], subject=\"re\", body=\"ok\")\n";
+    let r = s.call(2, "run_plan", json!({"plan": plan}));
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(text.contains("waiting_for_the_person"), "{r}");
+    let snap = std::fs::read_dir(world.dir.path().join("runs"))
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "zsnap"))
+        .expect("a snapshot");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&snap).unwrap()).unwrap();
+    let at = |k: &str| doc[k].as_str().unwrap().parse::<jiff::Timestamp>().unwrap();
+    let waits = at("expires_at").duration_since(at("created_at")).as_secs();
+    assert!((7199..=7201).contains(&waits), "{waits} s: {doc}");
+    assert!(world.messages("out/outbox").is_empty());
 }

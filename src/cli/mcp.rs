@@ -202,7 +202,11 @@ pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
 
 /// `zamburak mcp serve [--policy P] [--runs DIR]`: announces the policy and the runs directory on stderr
 /// (stdout is the MCP session), then serves until the client closes stdin.
-pub fn serve_command(policy_flag: Option<&Path>, runs: Option<PathBuf>) -> i32 {
+pub fn serve_command(
+    policy_flag: Option<&Path>,
+    runs: Option<PathBuf>,
+    approval_ttl_secs: Option<u64>,
+) -> i32 {
     // Plans have no file of their own: discovery starts in the current directory, as for `stubs`.
     let chosen = match crate::policy::discover::choose(policy_flag, Path::new("plan.py")) {
         Ok(c) => c,
@@ -217,7 +221,8 @@ pub fn serve_command(policy_flag: Option<&Path>, runs: Option<PathBuf>) -> i32 {
         Err(e) => return usage(&e.to_string()),
     };
     errln!("runs: {}", runs.display());
-    match crate::serve::serve(chosen, runs.clone()) {
+    let ttl = approval_ttl_secs.unwrap_or(crate::runtime::snapshot::DEFAULT_TTL_SECS);
+    match crate::serve::serve(chosen, runs.clone(), ttl) {
         Ok(()) => {
             errln!("session closed; the runs are in {}", runs.display());
             exit::OK

@@ -248,6 +248,10 @@ enum McpCommand {
         /// under the system's temporary directory, named on stderr.
         #[arg(long, value_name = "DIR")]
         runs: Option<PathBuf>,
+        /// Seconds a `confirm` claim waits for the person (default 600): an agent's person may be slower
+        /// than a terminal's.
+        #[arg(long, value_name = "SECONDS")]
+        approval_ttl: Option<u64>,
     },
 }
 
@@ -482,7 +486,11 @@ pub fn main() -> ExitCode {
             McpCommand::List { json, env, command } => mcp::list_command(&command, &env, json),
             McpCommand::Lock { policy } => mcp::lock_command(policy.as_deref()),
             McpCommand::Diff { policy } => mcp::diff_command(policy.as_deref()),
-            McpCommand::Serve { policy, runs } => mcp::serve_command(policy.as_deref(), runs),
+            McpCommand::Serve {
+                policy,
+                runs,
+                approval_ttl,
+            } => mcp::serve_command(policy.as_deref(), runs, approval_ttl),
         },
         Command::Policy { command } => match command {
             PolicyCommand::Init {

@@ -292,7 +292,7 @@ pub fn runs_dir(runs: Option<PathBuf>) -> Result<PathBuf, ServeError> {
 
 /// Serves MCP on stdin/stdout with `chosen` deciding every run, runs kept under `runs` (or a new temporary
 /// directory, [`runs_dir`]), until the client closes stdin.
-pub fn serve(chosen: Chosen, runs: PathBuf) -> Result<(), ServeError> {
+pub fn serve(chosen: Chosen, runs: PathBuf, approval_ttl_secs: u64) -> Result<(), ServeError> {
     let lock = crate::mcp::lock::check_offline(&chosen.policy, chosen.origin.path())?;
     let catalogue = crate::stubs::catalogue(&chosen.policy, lock.as_ref().map(|(l, _)| l));
     let stubs = crate::stubs::markdown::render(&catalogue, &chosen.policy);
@@ -303,6 +303,7 @@ pub fn serve(chosen: Chosen, runs: PathBuf) -> Result<(), ServeError> {
             chosen,
             engine,
             runs,
+            approval_ttl_secs,
         }),
         stubs,
         pyi,

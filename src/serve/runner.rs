@@ -24,6 +24,8 @@ pub struct Runner {
     pub engine: Engine,
     /// Where each run gets its directory.
     pub runs: PathBuf,
+    /// How long a claim waits for the person (`--approval-ttl`).
+    pub approval_ttl_secs: u64,
 }
 
 /// The file a run that did not start leaves in its directory: why, in Zamburak's words.
@@ -144,7 +146,7 @@ impl Runner {
                 policy_bytes: &chosen.text,
                 mode,
                 trace: &trace_path,
-                ttl_secs: snapshot::DEFAULT_TTL_SECS,
+                ttl_secs: self.approval_ttl_secs,
                 mcp_pins: backend.hub().map(|h| h.pins()).unwrap_or_default(),
             };
             match snapshot::suspend(&report, &ctx, &mut writer) {
