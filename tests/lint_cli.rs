@@ -31,6 +31,28 @@ fn lint(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// Validates the SARIF log at `log` against the official schema (jsonschema, which .ci/run installs).
+fn schema_check(log: &Path) -> std::process::Output {
+    let schema = root().join("target/sarif/sarif-2.1.0-rtm.5.json");
+    assert!(
+        schema.exists(),
+        "{} is missing: .ci/run fetches it (npm pack @microsoft/jest-sarif)",
+        schema.display()
+    );
+    std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import json, sys, jsonschema\n\
+             log = json.load(open(sys.argv[1]))\n\
+             jsonschema.validate(log, json.load(open(sys.argv[2])))\n\
+             assert log['version'] == '2.1.0'\n",
+        ])
+        .arg(log)
+        .arg(&schema)
+        .output()
+        .expect("python3 with jsonschema (.ci/run installs it)")
+}
+
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, bytes).unwrap();
@@ -94,12 +116,6 @@ fn json_is_exactly_one_document_on_stdout() {
 
 #[test]
 fn sarif_output_validates_against_the_official_schema() {
-    let schema = root().join("target/sarif/sarif-2.1.0-rtm.5.json");
-    assert!(
-        schema.exists(),
-        "{} is missing: .ci/run fetches it (npm pack @microsoft/jest-sarif)",
-        schema.display()
-    );
     let dir = tempfile::tempdir().unwrap();
     let mut plans: Vec<PathBuf> = [
         "examples/attack.py",
@@ -127,18 +143,7 @@ fn sarif_output_validates_against_the_official_schema() {
             "tests/scenarios/policy.yaml",
         ]);
         let log = write(dir.path(), "out.sarif", &out.stdout);
-        let check = std::process::Command::new("python3")
-            .args([
-                "-c",
-                "import json, sys, jsonschema\n\
-                 log = json.load(open(sys.argv[1]))\n\
-                 jsonschema.validate(log, json.load(open(sys.argv[2])))\n\
-                 assert log['version'] == '2.1.0'\n",
-            ])
-            .arg(&log)
-            .arg(&schema)
-            .output()
-            .expect("python3 with jsonschema (.ci/run installs it)");
+        let check = schema_check(&log);
         assert!(
             check.status.success(),
             "{}: {}",
@@ -152,7 +157,6 @@ fn sarif_output_validates_against_the_official_schema() {
 /// unsuccessful invocation with the error, valid against the schema, and exit 2.
 #[test]
 fn usage_errors_are_sarif_too() {
-    let schema = root().join("target/sarif/sarif-2.1.0-rtm.5.json");
     let dir = tempfile::tempdir().unwrap();
     for args in [
         &["no-such-plan.py", "--format", "sarif"][..],
@@ -179,12 +183,7 @@ fn usage_errors_are_sarif_too() {
         assert!(invocation["toolExecutionNotifications"][0]["message"]["text"].is_string());
         assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
         let path = write(dir.path(), "usage.sarif", &out.stdout);
-        let check = std::process::Command::new("python3")
-            .args(["-c", "import json, sys, jsonschema\njsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))\n"])
-            .arg(&path)
-            .arg(&schema)
-            .output()
-            .expect("python3 with jsonschema (.ci/run installs it)");
+        let check = schema_check(&path);
         assert!(
             check.status.success(),
             "{args:?}: {}",
@@ -196,19 +195,13 @@ fn usage_errors_are_sarif_too() {
 #[test]
 fn the_schema_check_rejects_a_broken_log() {
     // The validator is only worth something if it can fail.
-    let schema = root().join("target/sarif/sarif-2.1.0-rtm.5.json");
     let dir = tempfile::tempdir().unwrap();
     let log = write(
         dir.path(),
         "bad.sarif",
         br#"{"version": "2.1.0", "runs": [{"results": []}]}"#,
     );
-    let check = std::process::Command::new("python3")
-        .args(["-c", "import json, sys, jsonschema\njsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))\n"])
-        .arg(&log)
-        .arg(&schema)
-        .output()
-        .unwrap();
+    let check = schema_check(&log);
     assert!(
         !check.status.success(),
         "a run without `tool` must be invalid"
@@ -410,73 +403,72 @@ fn the_triage_help_names_the_inbox_list_and_following_it_converges() {
     assert_eq!(world.messages("out/outbox").len(), 4, "{err}");
 }
 
+/// Lints `text` (written to `dir/name`) as JSON under `policy`: the exit code and the document.
+fn lint_json(dir: &Path, name: &str, text: &str, policy: &str) -> (Option<i32>, serde_json::Value) {
+    let plan = write(dir, name, text.as_bytes());
+    let out = lint(&[
+        plan.to_str().unwrap(),
+        "--format",
+        "json",
+        "--policy",
+        policy,
+    ]);
+    let doc = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+    (out.status.code(), doc)
+}
+
+/// The 1-based number of the first line of `policy` after the one starting `key:` that contains `text`.
+fn policy_line(policy: &str, key: &str, text: &str) -> usize {
+    let text_of = std::fs::read_to_string(root().join(policy)).unwrap();
+    let lines: Vec<&str> = text_of.lines().collect();
+    let from = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(&format!("{key}:")))
+        .unwrap();
+    from + lines[from..].iter().position(|l| l.contains(text)).unwrap() + 1
+}
+
 /// When the plan cannot meet a requirement, the help names the policy line that would allow it; for a model
 /// that may not read the data, that is making the model a reader, not "send only to people who may read it"
 /// (issue #35, errors that say what to change).
 #[test]
 fn a_denial_the_plan_cannot_fix_names_the_policy_line() {
     let dir = tempfile::tempdir().unwrap();
-    let plan = write(
+    let llm = "tests/scenarios/llm/policy.yaml";
+    let (code, doc) = lint_json(
         dir.path(),
         "plan.py",
-        b"x = read_private(path=\"n\")\nr = ask(prompt=\"summarise\", data=x, schema={\"summary\": \"str\"})\nprint(r[\"summary\"])\n",
+        "x = read_private(path=\"n\")\nr = ask(prompt=\"summarise\", data=x, schema={\"summary\": \"str\"})\nprint(r[\"summary\"])\n",
+        llm,
     );
-    let out = lint(&[
-        plan.to_str().unwrap(),
-        "--format",
-        "json",
-        "--policy",
-        "tests/scenarios/llm/policy.yaml",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(code, Some(1));
     let d = &doc["diagnostics"][0];
     assert_eq!(d["code"], "Z201", "{doc}");
     let hint = d["hint"].as_str().unwrap();
     assert!(hint.contains("the model reads as `llm:local`"), "{hint}");
     assert!(!hint.contains("send `data` only to people"), "{hint}");
-    let policy = std::fs::read_to_string(root().join("tests/scenarios/llm/policy.yaml")).unwrap();
-    let line = policy
-        .lines()
-        .position(|l| l.trim_start().starts_with("read_private:"))
-        .unwrap()
-        + 1
-        + 4;
+    let line = policy_line(llm, "read_private", "readers: user");
     assert!(
         hint.contains(&format!(
-            "`tools.read_private.returns.readers` (tests/scenarios/llm/policy.yaml:{line})"
+            "`tools.read_private.returns.readers` ({llm}:{line})"
         )),
         "{hint}"
     );
-    assert!(
-        policy
-            .lines()
-            .nth(line - 1)
-            .unwrap()
-            .contains("readers: user")
-    );
 
     // A path chosen by data: no verifier can vouch for it, so the help names `require`'s line.
-    let plan = write(
+    let (_, doc) = lint_json(
         dir.path(),
         "write.py",
-        b"m = read_inbox(limit=1)\nwrite_file(path=m[0][\"subject\"], content=\"x\")\n",
-    );
-    let out = lint(&[
-        plan.to_str().unwrap(),
-        "--format",
-        "json",
-        "--policy",
+        "m = read_inbox(limit=1)\nwrite_file(path=m[0][\"subject\"], content=\"x\")\n",
         "policies/default.yaml",
-    ]);
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let hint = doc["diagnostics"][0]["hint"].as_str().unwrap().to_string();
-    let default = std::fs::read_to_string(root().join("policies/default.yaml")).unwrap();
-    let line = default
-        .lines()
-        .position(|l| l.contains("path: { require: trusted }    # untrusted data may not choose"))
-        .unwrap()
-        + 1;
+    );
+    let hint = doc["diagnostics"][0]["hint"].as_str().unwrap();
+    let line = policy_line(
+        "policies/default.yaml",
+        "write_file",
+        "path: { require: trusted }",
+    );
     assert!(
         hint.contains(&format!(
             "`tools.write_file.args.path.require` (policies/default.yaml:{line})"
@@ -491,17 +483,13 @@ fn a_denial_the_plan_cannot_fix_names_the_policy_line() {
 #[test]
 fn arguments_are_checked_against_the_built_in_tools() {
     let dir = tempfile::tempdir().unwrap();
-    let text = "p = fetch_url(url=\"http://127.0.0.1:8080/help\")\nm = read_inbox(limit=\"5\")\nprint(m[0][\"sender\"], m[0][\"subjet\"])\n";
-    let plan = write(dir.path(), "plan.py", text.as_bytes());
-    let out = lint(&[
-        plan.to_str().unwrap(),
-        "--format",
-        "json",
-        "--policy",
+    let (code, doc) = lint_json(
+        dir.path(),
+        "plan.py",
+        "p = fetch_url(url=\"http://127.0.0.1:8080/help\")\nm = read_inbox(limit=\"5\")\nprint(m[0][\"sender\"], m[0][\"subjet\"])\n",
         "policies/default.yaml",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    );
+    assert_eq!(code, Some(1));
     let found: Vec<(&str, Option<&str>)> = doc["diagnostics"]
         .as_array()
         .unwrap()

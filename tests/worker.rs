@@ -388,15 +388,6 @@ fn one_long_operation_is_stopped_at_the_deadline_and_recorded_as_a_timeout() {
     );
 }
 
-/// The worker processes that are children of `pid`, from /proc (Linux).
-fn children(pid: u32) -> Vec<u32> {
-    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|c| c.parse().ok())
-        .collect()
-}
-
 fn alive(pid: u32) -> bool {
     // A zombie has given its memory and CPU back; only a running or sleeping process is an orphan.
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -423,18 +414,10 @@ fn a_worker_dies_with_the_run_that_started_it() {
     )
     .unwrap();
     let plan = world.write_plan("spin.py", "n = 0\nwhile True:\n    n = n + 1\n");
-    let mut run = std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
-        .arg("run")
-        .arg(&plan)
-        .arg("--policy")
-        .arg(world.path("policy.yaml"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut run = world.spawn_run(&plan);
     let started = std::time::Instant::now();
     let worker = loop {
-        if let Some(w) = children(run.id()).first() {
+        if let Some(w) = common::world::child_pids(run.id()).first() {
             break *w;
         }
         assert!(

@@ -33,9 +33,11 @@ fn tree_rss(pid: u32) -> u64 {
             .unwrap_or(0)
             * 1024
     };
-    let children =
-        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-    rss(&pid.to_string()) + children.split_whitespace().map(rss).sum::<u64>()
+    rss(&pid.to_string())
+        + common::world::child_pids(pid)
+            .iter()
+            .map(|c| rss(&c.to_string()))
+            .sum::<u64>()
 }
 
 #[test]
@@ -52,15 +54,7 @@ fn both_hostile_plans_stay_under_1_5_gb_for_the_whole_process_tree() {
     let mut sampled_peak = 0;
     for (name, text) in plans {
         let plan = world.write_plan(name, text);
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
-            .arg("run")
-            .arg(&plan)
-            .arg("--policy")
-            .arg(world.path("policy.yaml"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = world.spawn_run(&plan);
         let deadline = Instant::now() + Duration::from_secs(60);
         let status = loop {
             sampled_peak = sampled_peak.max(tree_rss(child.id()));

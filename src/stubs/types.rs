@@ -727,11 +727,7 @@ impl<'r> Converter<'r> {
         if let Some(n) = self.reg.named.get_mut(&name) {
             n.def = Def::Record(fields);
             // The title named the record; only a description says more.
-            n.doc = map
-                .get("description")
-                .and_then(Value::as_str)
-                .map(one_line)
-                .filter(|d| !d.is_empty());
+            n.doc = description(map.get("description"));
         }
         Py::Named(name)
     }
@@ -818,11 +814,7 @@ impl<'r> Converter<'r> {
         };
         if let Some(n) = self.reg.named.get_mut(&name) {
             n.def = Def::Alias(ty);
-            n.doc = def
-                .get("description")
-                .and_then(Value::as_str)
-                .map(one_line)
-                .filter(|d| !d.is_empty());
+            n.doc = description(def.get("description"));
         }
         Py::Named(name)
     }
@@ -855,6 +847,13 @@ fn literals(values: &[Value]) -> Py {
         });
     }
     union(members)
+}
+
+/// A schema's `description` on one line, when it says something (a named type's title already named it).
+fn description(d: Option<&Value>) -> Option<String> {
+    d.and_then(Value::as_str)
+        .map(one_line)
+        .filter(|d| !d.is_empty())
 }
 
 /// A schema's description, else its title, on one line.

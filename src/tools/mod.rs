@@ -18,7 +18,7 @@ pub mod web;
 
 use serde_json::{Map, Value};
 
-use crate::policy::builtins::BuiltinsConfig;
+use crate::policy::builtins::{BuiltinsConfig, FilesConfig, MailConfig, WebConfig};
 
 /// Why a built-in tool failed. The message is short and never repeats file contents or argument values
 /// (plan arguments may be attacker data).
@@ -79,6 +79,26 @@ impl Builtins {
         }
     }
 
+    /// The `builtins.mail` section, or the error that says it is missing.
+    fn mail(&self) -> Result<&MailConfig, ToolError> {
+        self.config
+            .mail
+            .as_ref()
+            .ok_or(ToolError::NotConfigured("mail"))
+    }
+    fn files(&self) -> Result<&FilesConfig, ToolError> {
+        self.config
+            .files
+            .as_ref()
+            .ok_or(ToolError::NotConfigured("files"))
+    }
+    fn web(&self) -> Result<&WebConfig, ToolError> {
+        self.config
+            .web
+            .as_ref()
+            .ok_or(ToolError::NotConfigured("web"))
+    }
+
     /// Whether `source` can work on this machine before any call: its `builtins` section is there, and the
     /// directories it reads exist. Outbox and drafts folders are not checked: sending creates them. What a run
     /// checks before its first tool call, so a wrong path is a configuration error (exit 2), not a failed call.
@@ -92,38 +112,17 @@ impl Builtins {
     pub fn ready(&self, source: &str) -> Result<(), ToolError> {
         match source {
             "builtin.mail.list" | "builtin.mail.get" | "builtin.mail.search" => {
-                let cfg = self
-                    .config
-                    .mail
-                    .as_ref()
-                    .ok_or(ToolError::NotConfigured("mail"))?;
-                existing("mail.maildir", &cfg.maildir).map(|_| ())
+                existing("mail.maildir", &self.mail()?.maildir).map(|_| ())
             }
-            "builtin.mail.send" | "builtin.mail.commit" => self
-                .config
-                .mail
-                .as_ref()
-                .ok_or(ToolError::NotConfigured("mail"))
-                .map(|_| ()),
+            "builtin.mail.send" | "builtin.mail.commit" => self.mail().map(|_| ()),
             "builtin.files.list" | "builtin.files.read" | "builtin.files.write" => {
-                let cfg = self
-                    .config
-                    .files
-                    .as_ref()
-                    .ok_or(ToolError::NotConfigured("files"))?;
-                existing("files.root", &cfg.root).map(|_| ())
+                existing("files.root", &self.files()?.root).map(|_| ())
             }
-            "builtin.web.get" => self
-                .config
-                .web
-                .as_ref()
-                .ok_or(ToolError::NotConfigured("web"))
-                .map(|_| ()),
+            "builtin.web.get" => self.web().map(|_| ()),
             other => Err(ToolError::UnknownSource(other.to_string())),
         }
     }
 
-    /// Runs the built-in `source` with `args`. `draft`: the decision was `draft` (mail goes to drafts).
     /// What a call to `source` would act on, for the person deciding its claim when the arguments alone do
     /// not show it: the draft a `builtin.mail.commit` would send. `None`: the arguments are the effect.
     pub fn preview(
@@ -135,16 +134,13 @@ impl Builtins {
             return None;
         }
         let view = (|| {
-            let cfg = self
-                .config
-                .mail
-                .as_ref()
-                .ok_or(ToolError::NotConfigured("mail"))?;
+            let cfg = self.mail()?;
             mail::draft_view(&cfg.drafts, str_arg(args, "id")?, str_arg(args, "sha256")?)
         })();
         Some(view)
     }
 
+    /// Runs the built-in `source` with `args`. `draft`: the decision was `draft` (mail goes to drafts).
     pub fn call(
         &self,
         source: &str,
@@ -157,11 +153,7 @@ impl Builtins {
             | "builtin.mail.search"
             | "builtin.mail.send"
             | "builtin.mail.commit" => {
-                let cfg = self
-                    .config
-                    .mail
-                    .as_ref()
-                    .ok_or(ToolError::NotConfigured("mail"))?;
+                let cfg = self.mail()?;
                 match source {
                     "builtin.mail.list" => {
                         let limit = args
@@ -210,11 +202,7 @@ impl Builtins {
                 }
             }
             "builtin.files.list" | "builtin.files.read" | "builtin.files.write" => {
-                let cfg = self
-                    .config
-                    .files
-                    .as_ref()
-                    .ok_or(ToolError::NotConfigured("files"))?;
+                let cfg = self.files()?;
                 let path = str_arg(args, "path")?;
                 let root = existing("files.root", &cfg.root)?;
                 match source {
@@ -224,11 +212,7 @@ impl Builtins {
                 }
             }
             "builtin.web.get" => {
-                let cfg = self
-                    .config
-                    .web
-                    .as_ref()
-                    .ok_or(ToolError::NotConfigured("web"))?;
+                let cfg = self.web()?;
                 web::get(cfg, str_arg(args, "url")?)
             }
             other => Err(ToolError::UnknownSource(other.to_string())),

@@ -81,6 +81,19 @@ impl World {
             .unwrap()
     }
 
+    /// Starts `zamburak run PLAN` in the background, its output discarded: for tests that watch the process.
+    pub fn spawn_run(&self, plan: &Path) -> std::process::Child {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
+            .arg("run")
+            .arg(plan)
+            .arg("--policy")
+            .arg(self.path("policy.yaml"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    }
+
     /// Runs a plan and asserts its exit code, showing stderr when it differs.
     pub fn run_expect(&self, plan: &Path, extra: &[&str], code: i32) -> std::process::Output {
         let out = self.run(plan, extra);
@@ -153,4 +166,17 @@ pub fn file_tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     walk(dir, dir, &mut out);
     out
+}
+
+/// The child processes of `pid`, from /proc (Linux; empty elsewhere or once it is gone).
+#[allow(
+    dead_code,
+    reason = "each test binary uses a different part of `common`"
+)]
+pub fn child_pids(pid: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|c| c.parse().ok())
+        .collect()
 }
