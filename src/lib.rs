@@ -6,6 +6,7 @@
 //! Monty and checks every tool call with [`policy::decide`]; [`trace`] writes the hash-chained audit log.
 
 pub mod analysis;
+pub mod capped;
 pub mod cli;
 pub mod digest;
 pub mod exit;

@@ -51,13 +51,10 @@ impl Policy {
     /// snapshot hashes is what decided (a file changed between two reads cannot split them).
     pub fn load_bytes(path: &Path) -> Result<(Policy, Vec<u8>), PolicyError> {
         let name = path.display().to_string();
-        let meta =
-            std::fs::metadata(path).map_err(|e| PolicyError::unreadable(&name, e.to_string()))?;
-        if meta.len() > MAX_POLICY_BYTES as u64 {
-            return Err(too_large(&name));
-        }
-        let bytes =
-            std::fs::read(path).map_err(|e| PolicyError::unreadable(&name, e.to_string()))?;
+        let bytes = crate::capped::read(path, MAX_POLICY_BYTES as u64).map_err(|e| match e {
+            crate::capped::CappedError::TooLarge(_) => too_large(&name),
+            crate::capped::CappedError::Io(e) => PolicyError::unreadable(&name, e.to_string()),
+        })?;
         let text = std::str::from_utf8(&bytes).map_err(|e| {
             let pos = position_of_byte(&bytes, e.valid_up_to());
             PolicyError::at(Kind::Syntax, &name, pos, "the file is not valid UTF-8")

@@ -126,14 +126,13 @@ pub fn read_plan(path: &Path) -> Result<String, RunSetupError> {
         path: path.to_path_buf(),
         source,
     };
-    let meta = std::fs::metadata(path).map_err(unreadable)?;
-    if meta.len() > MAX_PLAN_BYTES {
-        return Err(RunSetupError::PlanTooLarge {
+    let bytes = crate::capped::read(path, MAX_PLAN_BYTES).map_err(|e| match e {
+        crate::capped::CappedError::TooLarge(max) => RunSetupError::PlanTooLarge {
             path: path.to_path_buf(),
-            max: MAX_PLAN_BYTES,
-        });
-    }
-    let bytes = std::fs::read(path).map_err(unreadable)?;
+            max,
+        },
+        crate::capped::CappedError::Io(e) => unreadable(e),
+    })?;
     crate::plan::decode(bytes).map_err(|(text, diagnostic)| RunSetupError::PlanNotUtf8 {
         text,
         diagnostic: Box::new(diagnostic),

@@ -60,11 +60,21 @@ impl From<PolicyError> for ScenarioError {
 }
 
 /// Reads `file` whole, or says why not.
+/// The scenarios file's text: at most [`MAX_FILE_BYTES`], UTF-8.
 fn read_text(file: &Path) -> Result<String, ScenarioError> {
-    std::fs::read_to_string(file).map_err(|source| ScenarioError::Unreadable {
+    let unreadable = |source| ScenarioError::Unreadable {
         path: file.to_path_buf(),
         source,
-    })
+    };
+    let bytes = crate::capped::read(file, MAX_FILE_BYTES).map_err(|e| match e {
+        crate::capped::CappedError::TooLarge(max) => ScenarioError::TooLarge {
+            path: file.to_path_buf(),
+            max,
+        },
+        crate::capped::CappedError::Io(e) => unreadable(e),
+    })?;
+    String::from_utf8(bytes)
+        .map_err(|e| unreadable(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
 }
 
 #[derive(Debug, Deserialize)]
@@ -181,18 +191,6 @@ pub fn run_file(
     engine: &Engine,
     out: &mut dyn FnMut(&str),
 ) -> Result<Totals, ScenarioError> {
-    let size = std::fs::metadata(file)
-        .map_err(|source| ScenarioError::Unreadable {
-            path: file.to_path_buf(),
-            source,
-        })?
-        .len();
-    if size > MAX_FILE_BYTES {
-        return Err(ScenarioError::TooLarge {
-            path: file.to_path_buf(),
-            max: MAX_FILE_BYTES,
-        });
-    }
     let text = read_text(file)?;
     let parsed: ScenarioFile =
         serde_saphyr::from_str(&text).map_err(|e| not_scenarios(file, &text, &e))?;
