@@ -164,3 +164,35 @@ fn forbid_tags_public_and_require_see_inside_every_shape() {
         }
     }
 }
+
+/// A built-in tool's argument of the wrong type stops the run before the effect, in Zamburak's words: the
+/// argument and the type it must have. The type the value had is named only for the plan's own value; for a
+/// value from data (whose type an attacker may choose) the message names its source instead. Nothing is sent.
+#[test]
+fn a_wrong_argument_type_names_the_type_only_for_the_plans_own_value() {
+    for (body, shown, hidden) in [
+        ("42", "got int", "another type"),
+        (
+            "len(read_inbox(limit=2))",
+            "got a value of another type, from read_inbox#1",
+            "got int",
+        ),
+    ] {
+        let world = World::new(None);
+        let plan = world.write_plan(
+            "plan.py",
+            &format!("send_email(to=\"me@example.com\", subject=\"s\", body={body})\n"),
+        );
+        let out = world.run_expect(&plan, &[], 1);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("error[TypeError]: `send_email`: argument `body` must be str; "),
+            "{stderr}"
+        );
+        assert!(stderr.contains(shown), "{body}: {stderr}");
+        assert!(!stderr.contains(hidden), "{body}: {stderr}");
+        assert!(!stderr.contains("<redacted"), "{body}: {stderr}");
+        assert!(world.messages("out/outbox").is_empty(), "{body}");
+        assert!(world.messages("out/drafts").is_empty(), "{body}");
+    }
+}
