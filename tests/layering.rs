@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// Bottom first; a module may import only from modules at its own rank or below (same rank: no circle).
 const LAYERS: &[&[&str]] = &[
-    &["exit", "label", "digest", "mode", "text"],
+    &["exit", "label", "digest", "mode", "text", "capped"],
     &["value", "plan"],
     &["lower", "policy"],
     &["tools", "trace", "mcp"],
