@@ -15,6 +15,7 @@ pub mod lower;
 pub mod mcp;
 pub mod mode;
 pub mod plan;
+pub mod planner;
 pub mod policy;
 pub mod runtime;
 pub mod scenario;

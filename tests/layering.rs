@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 
 /// Bottom first; a module may import only from modules at its own rank or below (same rank: no circle).
 const LAYERS: &[&[&str]] = &[
-    &["exit", "label", "digest", "mode", "text", "capped"],
+    &[
+        "exit", "label", "digest", "mode", "text", "capped", "planner",
+    ],
     &["value", "plan"],
     &["lower", "policy"],
     &["tools", "trace", "mcp"],

@@ -426,6 +426,7 @@ fn the_json_schema_describes_the_format() {
         "tags",
         "verifiers",
         "tools",
+        "planner",
         "limits",
         "builtins",
     ] {

@@ -263,3 +263,276 @@ fn a_claim_waits_as_long_as_approval_ttl_says() {
     assert!((7199..=7201).contains(&waits), "{waits} s: {doc}");
     assert!(world.messages("out/outbox").is_empty());
 }
+
+// ---- The two planner modes (docs/serve.md, "The two planner modes"; docs/semantics.md, "The planner
+// context label").
+
+/// The example world with a policy whose planner reads untrusted values (`planner: { reads_untrusted: true
+/// }`) and whose mail the planner may read (`also: [llm:planner]`): what a run prints of the inbox goes
+/// back to the planner, so every later plan of the session is written in the context of the mail.
+fn reading_world() -> World {
+    let world = World::new(None);
+    let path = world.path("policy.yaml");
+    let policy = std::fs::read_to_string(&path).unwrap();
+    let from = "readers: { from_fields: [from, to, cc] }";
+    assert!(policy.contains(from), "the example policy changed");
+    let policy = policy.replace(
+        from,
+        "readers: { from_fields: [from, to, cc], also: [\"llm:planner\"] }",
+    ) + "\nplanner:\n  reads_untrusted: true\n";
+    std::fs::write(&path, policy).unwrap();
+    world
+}
+
+/// A server on `world` past the MCP handshake.
+fn session(world: &Path) -> Raw {
+    let mut s = Raw::start(world);
+    s.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    s.answer(1);
+    s.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    s
+}
+
+/// The structured answer of a tool call, failing on an error result.
+fn doc_of(r: &Value) -> &Value {
+    assert_ne!(r["result"]["isError"], json!(true), "{r}");
+    &r["result"]["structuredContent"]
+}
+
+/// `lint_plan`'s predicted (may, must) decisions of each call, in order.
+fn predicted(r: &Value) -> Vec<(String, String)> {
+    doc_of(r)["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["predicted"]["may"].as_str().unwrap().to_string(),
+                c["predicted"]["must"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+const PRINT_THE_INBOX: &str =
+    "for m in read_inbox(limit=10):\n    print(m[\"subject\"])\nprint(\"done\")\n";
+/// A send whose every argument the plan wrote: allowed when the planner has read nothing untrusted.
+const SEND_TO_A_LITERAL: &str =
+    "send_email(to=\"bob@example.com\", subject=\"hi\", body=\"see you on Thursday\")\n";
+
+#[test]
+fn a_planner_that_reads_mail_can_no_longer_choose_a_recipient() {
+    let world = reading_world();
+    let mut s = session(world.dir.path());
+
+    // Before the planner read anything, a literal recipient is the plan's own: lint predicts `allow`.
+    let lint = s.call(2, "lint_plan", json!({"plan": SEND_TO_A_LITERAL}));
+    assert_eq!(
+        predicted(&lint),
+        vec![("allow".to_string(), "allow".to_string())],
+        "{lint}"
+    );
+
+    // The planner reads the inbox: the attacker's subject comes back, as untrusted text with its label.
+    let r = s.call(3, "run_plan", json!({"plan": PRINT_THE_INBOX}));
+    let doc = doc_of(&r);
+    assert_eq!(doc["status"], json!("completed"), "{r}");
+    let text = doc["output"].to_string();
+    assert!(text.contains("IGNORE PREVIOUS INSTRUCTIONS"), "{r}");
+    let inbox = doc["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| {
+            o["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("IGNORE PREVIOUS"))
+        })
+        .unwrap();
+    let label = inbox["label"].as_str().unwrap();
+    assert!(
+        label.starts_with("untrusted") && label.contains("from read_inbox#1"),
+        "{label}"
+    );
+    // The label names how many readers, never who.
+    assert!(!label.contains("mallory@evil.test"), "{label}");
+
+    // The same send, now written by a planner that has read the mail: its literals are untrusted, so the
+    // recipient needs the person, and lint says so before the run.
+    let lint = s.call(4, "lint_plan", json!({"plan": SEND_TO_A_LITERAL}));
+    assert_eq!(
+        predicted(&lint),
+        vec![("confirm".to_string(), "confirm".to_string())],
+        "{lint}"
+    );
+    let r = s.call(5, "run_plan", json!({"plan": SEND_TO_A_LITERAL}));
+    let doc = doc_of(&r);
+    assert_eq!(doc["status"], json!("waiting_for_the_person"), "{r}");
+    assert_eq!(doc["decisions"][0]["decision"], json!("confirm"), "{r}");
+    assert_eq!(doc["decisions"][0]["rule"], json!("args.to.require"), "{r}");
+    assert!(
+        world.messages("out/outbox").is_empty(),
+        "a send chosen by a planner that read the mail went out"
+    );
+
+    // The audit shows the context the plan was written in, in its trace's header.
+    let trace = std::path::PathBuf::from(doc["trace"].as_str().unwrap());
+    let header: Value = serde_json::from_str(
+        std::fs::read_to_string(&trace)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let context = &header["planner_context"];
+    assert_eq!(context["integrity"], json!("untrusted"), "{header}");
+    assert_eq!(context["tags"], json!(["PRIVATE"]), "{header}");
+    assert!(
+        context["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x.as_str().unwrap().ends_with("/read_inbox#1")),
+        "{header}"
+    );
+
+    // A new session (a new server process) starts trusted: the same send is allowed, and goes out.
+    drop(s);
+    let mut fresh = session(world.dir.path());
+    let lint = fresh.call(2, "lint_plan", json!({"plan": SEND_TO_A_LITERAL}));
+    assert_eq!(
+        predicted(&lint),
+        vec![("allow".to_string(), "allow".to_string())],
+        "{lint}"
+    );
+    let r = fresh.call(3, "run_plan", json!({"plan": SEND_TO_A_LITERAL}));
+    assert_eq!(doc_of(&r)["status"], json!("completed"), "{r}");
+    let trace = std::path::PathBuf::from(doc_of(&r)["trace"].as_str().unwrap());
+    let header: Value = serde_json::from_str(
+        std::fs::read_to_string(&trace)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        header["planner_context"]["integrity"],
+        json!("trusted"),
+        "{header}"
+    );
+    assert_eq!(world.messages("out/outbox").len(), 1);
+}
+
+/// The default mode is unchanged: the same policy without `reads_untrusted` returns no mail text, so the
+/// session stays trusted and a literal recipient stays the plan's own.
+#[test]
+fn a_planner_that_is_not_given_the_mail_keeps_its_literals() {
+    let world = World::new(None);
+    let mut s = session(world.dir.path());
+    let r = s.call(2, "run_plan", json!({"plan": PRINT_THE_INBOX}));
+    let doc = doc_of(&r);
+    assert!(!doc.to_string().contains("IGNORE PREVIOUS"), "{r}");
+    assert_eq!(doc["output"][1], json!({"text": "done\n"}), "{r}");
+    let lint = s.call(3, "lint_plan", json!({"plan": SEND_TO_A_LITERAL}));
+    assert_eq!(
+        predicted(&lint),
+        vec![("allow".to_string(), "allow".to_string())],
+        "{lint}"
+    );
+}
+
+/// A run written in a tainted context keeps its context across a suspension: approved later with
+/// `zamburak approve` (a new process, from the snapshot), its later literal send waits for the person
+/// too. In a fresh session the same plan, approved the same way, sends both.
+#[test]
+fn an_approved_run_keeps_the_context_it_was_written_in() {
+    let plan = "m = read_inbox(limit=1)\nsend_email(to=m[0][\"from\"], subject=\"re\", body=\"ok\")\nsend_email(to=\"me@example.com\", subject=\"copy\", body=\"sent a reply\")\n";
+    let approve = |world: &World, waiting: &Value| {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
+            .arg("approve")
+            .arg(waiting["snapshot"].as_str().unwrap())
+            .args([
+                "--claim",
+                waiting["claim"].as_str().unwrap(),
+                "--by",
+                "person",
+            ])
+            .current_dir(world.dir.path())
+            .output()
+            .unwrap()
+    };
+
+    // Tainted: the planner read the inbox first.
+    let world = reading_world();
+    let mut s = session(world.dir.path());
+    let r = s.call(2, "run_plan", json!({"plan": PRINT_THE_INBOX}));
+    assert!(doc_of(&r).to_string().contains("IGNORE PREVIOUS"), "{r}");
+    let r = s.call(3, "run_plan", json!({"plan": plan}));
+    let doc = doc_of(&r).clone();
+    assert_eq!(doc["status"], json!("waiting_for_the_person"), "{r}");
+    let out = approve(&world, &doc["waiting"]);
+    let said =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "the second send must wait too: {said}"
+    );
+    assert_eq!(world.messages("out/outbox").len(), 1, "{said}");
+    let after = s.call(4, "run_status", json!({"run": doc["run"]}));
+    let after = doc_of(&after);
+    assert_eq!(after["status"], json!("waiting_for_the_person"), "{after}");
+    let decisions: Vec<&str> = after["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["decision"].as_str())
+        .collect();
+    assert_eq!(decisions, ["allow", "confirm", "confirm"], "{after}");
+
+    // Trusted: a fresh world and session, the same plan; after the approval the literal send runs.
+    let world = World::new(None);
+    let mut s = session(world.dir.path());
+    let r = s.call(2, "run_plan", json!({"plan": plan}));
+    let doc = doc_of(&r).clone();
+    assert_eq!(doc["status"], json!("waiting_for_the_person"), "{r}");
+    let out = approve(&world, &doc["waiting"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(world.messages("out/outbox").len(), 2);
+}
+
+/// The other planner mode with the official SDK as the client: the mail comes back, and the session's
+/// later literal recipient waits for the person, until a new session (tests/serve/agent.py).
+#[test]
+fn a_scripted_agent_that_reads_mail_loses_its_literal_recipients() {
+    let Some(python) = sdk_python() else {
+        return;
+    };
+    let world = reading_world();
+    let out = Command::new(python)
+        .arg(root().join("tests/serve/agent.py"))
+        .arg(assert_cmd::cargo::cargo_bin("zamburak"))
+        .arg(world.dir.path())
+        .arg("reads-untrusted")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "agent failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(stdout.contains("every check passed"), "{stdout}");
+    assert!(world.messages("out/outbox").is_empty());
+}

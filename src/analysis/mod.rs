@@ -35,6 +35,7 @@ use crate::label::{KindSet, Label, LabelView};
 use crate::lower::{self, Mode};
 use crate::plan::render::LineIndex;
 use crate::plan::{self, Code, Diagnostic, Severity};
+use crate::planner::ContextLabel;
 use crate::policy::model::{ReadersSpec, Requirement};
 use crate::policy::{
     ArgClaim, Check, Claim, Decision, Outcome, Policy, Rule, Texts, decide, violations,
@@ -115,6 +116,12 @@ impl LintReport {
 /// Checks and analyses a plan under a policy in a mode. Never panics on hostile input: a plan the front end
 /// refuses gives its diagnostics and no predictions.
 pub fn lint(source: &str, policy: &Policy, mode: Mode) -> LintReport {
+    lint_in(source, policy, mode, &ContextLabel::trusted())
+}
+
+/// [`lint`] for a plan written by a planner whose context is `context` (docs/semantics.md, "The planner
+/// context label"): its literals carry that label, as they do when the plan runs in that context.
+pub fn lint_in(source: &str, policy: &Policy, mode: Mode, context: &ContextLabel) -> LintReport {
     let sigs = policy.signatures();
     let mut report = LintReport {
         source: source.to_string(),
@@ -133,7 +140,7 @@ pub fn lint(source: &str, policy: &Policy, mode: Mode) -> LintReport {
         report.diagnostics = diags;
         return report;
     }
-    let mut report = analyze(&parsed, policy, mode);
+    let mut report = analyze_in(&parsed, policy, mode, context);
     if plan::is_empty(source) {
         report.diagnostics.push(
             Diagnostic::new(
@@ -151,6 +158,16 @@ pub fn lint(source: &str, policy: &Policy, mode: Mode) -> LintReport {
 /// The analysis proper, on a plan that passed [`plan::check`] and the lowering's checks (what `run` calls
 /// before anything runs).
 pub fn analyze(parsed: &plan::ParsedPlan, policy: &Policy, mode: Mode) -> LintReport {
+    analyze_in(parsed, policy, mode, &ContextLabel::trusted())
+}
+
+/// [`analyze`] with the literals labelled by the planner context `context` (what `run` does in it).
+pub fn analyze_in(
+    parsed: &plan::ParsedPlan,
+    policy: &Policy,
+    mode: Mode,
+    context: &ContextLabel,
+) -> LintReport {
     let source = parsed.source.as_str();
     let mut report = LintReport {
         source: source.to_string(),
@@ -158,7 +175,7 @@ pub fn analyze(parsed: &plan::ParsedPlan, policy: &Policy, mode: Mode) -> LintRe
         calls: Vec::new(),
         lines: LineIndex::new(source),
     };
-    let space = match policy.label_space() {
+    let mut space = match policy.label_space() {
         Ok(s) => s,
         Err(e) => {
             report.diagnostics.push(
@@ -173,7 +190,8 @@ pub fn analyze(parsed: &plan::ParsedPlan, policy: &Policy, mode: Mode) -> LintRe
             return report;
         }
     };
-    let mut interp = Interp::new(policy, space, mode == Mode::Strict);
+    let lit = context.label_in(&mut space);
+    let mut interp = Interp::new(policy, space, mode == Mode::Strict).with_literal(lit);
     interp.run(&parsed.module.body);
 
     let mut found: Vec<Diagnostic> = Vec::new();

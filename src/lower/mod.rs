@@ -26,7 +26,7 @@ mod flat;
 mod prelude;
 pub(crate) mod scope;
 
-pub use compiler::{Options, check, compile, compile_with};
+pub use compiler::{Options, check, compile, compile_labelled, compile_with};
 
 /// Which propagation rules the lowered program follows.
 pub use crate::mode::Mode;

@@ -10,7 +10,9 @@ use serde_saphyr::{MessageFormatter, Options};
 
 use super::Policy;
 use super::error::{KeyPath, PolicyError, PolicyErrorKind as Kind, is_duplicate_key_message};
-use super::model::{BuiltinsConfig, ControlSpec, Limits, Mode, PolicyFile, VerifierSpec};
+use super::model::{
+    BuiltinsConfig, ControlSpec, Limits, Mode, PlannerSpec, PolicyFile, VerifierSpec,
+};
 use super::tree::{self, Node, NodeKind, Pos, Seg};
 use super::validate;
 
@@ -388,6 +390,11 @@ fn normalise(mut file: PolicyFile, base_dir: &Path) -> PolicyFile {
         tool.returns = Some(tool.returns());
         tool.on_violation = Some(tool.on_violation());
     }
+    let planner = file.planner.clone().unwrap_or_default().resolved();
+    file.planner = Some(PlannerSpec {
+        reader: Some(planner.reader),
+        reads_untrusted: Some(planner.reads_untrusted),
+    });
     let limits = file.limits.clone().unwrap_or_default().resolved();
     file.limits = Some(Limits {
         timeout_ms: Some(limits.timeout_ms),

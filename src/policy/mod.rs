@@ -158,6 +158,10 @@ impl Policy {
     pub fn verifier(&self, name: &str) -> Option<&VerifierSpec> {
         self.file.verifiers.get(name)
     }
+    /// The planner's principal and mode, with defaults (`llm:planner`, untrusted values withheld).
+    pub fn planner(&self) -> model::ResolvedPlanner {
+        self.file.planner.clone().unwrap_or_default().resolved()
+    }
     /// Limits with defaults (5000 ms, 200 tool calls, recursion 200).
     pub fn limits(&self) -> ResolvedLimits {
         self.file.limits.clone().unwrap_or_default().resolved()

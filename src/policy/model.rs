@@ -47,6 +47,11 @@ pub struct PolicyFile {
     /// The tools the plan may call, by name.
     #[serde(default)]
     pub tools: NamedMap<ToolSpec>,
+    /// The model that writes plans, as a reader: who it is, and whether it may read untrusted values
+    /// (docs/semantics.md, "The planner context label"). Default `{ reader: "llm:planner", reads_untrusted:
+    /// false }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planner: Option<PlannerSpec>,
     /// Run limits; every one is optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Limits>,
@@ -585,6 +590,53 @@ impl JsonSchema for ReadersSpec {
                 },
             ],
         })
+    }
+}
+
+/// The planner as a principal (docs/semantics.md, "What the planner and the person are told"). Missing
+/// values take the defaults of [`PlannerSpec::resolved`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlannerSpec {
+    /// The principal the planner reads as: a value goes back to it only when this principal is among its
+    /// readers (or it is public). Default `llm:planner`; it may not be the `user`, who reads everything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reader: Option<String>,
+    /// `true`: untrusted values the planner may read go back to it, and every later plan of the session
+    /// has its literals labelled with what it read (the planner context label). Default `false`: only
+    /// trusted values go back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads_untrusted: Option<bool>,
+}
+
+/// The planner with every default applied.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ResolvedPlanner {
+    /// The planner's principal, trimmed and lowercased as the label space stores principals.
+    pub reader: String,
+    pub reads_untrusted: bool,
+}
+
+impl PlannerSpec {
+    /// The principal a planner reads as when the policy names none.
+    pub const DEFAULT_READER: &str = "llm:planner";
+
+    /// ```
+    /// use zamburak::policy::model::PlannerSpec;
+    /// let p = PlannerSpec { reader: Some(" LLM:Me ".into()), ..PlannerSpec::default() }.resolved();
+    /// assert_eq!((p.reader.as_str(), p.reads_untrusted), ("llm:me", false));
+    /// assert_eq!(PlannerSpec::default().resolved().reader, "llm:planner");
+    /// ```
+    pub fn resolved(&self) -> ResolvedPlanner {
+        ResolvedPlanner {
+            reader: self
+                .reader
+                .as_deref()
+                .unwrap_or(PlannerSpec::DEFAULT_READER)
+                .trim()
+                .to_ascii_lowercase(),
+            reads_untrusted: self.reads_untrusted.unwrap_or(false),
+        }
     }
 }
 

@@ -84,9 +84,36 @@ pub fn validate(file: &PolicyFile, tree: &Node, name: &str) -> Result<Vec<String
     for (tool_name, tool) in file.tools.iter() {
         check_tool(&cx, file, &kinds, tool_name, tool)?;
     }
+    check_planner(&cx, file)?;
     check_limits(&cx, file)?;
     check_web_allow(&cx, file)?;
     Ok(kinds)
+}
+
+/// `planner.reader` names a principal other than the user: an empty one would name no one, and the user
+/// reads every value, so a planner reading as the user would be given all of them.
+fn check_planner(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
+    let Some(reader) = file.planner.as_ref().and_then(|p| p.reader.as_deref()) else {
+        return Ok(());
+    };
+    let path = [Seg::Key("planner"), Seg::Key("reader")];
+    if reader.trim().is_empty() {
+        return Err(cx
+            .at_value(Kind::Empty, &path, "the planner's reader is empty")
+            .expected("the principal the planner reads as, such as `llm:planner`"));
+    }
+    if let Some(user) = &file.user
+        && user.trim().eq_ignore_ascii_case(reader.trim())
+    {
+        return Err(cx
+            .at_value(
+                Kind::NameClash,
+                &path,
+                "the planner's reader is the `user`, who may read every value",
+            )
+            .expected("a principal of the planner's own, such as `llm:planner`"));
+    }
+    Ok(())
 }
 
 /// Every `builtins.web.allow` entry must be a URL the web adapter can compare with (policy::url_rule): an
@@ -1189,5 +1216,79 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    }
+
+    /// The `planner` section: each bad shape is refused with its kind and key path; absent, or with only
+    /// some keys, it takes the defaults.
+    #[test]
+    fn a_bad_planner_section_names_its_kind_and_key_path() {
+        let cases: &[(&str, Kind, &[&str])] = &[
+            ("planner: [llm:planner]\n", Kind::WrongType, &["planner"]),
+            ("planner: llm:planner\n", Kind::WrongType, &["planner"]),
+            // A scalar of the wrong kind is a value the format does not accept, as everywhere.
+            (
+                "planner: { reads_untrusted: yes please }\n",
+                Kind::InvalidValue,
+                &["planner", "reads_untrusted"],
+            ),
+            (
+                "planner: { reader: [a, b] }\n",
+                Kind::WrongType,
+                &["planner", "reader"],
+            ),
+            (
+                "planner: { read_untrusted: true }\n",
+                Kind::UnknownKey,
+                &["planner", "read_untrusted"],
+            ),
+            (
+                "planner: { reader: '  ' }\n",
+                Kind::Empty,
+                &["planner", "reader"],
+            ),
+            (
+                "user: Me@Example.com\nplanner: { reader: me@example.com }\n",
+                Kind::NameClash,
+                &["planner", "reader"],
+            ),
+            // The YAML reader refuses a duplicate key before the structure is known: no path, as for every
+            // duplicate key (tests/policy_check.rs, `duplicate_tool`).
+            (
+                "planner: { reader: a, reader: b }\n",
+                Kind::DuplicateKey,
+                &[],
+            ),
+        ];
+        let mut failures = Vec::new();
+        for (rest, kind, path) in cases {
+            let text = format!("version: 1\n{rest}");
+            match Policy::from_yaml_str(&text, "t.yaml", Path::new(".")) {
+                Ok(_) => failures.push(format!("accepted:\n{text}")),
+                Err(e) if e.kind != *kind || !e.key_path.is(path) => failures.push(format!(
+                    "expected {kind:?} at {path:?}, got {:?} at `{}`: {e}\nfor:\n{text}",
+                    e.kind, e.key_path
+                )),
+                Err(_) => {}
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+
+        let default = Policy::from_yaml_str("version: 1\n", "t.yaml", Path::new(".")).unwrap();
+        assert_eq!(default.planner().reader, "llm:planner");
+        assert!(!default.planner().reads_untrusted);
+        let some = Policy::from_yaml_str(
+            "version: 1\nplanner: { reads_untrusted: true }\n",
+            "t.yaml",
+            Path::new("."),
+        )
+        .unwrap();
+        assert_eq!(some.planner().reader, "llm:planner");
+        assert!(some.planner().reads_untrusted);
+        // `policy check` prints the section with its defaults filled in.
+        let printed = default.to_yaml().unwrap();
+        assert!(
+            printed.contains("planner:\n  reader: llm:planner\n  reads_untrusted: false\n"),
+            "{printed}"
+        );
     }
 }

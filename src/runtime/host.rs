@@ -71,6 +71,11 @@ pub(super) struct RunHost<'a, 't> {
     /// Asks a human on the spot (`run --confirm ask` on a terminal): whether the claim is approved, and by
     /// whom. Without it, a `confirm` suspends the run.
     pub(super) approver: Option<&'a mut Approver>,
+    /// The planner context the plan was written in, kept for a snapshot.
+    pub(super) planner_context: crate::planner::ContextLabel,
+    /// The packed label of the plan's literals in this run (the lowered program's `_LIT`): the literal
+    /// label, or the planner context's ([`crate::planner::ContextLabel::literal_bits`]).
+    pub(super) literal: Packed,
 }
 
 /// Puts a `confirm` claim to a human on the spot: whether it is approved, and by whom.
@@ -101,7 +106,10 @@ impl<'a, 't> RunHost<'a, 't> {
             worst,
             tainted_sources,
             drafts,
+            planner_context,
         } = state;
+        let mut space = space;
+        let literal = Packed::from_bits(planner_context.literal_bits(&mut space));
         RunHost {
             policy,
             backend,
@@ -119,6 +127,8 @@ impl<'a, 't> RunHost<'a, 't> {
             drafts,
             pending: None,
             approver,
+            planner_context,
+            literal,
         }
     }
 }
@@ -139,6 +149,7 @@ impl RunHost<'_, '_> {
             worst: self.worst,
             tainted_sources: self.tainted_sources.clone(),
             drafts: self.drafts.clone(),
+            planner_context: self.planner_context.clone(),
         };
         let space = self.space.clone();
         let paused = parked;
@@ -190,7 +201,7 @@ impl RunHost<'_, '_> {
                 LValue {
                     raw: Raw::Bool(b),
                     label,
-                } if label == Packed::LITERAL => b,
+                } if label == self.literal => b,
                 _ => {
                     return HostReply::Deny {
                         message: format!(
@@ -565,8 +576,9 @@ impl RunHost<'_, '_> {
             return;
         };
         self.output.push(OutputSegment {
-            text: trace::redact::is_clean(&label).then_some(text),
+            text: trace::redact::is_clean(&label).then(|| text.clone()),
             label: view,
+            whole: text,
         });
     }
 

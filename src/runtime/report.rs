@@ -12,6 +12,7 @@ use serde::Deserialize;
 use crate::exit;
 use crate::label::LabelSpace;
 use crate::plan::Diagnostic;
+use crate::planner::ContextLabel;
 use crate::policy::{Outcome, Rule};
 use crate::trace::Record;
 use crate::trace::TraceWriter;
@@ -222,6 +223,10 @@ pub struct OutputSegment {
     /// The text, when its label is trusted and public; `None` otherwise (it went to the terminal only).
     pub text: Option<String>,
     pub label: crate::label::LabelView,
+    /// The text whatever its label, for a reader its caller checked against `label` (the planner of
+    /// `mcp serve` in the mode that lets it read untrusted text). Never serialised.
+    #[serde(skip)]
+    pub whole: String,
 }
 
 /// Appends to the trace if there is one, remembering the first failure (which stops further effects).
@@ -286,6 +291,10 @@ pub struct HostState {
     /// Draft id → the labels it was written with, for drafts this run wrote.
     #[serde(default)]
     pub drafts: std::collections::BTreeMap<String, DraftLabels>,
+    /// The planner context the plan was written in (docs/semantics.md, "The planner context label"): its
+    /// literals carry it, before and after a suspension. Absent: trusted.
+    #[serde(default, skip_serializing_if = "ContextLabel::is_trusted")]
+    pub planner_context: ContextLabel,
 }
 
 /// A run stopped at a `confirm` claim: everything a snapshot holds.
@@ -338,6 +347,7 @@ impl HostState {
             worst: Outcome::Allow,
             tainted_sources: BTreeSet::new(),
             drafts: std::collections::BTreeMap::new(),
+            planner_context: ContextLabel::trusted(),
         }
     }
 }

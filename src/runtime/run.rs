@@ -19,6 +19,7 @@ use crate::label::LabelSpace;
 use crate::lower::Lowered;
 use crate::lower::{self, Mode};
 use crate::plan::{self, Diagnostic, ParsedPlan, Signatures};
+use crate::planner::ContextLabel;
 use crate::policy::Policy;
 use crate::runtime::exec::{self, ExecLimits, ExecOutcome, HostReply};
 use crate::runtime::machine::{InProcess, Machine, MachineLimits, RawCall};
@@ -71,6 +72,7 @@ pub struct Run<'i, 'a> {
     approver: Option<&'a mut Approver>,
     engine: Engine,
     compile: lower::Options,
+    context: ContextLabel,
 }
 
 impl<'i, 'a> Run<'i, 'a> {
@@ -82,6 +84,17 @@ impl<'i, 'a> Run<'i, 'a> {
             approver: None,
             engine: Engine::InProcess,
             compile: lower::Options::default(),
+            context: ContextLabel::trusted(),
+        }
+    }
+
+    /// The plan was written by a planner whose context is `context` (docs/semantics.md, "The planner
+    /// context label"): its literals carry that label instead of the trusted literal label, in the
+    /// pre-flight analysis, in the run, and after a suspension (the snapshot keeps it).
+    pub fn in_context(self, context: &ContextLabel) -> Run<'i, 'a> {
+        Run {
+            context: context.clone(),
+            ..self
         }
     }
 
@@ -148,14 +161,36 @@ pub fn machine_limits(policy: &Policy) -> MachineLimits {
     exec_limits(policy).machine()
 }
 
-/// The front end every run and resumption shares: the subset checks, then the lowering.
+/// The front end every run and resumption shares: the subset checks, then the lowering, the plan's
+/// literals labelled `literal` (packed).
+///
+/// In a planner context that is not trusted the program is compiled without the labels known at compile
+/// time: they rest on the literal label being neutral as a condition (`lower::constant`), which an
+/// untrusted literal is not. So an `if` or a `range` loop on literals raises `pc` by the context, as
+/// `lint` predicts. A resumption compiles with the same options, so its line map is the paused program's.
 fn front_end(
     input: &RunInput<'_>,
     sigs: &Signatures,
     options: lower::Options,
+    context: &ContextLabel,
+    literal: i64,
 ) -> Result<(ParsedPlan, Lowered), Vec<Diagnostic>> {
+    let options = if context.is_trusted() {
+        options
+    } else {
+        lower::Options {
+            constant_labels: false,
+        }
+    };
     let parsed = plan::check(input.source, sigs)?;
-    let lowered = lower::compile_with(&parsed.module, input.source, sigs, input.mode, options)?;
+    let lowered = lower::compile_labelled(
+        &parsed.module,
+        input.source,
+        sigs,
+        input.mode,
+        options,
+        literal,
+    )?;
     Ok((parsed, lowered))
 }
 
@@ -184,6 +219,7 @@ fn run_plan<'a>(
         approver,
         engine,
         compile,
+        context,
     } = run;
     let sigs = input.policy.signatures();
     let mut recorder = Recorder {
@@ -191,11 +227,18 @@ fn run_plan<'a>(
         failed: None,
     };
 
-    let (parsed, lowered) = match front_end(input, &sigs, compile) {
+    // The literal label is the context's in this run's label space (where its principals are interned
+    // and its source recorded before any call); the host computes the same from the same space.
+    let mut space = input.policy.label_space();
+    let literal = match &mut space {
+        Ok(space) => context.literal_bits(space),
+        Err(_) => crate::label::LITERAL,
+    };
+    let (parsed, lowered) = match front_end(input, &sigs, compile, &context, literal) {
         Ok(both) => both,
         Err(diagnostics) => return rejected(diagnostics, &mut recorder),
     };
-    let space = match input.policy.label_space() {
+    let space = match space {
         Ok(space) => space,
         Err(e) => {
             // The policy loader validates budgets, so this is a defect; fail closed all the same.
@@ -218,7 +261,7 @@ fn run_plan<'a>(
     if preflight {
         // docs/semantics.md, "Pre-flight analysis": a plan with a call that is denied whenever it is reached
         // runs no tool at all.
-        let analysis = crate::analysis::analyze(&parsed, input.policy, input.mode);
+        let analysis = crate::analysis::analyze_in(&parsed, input.policy, input.mode, &context);
         let denials: Vec<_> = analysis.certain_denials().cloned().collect();
         if !denials.is_empty() {
             let mut report = denied_before_run(&denials, &mut recorder);
@@ -233,14 +276,11 @@ fn run_plan<'a>(
     }
 
     let exec_limits = exec_limits(input.policy);
-    let mut host = RunHost::new(
-        input.policy,
-        backend,
-        space,
-        recorder,
-        HostState::fresh(),
-        approver,
-    );
+    let state = HostState {
+        planner_context: context,
+        ..HostState::fresh()
+    };
+    let mut host = RunHost::new(input.policy, backend, space, recorder, state, approver);
     let mut parked = None;
     let mut machine = engine.machine();
     let outcome = guarded(|| {
@@ -285,12 +325,23 @@ pub fn resume_plan(
         trace,
         failed: None,
     };
-    // The snapshot's session was compiled with the defaults (`zamburak run` never changes them).
-    let lowered = match front_end(&r.input, &sigs, lower::Options::default()) {
+    // The snapshot's session was compiled with the defaults (`zamburak run` never changes them), in the
+    // planner context the run started in. The paused program already holds its literal label; this
+    // lowering only maps its lines back to the plan.
+    let context = r.state.planner_context.clone();
+    let mut space = r.space;
+    let literal = context.literal_bits(&mut space);
+    let lowered = match front_end(
+        &r.input,
+        &sigs,
+        lower::Options::default(),
+        &context,
+        literal,
+    ) {
         Ok((_, lowered)) => lowered,
         Err(diagnostics) => return rejected(diagnostics, &mut recorder),
     };
-    let mut host = RunHost::new(r.input.policy, backend, r.space, recorder, r.state, None);
+    let mut host = RunHost::new(r.input.policy, backend, space, recorder, r.state, None);
     let claim = &r.claim;
     host.mark_decided(
         claim.call_id,

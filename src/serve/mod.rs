@@ -14,6 +14,7 @@
 
 pub mod answer;
 pub mod runner;
+pub mod session;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -32,6 +33,7 @@ use serde_json::{Value, json};
 use crate::policy::discover::Chosen;
 use crate::runtime::setup::MAX_PLAN_BYTES;
 use runner::Runner;
+use session::Session;
 
 /// Why the server could not start or stopped on its own.
 #[non_exhaustive]
@@ -76,6 +78,9 @@ struct Server {
     /// `zamburak stubs --format pyi`: the [`STUBS_URI`] resource, for clients that give the model files.
     pyi: String,
     next_run: AtomicU64,
+    /// The planner context label of this client's session (docs/semantics.md, "The planner context
+    /// label").
+    session: Arc<Session>,
 }
 
 /// The stub module as an MCP resource.
@@ -154,9 +159,11 @@ impl Server {
     /// Lints on a blocking thread: a large plan takes a while, and the session's threads stay free.
     async fn lint(&self, plan: String) -> CallToolResult {
         let runner = Arc::clone(&self.runner);
+        // Lint predicts the run of this plan in this session: its literals carry the planner context.
+        let context = self.session.context();
         let linted = tokio::task::spawn_blocking(move || {
             let policy = &runner.chosen.policy;
-            let report = crate::analysis::lint(&plan, policy, policy.mode());
+            let report = crate::analysis::lint_in(&plan, policy, policy.mode(), &context);
             crate::analysis::output::json(&report, "plan.py")
         })
         .await;
@@ -169,9 +176,10 @@ impl Server {
     async fn run(&self, plan: String) -> CallToolResult {
         let n = self.next_run.fetch_add(1, Ordering::Relaxed);
         let runner = Arc::clone(&self.runner);
+        let session = Arc::clone(&self.session);
         // A blocking thread per run; its interpreter runs in a worker process of its own. A panic on that
         // thread ends this run with an error result, not the server.
-        match tokio::task::spawn_blocking(move || runner.run(n, &plan)).await {
+        match tokio::task::spawn_blocking(move || runner.run(n, &plan, &session)).await {
             Ok(doc) => CallToolResult::structured(doc),
             Err(_) => {
                 tool_error("the run failed inside the server and was stopped; nothing more ran")
@@ -181,7 +189,8 @@ impl Server {
 
     async fn status(&self, id: String) -> CallToolResult {
         let runner = Arc::clone(&self.runner);
-        match tokio::task::spawn_blocking(move || runner.status(&id)).await {
+        let session = Arc::clone(&self.session);
+        match tokio::task::spawn_blocking(move || runner.status(&id, &session)).await {
             Ok(Ok(doc)) => CallToolResult::structured(doc),
             Ok(Err(message)) => tool_error(&message),
             Err(_) => tool_error("reading the run failed inside the server"),
@@ -308,6 +317,7 @@ pub fn serve(chosen: Chosen, runs: PathBuf, approval_ttl_secs: u64) -> Result<()
         stubs,
         pyi,
         next_run: AtomicU64::new(1),
+        session: Arc::new(Session::new()),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::answer::{self, RunFiles};
+use super::session::Session;
 use crate::policy::discover::Chosen;
 use crate::runtime::run::{Engine, Run, RunInput, Status, ToolBackend};
 use crate::runtime::setup::{self, RunSetupError};
@@ -59,8 +60,9 @@ impl Runner {
         }
     }
 
-    /// Runs `source` as run number `n` (or the next free one) and returns the planner's answer.
-    pub fn run(&self, n: u64, source: &str) -> Value {
+    /// Runs `source` as run number `n` (or the next free one) in `session`'s planner context and returns
+    /// the planner's answer (what it returns is joined into the context first).
+    pub fn run(&self, n: u64, source: &str, session: &Session) -> Value {
         let (id, dir) = match self.new_run_dir(n) {
             Ok(both) => both,
             Err(e) => {
@@ -77,7 +79,7 @@ impl Runner {
         if let Err(e) = std::fs::write(&plan, source) {
             return answer::not_started(&id, &format!("cannot write {}: {e}", plan.display()));
         }
-        match self.run_in(&id, &plan, source) {
+        match self.run_in(&id, &plan, source, session) {
             Ok(doc) => doc,
             Err(e) => {
                 let why = e.to_string();
@@ -88,8 +90,15 @@ impl Runner {
         }
     }
 
-    fn run_in(&self, id: &str, plan: &Path, source: &str) -> Result<Value, RunSetupError> {
+    fn run_in(
+        &self,
+        id: &str,
+        plan: &Path,
+        source: &str,
+        session: &Session,
+    ) -> Result<Value, RunSetupError> {
         let chosen = &self.chosen;
+        let context = session.context();
         let policy = &chosen.policy;
         setup::check_tools(chosen, source, plan)?;
         let mode = policy.mode();
@@ -110,6 +119,7 @@ impl Runner {
             &String::from_utf8_lossy(&chosen.text),
         );
         header.mcp_lock_sha256 = lock_sha256;
+        header.planner_context = Some(context.clone());
         let mut writer = TraceWriter::create(&trace_path, header).map_err(|source| {
             RunSetupError::TraceCreate {
                 path: trace_path.clone(),
@@ -130,11 +140,12 @@ impl Runner {
         };
         // What the plan prints is for the person: kept in the run's directory, never sent to the client.
         let mut printed = String::new();
-        let report = Run::new(&input).on(self.engine.clone()).execute(
-            &mut backend,
-            Some(&mut writer),
-            &mut |text| printed.push_str(text),
-        );
+        let report = Run::new(&input)
+            .on(self.engine.clone())
+            .in_context(&context)
+            .execute(&mut backend, Some(&mut writer), &mut |text| {
+                printed.push_str(text)
+            });
         let _ = std::fs::write(plan.with_file_name("output.txt"), &printed);
         let mut snapshot_path = None;
         let mut suspend_failed = None;
@@ -158,6 +169,7 @@ impl Runner {
         if let Some(hub) = backend.hub() {
             hub.shutdown();
         }
+        let planner = policy.planner();
         let mut doc = answer::of_run(
             &report,
             source,
@@ -168,7 +180,9 @@ impl Runner {
                 snapshot: snapshot_path.as_deref(),
                 runs: &self.runs,
             },
+            &planner,
         );
+        session.has_read(&answer::read_in_run(&report, &planner, id));
         if let Some(why) = suspend_failed {
             // Nobody can approve a claim whose snapshot was not saved: the run is over.
             doc["status"] = "error".into();
@@ -187,8 +201,9 @@ impl Runner {
         Ok(doc)
     }
 
-    /// The state of run `id`, read from its trace and snapshot.
-    pub fn status(&self, id: &str) -> Result<Value, String> {
+    /// The state of run `id`, read from its trace and snapshot (what it returns is joined into `session`'s
+    /// planner context first).
+    pub fn status(&self, id: &str, session: &Session) -> Result<Value, String> {
         let Some(dir) = run_dir(&self.runs, id) else {
             return Err(format!(
                 "`{}` is not a run of this server (run ids look like `run-1`)",
@@ -217,6 +232,8 @@ impl Runner {
         let snapshot_path = pending.as_ref().map(|(p, _)| p.clone());
         let claim = pending.map(|(_, s)| s.claim_code());
         let head = crate::trace::verify(&trace).ok().and_then(|r| r.head);
+        let planner = self.chosen.policy.planner();
+        session.has_read(&answer::read_in_trace(&records, &planner, id));
         Ok(answer::status_of_trace(
             id,
             &records,
@@ -228,6 +245,7 @@ impl Runner {
                 snapshot: snapshot_path.as_deref(),
                 runs: &self.runs,
             },
+            &planner,
         ))
     }
 }

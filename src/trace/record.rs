@@ -68,7 +68,7 @@ pub struct Header {
     pub policy_sha256: String,
     /// `strict` or `normal`.
     pub mode: String,
-    /// The plan source text (trusted: written before any tool data was seen).
+    /// The plan source text (trusted when written before any tool data was seen; see `planner_context`).
     pub plan: String,
     /// RFC 3339 UTC time the run started.
     pub started_at: String,
@@ -79,6 +79,11 @@ pub struct Header {
     /// `sha256:<hex>` of the MCP lock file the run checked its servers against (runs with MCP tools).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_lock_sha256: Option<String>,
+    /// The planner context the plan was written in, for a plan a planner model wrote in a session
+    /// (`mcp serve`): what the planner had read, whose label the plan's literals carry (docs/semantics.md,
+    /// "The planner context label"). Absent for a plan given as a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planner_context: Option<crate::planner::ContextLabel>,
 }
 
 /// The policy that decided a run.
@@ -114,6 +119,7 @@ impl Header {
             started_at: jiff::Timestamp::now().to_string(),
             policy: None,
             mcp_lock_sha256: None,
+            planner_context: None,
         }
     }
 

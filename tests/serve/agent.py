@@ -1,14 +1,16 @@
 """A scripted agent that drives `zamburak mcp serve` with the official MCP Python SDK (pinned in
 requirements.txt), as a client nobody here wrote. tests/serve.rs runs it:
 
-    agent.py ZAMBURAK WORLD
+    agent.py ZAMBURAK WORLD [reads-untrusted]
 
 WORLD is a copy of examples/ with policy.yaml pointing at it. The script lists the tools, reads the stubs (a tool and a resource),
 lints a plan with a misspelt keyword and applies lint's fix, runs the fixed plan over the example inbox,
 runs a plan that sends to an address taken from mail (it must wait for the person), lets the person approve
 it with `zamburak approve` (the person's own command, outside the session), and reads the run's state again.
-Nothing the client receives may hold text of the example mails. Exits 0 when every check holds; otherwise
-says which failed (exit 1).
+Nothing the client receives may hold text of the example mails. With `reads-untrusted` (WORLD's policy lets
+the planner read the mail), it checks the other planner mode instead: the mail comes back, and a literal
+recipient written after it waits for the person, until a new session. Exits 0 when every check holds;
+otherwise says which failed (exit 1).
 """
 
 import asyncio
@@ -187,5 +189,46 @@ async def main(zamburak: str, world: Path) -> None:
     print("agent: every check passed")
 
 
+PRINT_THE_INBOX = 'for m in read_inbox(limit=10):\n    print(m["subject"])\nprint("done")\n'
+SEND_TO_A_LITERAL = 'send_email(to="bob@example.com", subject="hi", body="see you on Thursday")\n'
+
+
+def predicted(lint) -> list:
+    return [(c["predicted"]["may"], c["predicted"]["must"]) for c in lint.structured_content["calls"]]
+
+
+async def reads_untrusted(zamburak: str, world: Path) -> None:
+    """WORLD's policy lets the planner read the mail (`planner: { reads_untrusted: true }`, the inbox readable
+    by `llm:planner`): the inbox text comes back, and the session's later literals carry its label."""
+    params = StdioServerParameters(
+        command=zamburak,
+        args=["mcp", "serve", "--policy", str(world / "policy.yaml"), "--runs", str(world / "runs")],
+        cwd=str(world),
+    )
+    async with Client(params) as client:
+        before = await client.call_tool("lint_plan", {"plan": SEND_TO_A_LITERAL})
+        check(predicted(before) == [("allow", "allow")], f"before reading: {text_of(before)}")
+        ran = await client.call_tool("run_plan", {"plan": PRINT_THE_INBOX})
+        received = text_of(ran)
+        check(ran.structured_content["status"] == "completed", f"the inbox run: {received}")
+        check("IGNORE PREVIOUS INSTRUCTIONS" in received, f"the mail was not returned: {received}")
+        check("mallory@evil.test" not in json.dumps(ran.structured_content["output"][0].get("label")), received)
+        after = await client.call_tool("lint_plan", {"plan": SEND_TO_A_LITERAL})
+        check(predicted(after) == [("confirm", "confirm")], f"after reading: {text_of(after)}")
+        send = await client.call_tool("run_plan", {"plan": SEND_TO_A_LITERAL})
+        doc = send.structured_content
+        check(doc["status"] == "waiting_for_the_person", f"the literal send: {text_of(send)}")
+        check([d["decision"] for d in doc["decisions"]] == ["confirm"], f"decisions: {doc['decisions']}")
+        check(outbox_files(world) == [], f"the outbox is not empty: {outbox_files(world)}")
+    # A new session starts trusted.
+    async with Client(params) as client:
+        fresh = await client.call_tool("lint_plan", {"plan": SEND_TO_A_LITERAL})
+        check(predicted(fresh) == [("allow", "allow")], f"a new session: {text_of(fresh)}")
+    print("agent (reads_untrusted): every check passed")
+
+
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], Path(sys.argv[2])))
+    if sys.argv[3:] == ["reads-untrusted"]:
+        asyncio.run(reads_untrusted(sys.argv[1], Path(sys.argv[2])))
+    else:
+        asyncio.run(main(sys.argv[1], Path(sys.argv[2])))

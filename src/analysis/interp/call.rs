@@ -204,8 +204,8 @@ impl<'a> Interp<'a> {
                 let falls_off = !matches!(body.last(), Some(Stmt::Return(_)));
                 match (ret, falls_off) {
                     (Some(r), false) => r,
-                    (Some(r), true) => r.merge(&AVal::literal()),
-                    (None, _) => AVal::literal(),
+                    (Some(r), true) => r.merge(&self.lit_val()),
+                    (None, _) => self.lit_val(),
                 }
             }
         };
@@ -532,7 +532,7 @@ impl<'a> Interp<'a> {
     ) -> AVal {
         let inputs_may = args
             .iter()
-            .fold(Label::literal(), |l, (_, a)| l.join(&self.deep_may(a)));
+            .fold(self.lit(), |l, (_, a)| l.join(&self.deep_may(a)));
         let all_may = match &recv {
             Some(r) => inputs_may.join(&self.deep_may(r)),
             None => inputs_may.clone(),
@@ -567,10 +567,10 @@ impl<'a> Interp<'a> {
     ) {
         let arg = |i: usize| args.get(i).map(|(_, a)| a.clone());
         let extra = match mutation.extra {
-            Extra::Nothing => Label::literal(),
+            Extra::Nothing => self.lit(),
             Extra::IndexInfluence => arg(0)
                 .map(|a| self.deep_may(&a).influence())
-                .unwrap_or_else(Label::literal),
+                .unwrap_or_else(|| self.lit()),
             Extra::Inputs => all_may.clone(),
         };
         self.mutate(r, &extra);
@@ -647,7 +647,7 @@ impl<'a> Interp<'a> {
             // the result carries at least the receiver's and the arguments' labels.
             Yields::ScalarOfAll => AVal::scalar(all_may.computed(), all_must()),
             Yields::Scalar => AVal::scalar(all_may.computed(), must_bottom()),
-            Yields::Nothing => AVal::literal(),
+            Yields::Nothing => self.lit_val(),
             Yields::OneOfElements => {
                 // One of the elements (or a default): it may be any container the arguments hold.
                 AVal {
@@ -665,7 +665,7 @@ impl<'a> Interp<'a> {
                 };
                 let args_may = args
                     .iter()
-                    .fold(Label::literal(), |l, (_, a)| l.join(&self.deep_may(a)));
+                    .fold(self.lit(), |l, (_, a)| l.join(&self.deep_may(a)));
                 let key = arg(0);
                 let mut e = self.element(r, key.as_ref());
                 if let Some(d) = arg(1) {
@@ -676,7 +676,7 @@ impl<'a> Interp<'a> {
                     e = e.merge(&d.raised(&cm, &cu));
                 }
                 if or_none && arg(1).is_none() {
-                    e = e.merge(&AVal::literal());
+                    e = e.merge(&self.lit_val());
                 }
                 if r.shape != Shape::Container {
                     e.must = must_bottom();
@@ -731,7 +731,7 @@ impl<'a> Interp<'a> {
             .map(|(_, a)| a.clone())
             .collect();
         if fn_vals.is_empty() {
-            return Label::literal();
+            return self.lit();
         }
         let data: Vec<&AVal> = args
             .iter()
@@ -783,7 +783,7 @@ impl<'a> Interp<'a> {
         let (ps_may, ps_must) = (self.pc_may.clone(), self.pc_must.clone());
         self.pc_may = ps_may.join(&s_may);
         self.pc_must = ps_must.join(&s_must);
-        let mut results = Label::literal();
+        let mut results = self.lit();
         let mut rounds = 0;
         loop {
             rounds += 1;

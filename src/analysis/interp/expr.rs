@@ -9,7 +9,6 @@ use ruff_text_size::Ranged;
 
 use super::{Env, FuncBody, Interp};
 use crate::analysis::domain::{AVal, HeapObj, Shape, must_bottom, neutral};
-use crate::label::Label;
 
 impl<'a> Interp<'a> {
     // ---- expressions ----------------------------------------------------------------------------------
@@ -18,7 +17,7 @@ impl<'a> Interp<'a> {
         match self.lookup(name) {
             Some(v) => v.clone(),
             // A builtin used as a value (`map(str, xs)`) carries no data.
-            None if crate::plan::subset::is_builtin(name) => AVal::literal(),
+            None if crate::plan::subset::is_builtin(name) => self.lit_val(),
             // Not bound on the paths analysed (or a closure's scope is gone): assume the worst.
             None => AVal::top(),
         }
@@ -32,13 +31,13 @@ impl<'a> Interp<'a> {
         match e {
             Expr::StringLiteral(s) => AVal {
                 texts: Some(BTreeSet::from([s.value.to_str().to_string()])),
-                ..AVal::literal()
+                ..self.lit_val()
             },
             Expr::NumberLiteral(_)
             | Expr::BooleanLiteral(_)
             | Expr::NoneLiteral(_)
             | Expr::EllipsisLiteral(_)
-            | Expr::BytesLiteral(_) => AVal::literal(),
+            | Expr::BytesLiteral(_) => self.lit_val(),
             Expr::Name(n) => self.load_name(n.id.as_str()),
             Expr::BinOp(b) => {
                 let l = self.expr(&b.left);
@@ -106,7 +105,7 @@ impl<'a> Interp<'a> {
                 }
                 let may = vals
                     .iter()
-                    .fold(Label::literal(), |l, v| l.join(&self.deep_may(v)))
+                    .fold(self.lit(), |l, v| l.join(&self.deep_may(v)))
                     .computed();
                 let must = vals
                     .iter()
@@ -116,7 +115,7 @@ impl<'a> Interp<'a> {
             }
             Expr::List(l) => {
                 let elems: Vec<AVal> = l.elts.iter().map(|x| self.expr_elem(x)).collect();
-                let obj = HeapObj::empty(Label::literal(), must_bottom());
+                let obj = HeapObj::empty(self.lit(), must_bottom());
                 let v = self.container(at, 0, obj, &elems);
                 // What `container` stores: each element raised by `pc` in STRICT.
                 let labels = elems
@@ -131,20 +130,20 @@ impl<'a> Interp<'a> {
             }
             Expr::Tuple(l) => {
                 let elems: Vec<AVal> = l.elts.iter().map(|x| self.expr_elem(x)).collect();
-                let obj = HeapObj::empty(Label::literal(), must_bottom());
+                let obj = HeapObj::empty(self.lit(), must_bottom());
                 self.container(at, 0, obj, &elems)
             }
             Expr::Set(l) => {
                 let elems: Vec<AVal> = l.elts.iter().map(|x| self.expr_elem(x)).collect();
                 let structure = elems
                     .iter()
-                    .fold(Label::literal(), |acc, v| acc.join(&self.deep_may(v)));
+                    .fold(self.lit(), |acc, v| acc.join(&self.deep_may(v)));
                 let obj = HeapObj::empty(structure, must_bottom());
                 self.container(at, 0, obj, &elems)
             }
             Expr::Dict(d) => {
                 let mut elems = Vec::new();
-                let mut structure = Label::literal();
+                let mut structure = self.lit();
                 for item in &d.items {
                     match &item.key {
                         Some(k) => {
@@ -167,7 +166,7 @@ impl<'a> Interp<'a> {
             Expr::Subscript(s) => {
                 let c = self.expr(&s.value);
                 if let Expr::Slice(sl) = s.slice.as_ref() {
-                    let mut bounds = Label::literal();
+                    let mut bounds = self.lit();
                     for b in [&sl.lower, &sl.upper, &sl.step].into_iter().flatten() {
                         let v = self.expr(b);
                         bounds = bounds.join(&self.deep_may(&v));
@@ -241,7 +240,7 @@ impl<'a> Interp<'a> {
 
     /// An f-string: a computed scalar joining every interpolated value (deeply) and its format spec's.
     fn fstring(&mut self, f: &'a ExprFString) -> AVal {
-        let mut may = Label::literal();
+        let mut may = self.lit();
         let mut must = must_bottom();
         for part in f.value.iter() {
             if let ruff_python_ast::FStringPart::FString(fs) = part {
@@ -271,7 +270,7 @@ impl<'a> Interp<'a> {
         let id = self.func(at, l.parameters.as_deref(), FuncBody::Expr(&l.body));
         AVal {
             funcs: BTreeSet::from([id]),
-            ..AVal::literal()
+            ..self.lit_val()
         }
     }
 
@@ -319,7 +318,7 @@ impl<'a> Interp<'a> {
         self.pc_must = ps_must;
         self.frames.pop();
         let mut obj = HeapObj::empty(
-            Label::literal().join(&structure_may).join(&self.pc_may),
+            self.lit().join(&structure_may).join(&self.pc_may),
             must_bottom(),
         );
         for e in &elems {
@@ -330,7 +329,7 @@ impl<'a> Interp<'a> {
         AVal {
             sites: BTreeSet::from([s]),
             shape: Shape::Container,
-            ..AVal::literal()
+            ..self.lit_val()
         }
     }
 }

@@ -140,7 +140,7 @@ impl<'a> Interp<'a> {
         AVal {
             sites: BTreeSet::from([s]),
             shape: Shape::Container,
-            ..AVal::literal()
+            ..self.lit_val()
         }
     }
 
@@ -161,13 +161,13 @@ impl<'a> Interp<'a> {
         AVal {
             sites: BTreeSet::from([s]),
             shape: Shape::Mixed,
-            ..AVal::literal()
+            ..self.lit_val()
         }
     }
 
     /// Reading one element of `c` with index/key `i`.
     pub(super) fn element(&self, c: &AVal, i: Option<&AVal>) -> AVal {
-        let lit = AVal::literal();
+        let lit = self.lit_val();
         let i = i.unwrap_or(&lit);
         let choice_may = self.struct_may(c).join(&self.deep_may(i));
         // `_gi`: an element joins the influence of the choice; a character of a string is computed.

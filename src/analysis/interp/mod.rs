@@ -157,6 +157,9 @@ pub struct Interp<'a> {
     when_present: BTreeMap<(usize, String), AVal>,
     /// The verified value of the `or_none` verifier call evaluated last.
     last_minted: Option<AVal>,
+    /// The label of a plan literal: [`Label::literal`], or the planner context label of the session the
+    /// plan was written in (docs/semantics.md, "The planner context label"). The runtime's `_LIT`.
+    lit: Label,
 }
 
 impl<'a> Interp<'a> {
@@ -189,6 +192,31 @@ impl<'a> Interp<'a> {
             last_list: None,
             when_present: BTreeMap::new(),
             last_minted: None,
+            lit: Label::literal(),
+        }
+    }
+
+    /// Plan literals (and every value the runtime labels like one, its `_LIT`) carry `lit`: the label
+    /// [`crate::planner::ContextLabel::label_in`] gives them in this interpreter's label space.
+    pub fn with_literal(self, lit: Label) -> Interp<'a> {
+        Interp { lit, ..self }
+    }
+
+    /// The literal label, as the upper bound of what the runtime's `_LIT` is.
+    fn lit(&self) -> Label {
+        self.lit.clone()
+    }
+
+    /// A plan literal (not a string): its label is exactly the literal label, so both bounds are it (the
+    /// lower one with every kind, as [`must_bottom`] has them: a `must` label never claims a kind absent).
+    fn lit_val(&self) -> AVal {
+        AVal {
+            may: self.lit.clone(),
+            must: Label {
+                verified: crate::label::KindSet::ALL,
+                ..self.lit.clone()
+            },
+            ..AVal::literal()
         }
     }
 

@@ -88,7 +88,7 @@ impl<'a> Interp<'a> {
             Stmt::Return(r) => {
                 let v = match &r.value {
                     Some(e) => self.expr(e),
-                    None => AVal::literal(),
+                    None => self.lit_val(),
                 };
                 let v = self.returned(v);
                 if let Some(f) = self.fns.last_mut() {
@@ -168,7 +168,7 @@ impl<'a> Interp<'a> {
     }
 
     fn list_of(&mut self, at: usize, elem: &AVal) -> AVal {
-        let obj = HeapObj::empty(Label::literal(), must_bottom());
+        let obj = HeapObj::empty(self.lit(), must_bottom());
         self.container(at, 4, obj, std::slice::from_ref(elem))
     }
 
@@ -486,7 +486,7 @@ impl<'a> Interp<'a> {
         );
         let v = AVal {
             funcs: BTreeSet::from([id]),
-            ..AVal::literal()
+            ..self.lit_val()
         };
         self.env().insert(f.name.id.to_string(), v);
     }

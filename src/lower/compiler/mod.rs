@@ -249,8 +249,30 @@ pub fn compile_with(
     mode: Mode,
     options: Options,
 ) -> Result<Lowered, Vec<Diagnostic>> {
+    compile_labelled(module, source, sigs, mode, options, LITERAL)
+}
+
+/// [`compile_with`], the plan's literals labelled `literal` (packed, within 63 bits) instead of
+/// [`LITERAL`]: the planner context label of a session in which the planner has read tool data
+/// (docs/semantics.md, "The planner context label"). Every literal, and every value the prelude labels
+/// like one, carries it. The label is made computed (every kind unverified), as a literal's is, so the
+/// compile-time folding of `_LIT | _UV` into `_LIT` stays exact; a negative `literal` is not a label, and
+/// is replaced by the unknown label (fail closed).
+pub fn compile_labelled(
+    module: &ModModule,
+    source: &str,
+    sigs: &Signatures,
+    mode: Mode,
+    options: Options,
+    literal: i64,
+) -> Result<Lowered, Vec<Diagnostic>> {
     let c = lower_plan(module, source, sigs, mode, options)?;
-    link(c)
+    let literal = if literal < 0 {
+        crate::label::Packed::UNKNOWN.bits()
+    } else {
+        literal | UNVERIFIED_MASK
+    };
+    link(c, literal)
 }
 
 /// Only the compiler's own checks (the `Z09x` codes), without building the program: what `lint` needs.
@@ -348,11 +370,11 @@ fn lower_plan<'a>(
     Ok(c)
 }
 
-fn link(c: Compiler<'_>) -> Result<Lowered, Vec<Diagnostic>> {
+fn link(c: Compiler<'_>, literal: i64) -> Result<Lowered, Vec<Diagnostic>> {
     let header = format!(
         "_STRICT = {}\n_LIT = {}\n_UV = {}\n_NUV = ~_UV\n{} = 0\n",
         if c.strict { "True" } else { "False" },
-        LITERAL,
+        literal,
         UNVERIFIED_MASK,
         super::RUNNING_LINE
     );
