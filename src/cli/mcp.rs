@@ -206,6 +206,7 @@ pub fn serve_command(
     policy_flag: Option<&Path>,
     runs: Option<PathBuf>,
     approval_ttl_secs: Option<u64>,
+    ops: &crate::serve::Ops,
 ) -> i32 {
     // Plans have no file of their own: discovery starts in the current directory, as for `stubs`.
     let chosen = match crate::policy::discover::choose(policy_flag, Path::new("plan.py")) {
@@ -222,8 +223,25 @@ pub fn serve_command(
     };
     errln!("runs: {}", runs.display());
     let ttl = approval_ttl_secs.unwrap_or(crate::runtime::snapshot::DEFAULT_TTL_SECS);
-    match crate::serve::serve(chosen, runs.clone(), ttl) {
-        Ok(()) => {
+    use crate::serve::Ended;
+    match crate::serve::serve(chosen, runs.clone(), ttl, ops) {
+        Ok(Ended::TooLarge) => {
+            errln!(
+                "error: the client sent a message larger than {} bytes; the session was closed (the runs are in {})",
+                crate::serve::input::MAX_MESSAGE_BYTES,
+                runs.display()
+            );
+            exit::USAGE
+        }
+        Ok(Ended::Signal(sig)) => {
+            errln!(
+                "stopped by signal {sig}: every run was stopped; the runs are in {}",
+                runs.display()
+            );
+            // The shell's convention for a process ended by a signal.
+            128 + sig
+        }
+        Ok(_) => {
             errln!("session closed; the runs are in {}", runs.display());
             exit::OK
         }

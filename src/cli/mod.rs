@@ -64,7 +64,8 @@ the policy cannot be used. The file format is in docs/policy-test.md.";
     pub const MCP_DIFF: &str =
         "Exit codes: 0 the servers match the lock, 1 a pinned tool changed, 2 usage error.";
     pub const MCP_SERVE: &str = "Exit codes: 0 the client closed the session, 2 the policy, its MCP lock or the runs \
-         directory cannot be used, or the session failed.";
+         directory cannot be used, or the session failed (a message larger than 8 MiB closes it), 143 stopped by \
+         SIGTERM, 130 by SIGINT. Every worker and MCP server the server started is gone when it exits.";
 }
 
 #[derive(Subcommand, Debug)]
@@ -252,6 +253,17 @@ enum McpCommand {
         /// than a terminal's.
         #[arg(long, value_name = "SECONDS")]
         approval_ttl: Option<u64>,
+        /// Wall-clock seconds a run may take, its tool calls included (default 60); then its worker and
+        /// MCP servers are killed, its trace ends with a TimeoutError, and the answer says it timed out.
+        #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86400))]
+        run_timeout: Option<u64>,
+        /// Worker processes kept started ahead of runs, so a run does not wait for one (default 2; 0:
+        /// each run starts its own). A worker serves one run only.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=64))]
+        warm_workers: Option<u64>,
+        /// Runs under way at once (default 8); more wait for a slot, and past 64 waiting a run is refused.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
+        max_runs: Option<u64>,
     },
 }
 
@@ -490,7 +502,22 @@ pub fn main() -> ExitCode {
                 policy,
                 runs,
                 approval_ttl,
-            } => mcp::serve_command(policy.as_deref(), runs, approval_ttl),
+                run_timeout,
+                warm_workers,
+                max_runs,
+            } => {
+                let mut ops = crate::serve::Ops::default();
+                if let Some(secs) = run_timeout {
+                    ops.run_timeout = std::time::Duration::from_secs(secs);
+                }
+                if let Some(n) = warm_workers.and_then(|n| usize::try_from(n).ok()) {
+                    ops.warm_workers = n;
+                }
+                if let Some(n) = max_runs.and_then(|n| usize::try_from(n).ok()) {
+                    ops.max_runs = n;
+                }
+                mcp::serve_command(policy.as_deref(), runs, approval_ttl, &ops)
+            }
         },
         Command::Policy { command } => match command {
             PolicyCommand::Init {

@@ -250,6 +250,11 @@ impl Hub {
         Ok(value)
     }
 
+    /// The process ids of the running servers (each leads its own process group).
+    pub fn pids(&self) -> Vec<u32> {
+        self.running.values().filter_map(Client::pid).collect()
+    }
+
     /// Shuts every running server down (stdin closed, then a grace period, then killed).
     pub fn shutdown(&mut self) {
         for (_, client) in std::mem::take(&mut self.running) {

@@ -10,7 +10,9 @@ use crate::label::Packed;
 use crate::lower::Lowered;
 use crate::plan::Signatures;
 use crate::runtime::boxing::{rebox, unbox};
-use crate::runtime::machine::{Death, Event, InProcess, Machine, MachineLimits, RawCall, Step};
+use crate::runtime::machine::{
+    Death, Event, InProcess, Machine, MachineLimits, RawCall, Step, Stopped,
+};
 use crate::value::LValue;
 
 /// What the host answers to a tool or verifier call.
@@ -317,6 +319,18 @@ fn ending(event: Event, last_line: u32, lowered: &Lowered, limits: &ExecLimits) 
         Event::Crashed(Death::Stack) => halted(
             "InternalError",
             "the plan overflowed the interpreter's stack; the run was stopped".into(),
+            known(last_line),
+        ),
+        Event::Crashed(Death::Stopped(Stopped::RunTimeout { secs })) => halted(
+            "TimeoutError",
+            format!(
+                "the run exceeded the server's run timeout of {secs} s (its tool calls included); the run was stopped"
+            ),
+            known(last_line),
+        ),
+        Event::Crashed(Death::Stopped(Stopped::Shutdown)) => halted(
+            "InternalError",
+            "the server shut down; the run was stopped".into(),
             known(last_line),
         ),
         Event::Crashed(Death::Other(why)) => halted(

@@ -32,6 +32,18 @@ pub enum Death {
     Stack,
     /// Anything else: a signal, an unexpected exit, a malformed message. The text says which.
     Other(String),
+    /// The process running the run stopped it from outside ([`Stopped`]): `mcp serve`'s run timeout or
+    /// shutdown.
+    Stopped(Stopped),
+}
+
+/// Why the host stopped a run's worker from outside the run (`runtime::worker::pool::StopSwitch`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Stopped {
+    /// The run's whole wall-clock time (its tool calls included) passed this many seconds.
+    RunTimeout { secs: u64 },
+    /// The server shut down (its client left, or it was signalled).
+    Shutdown,
 }
 
 /// Why a machine could not load or save a paused call. Crosses the worker's pipe, so it is data.

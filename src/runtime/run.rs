@@ -24,6 +24,7 @@ use crate::policy::Policy;
 use crate::runtime::exec::{self, ExecLimits, ExecOutcome, HostReply};
 use crate::runtime::machine::{InProcess, Machine, MachineLimits, RawCall};
 use crate::runtime::worker::client::WorkerMachine;
+use crate::runtime::worker::pool::Pooled;
 use crate::trace::TraceWriter;
 use crate::trace::record::Call;
 
@@ -34,6 +35,9 @@ pub enum Engine {
     InProcess,
     /// In a worker process started from this zamburak binary ([`WorkerMachine`]).
     Worker(std::path::PathBuf),
+    /// In a worker process taken warm from a pool when one is ready, which a stop switch can kill from
+    /// another thread (`mcp serve`).
+    Pooled(Pooled),
 }
 
 impl Engine {
@@ -42,6 +46,10 @@ impl Engine {
         match self {
             Engine::InProcess => Box::new(InProcess::new()),
             Engine::Worker(exe) => Box::new(WorkerMachine::new(exe.clone())),
+            Engine::Pooled(p) => Box::new(WorkerMachine::pooled(
+                std::sync::Arc::clone(&p.pool),
+                std::sync::Arc::clone(&p.switch),
+            )),
         }
     }
 }

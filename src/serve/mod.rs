@@ -8,13 +8,21 @@
 //! The server never returns text the planner may not read (docs/semantics.md, "What the planner and the
 //! person are told"). A bad request (a missing argument, a plan too large) is a tool error result; a run
 //! that fails inside the server (a panic, a worker that died) is an error result too, and the server goes
-//! on. The server ends when the client closes stdin.
+//! on. Runs are bounded (`--max-runs`, `--run-timeout`) and their workers come warm from a pool
+//! ([`runs`]); the session ends when the client closes stdin (or sends a message over
+//! [`input::MAX_MESSAGE_BYTES`]) or at SIGTERM/SIGINT, and every child goes with it ([`session`]).
 //!
 //! Nothing here prints: the CLI announces the policy and reports a failure to start ([`ServeError`]).
 
 pub mod answer;
+pub mod context;
+pub mod input;
 pub mod runner;
-pub mod session;
+pub mod runs;
+mod session;
+
+pub use runs::Ops;
+pub use session::Ended;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,13 +35,12 @@ use rmcp::model::{
     ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use crate::policy::discover::Chosen;
 use crate::runtime::setup::MAX_PLAN_BYTES;
 use runner::Runner;
-use session::Session;
 
 /// Why the server could not start or stopped on its own.
 #[non_exhaustive]
@@ -80,7 +87,8 @@ struct Server {
     next_run: AtomicU64,
     /// The planner context label of this client's session (docs/semantics.md, "The planner context
     /// label").
-    session: Arc<Session>,
+    context: Arc<context::Session>,
+    runs: Arc<runs::Runs>,
 }
 
 /// The stub module as an MCP resource.
@@ -160,7 +168,7 @@ impl Server {
     async fn lint(&self, plan: String) -> CallToolResult {
         let runner = Arc::clone(&self.runner);
         // Lint predicts the run of this plan in this session: its literals carry the planner context.
-        let context = self.session.context();
+        let context = self.context.context();
         let linted = tokio::task::spawn_blocking(move || {
             let policy = &runner.chosen.policy;
             let report = crate::analysis::lint_in(&plan, policy, policy.mode(), &context);
@@ -174,22 +182,29 @@ impl Server {
     }
 
     async fn run(&self, plan: String) -> CallToolResult {
+        let ticket = match self.runs.begin().await {
+            Ok(ticket) => ticket,
+            Err(why) => return tool_error(&why),
+        };
         let n = self.next_run.fetch_add(1, Ordering::Relaxed);
-        let runner = Arc::clone(&self.runner);
-        let session = Arc::clone(&self.session);
-        // A blocking thread per run; its interpreter runs in a worker process of its own. A panic on that
-        // thread ends this run with an error result, not the server.
-        match tokio::task::spawn_blocking(move || runner.run(n, &plan, &session)).await {
+        match (self.runs)
+            .run(
+                Arc::clone(&self.runner),
+                n,
+                plan,
+                ticket,
+                Arc::clone(&self.context),
+            )
+            .await
+        {
             Ok(doc) => CallToolResult::structured(doc),
-            Err(_) => {
-                tool_error("the run failed inside the server and was stopped; nothing more ran")
-            }
+            Err(why) => tool_error(why),
         }
     }
 
     async fn status(&self, id: String) -> CallToolResult {
         let runner = Arc::clone(&self.runner);
-        let session = Arc::clone(&self.session);
+        let session = Arc::clone(&self.context);
         match tokio::task::spawn_blocking(move || runner.status(&id, &session)).await {
             Ok(Ok(doc)) => CallToolResult::structured(doc),
             Ok(Err(message)) => tool_error(&message),
@@ -300,41 +315,38 @@ pub fn runs_dir(runs: Option<PathBuf>) -> Result<PathBuf, ServeError> {
 }
 
 /// Serves MCP on stdin/stdout with `chosen` deciding every run, runs kept under `runs` (or a new temporary
-/// directory, [`runs_dir`]), until the client closes stdin.
-pub fn serve(chosen: Chosen, runs: PathBuf, approval_ttl_secs: u64) -> Result<(), ServeError> {
+/// directory, [`runs_dir`]), until the client leaves or a signal comes ([`Ended`]); every child is gone
+/// when it returns.
+pub fn serve(
+    chosen: Chosen,
+    runs: PathBuf,
+    approval_ttl_secs: u64,
+    ops: &Ops,
+) -> Result<Ended, ServeError> {
     let lock = crate::mcp::lock::check_offline(&chosen.policy, chosen.origin.path())?;
     let catalogue = crate::stubs::catalogue(&chosen.policy, lock.as_ref().map(|(l, _)| l));
     let stubs = crate::stubs::markdown::render(&catalogue, &chosen.policy);
     let pyi = crate::stubs::pyi::render(&catalogue);
-    let engine = crate::runtime::setup::worker_engine()?;
+    let exe = std::env::current_exe().map_err(crate::runtime::setup::RunSetupError::NoWorker)?;
+    let limits = crate::runtime::run::machine_limits(&chosen.policy);
+    let pool = crate::runtime::worker::pool::Pool::start(
+        exe,
+        crate::runtime::worker::client::WorkerArgs::for_limits(&limits),
+        ops.warm_workers,
+    );
+    let live = runs::Runs::new(ops);
     let server = Server {
         runner: Arc::new(Runner {
             chosen,
-            engine,
+            pool: Arc::clone(&pool),
             runs,
             approval_ttl_secs,
         }),
         stubs,
         pyi,
         next_run: AtomicU64::new(1),
-        session: Arc::new(Session::new()),
+        context: Arc::new(context::Session::new()),
+        runs: Arc::clone(&live),
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| ServeError::Session(e.to_string()))?;
-    let served = rt.block_on(async move {
-        let service = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| ServeError::Session(e.to_string()))?;
-        service
-            .waiting()
-            .await
-            .map_err(|e| ServeError::Session(e.to_string()))?;
-        Ok::<(), ServeError>(())
-    });
-    // Runs still under way when the client left are not waited for long: their traces say they did not end.
-    rt.shutdown_timeout(std::time::Duration::from_secs(2));
-    served
+    session::run(server, &live, &pool)
 }

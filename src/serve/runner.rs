@@ -4,29 +4,71 @@
 //! viewer), and saved as a snapshot when a claim waits. What the plan printed goes to `output.txt` there,
 //! for the person; the planner's answer is [`super::answer`]'s.
 //!
-//! Blocking: the server calls it on a blocking thread, one per run.
+//! Blocking: the server calls it on a blocking thread, one per run. The run's worker comes from the
+//! server's warm pool, and its stop switch ([`StopSwitch`]) ends it from outside (`super::runs`): once
+//! pulled, no further tool call starts.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::answer::{self, RunFiles};
-use super::session::Session;
+use super::context::Session;
 use crate::policy::discover::Chosen;
-use crate::runtime::run::{Engine, Run, RunInput, Status, ToolBackend};
+use crate::runtime::run::{Backend, Engine, Failure, Run, RunInput, Status, ToolBackend};
 use crate::runtime::setup::{self, RunSetupError};
 use crate::runtime::snapshot;
+use crate::runtime::worker::pool::{Pool, Pooled};
+use crate::runtime::worker::stop::StopSwitch;
 use crate::trace::TraceWriter;
 use crate::trace::record::Header;
 
 /// What every run of one server shares.
 pub struct Runner {
     pub chosen: Chosen,
-    pub engine: Engine,
+    /// Warm workers, one per run.
+    pub pool: Arc<Pool>,
     /// Where each run gets its directory.
     pub runs: PathBuf,
     /// How long a claim waits for the person (`--approval-ttl`).
     pub approval_ttl_secs: u64,
+}
+
+/// The run's tools, refused once its stop switch is pulled: a run stopped between two steps starts no
+/// further effect.
+struct Stoppable<'a> {
+    inner: &'a mut ToolBackend,
+    switch: &'a StopSwitch,
+}
+
+impl Backend for Stoppable<'_> {
+    fn invoke(
+        &mut self,
+        tool: &str,
+        source: Option<&crate::policy::servers::ToolSource>,
+        args: &serde_json::Map<String, Value>,
+        draft: bool,
+    ) -> Result<Value, Failure> {
+        if self.switch.stopped().is_some() {
+            return Err("the run was stopped before this call; it was not made"
+                .to_string()
+                .into());
+        }
+        self.inner.invoke(tool, source, args, draft)
+    }
+
+    fn pin(&self, source: &crate::policy::servers::ToolSource) -> Option<String> {
+        self.inner.pin(source)
+    }
+
+    fn preview(
+        &self,
+        source: &crate::policy::servers::ToolSource,
+        args: &serde_json::Map<String, Value>,
+    ) -> Option<Result<Value, String>> {
+        self.inner.preview(source, args)
+    }
 }
 
 /// The file a run that did not start leaves in its directory: why, in Zamburak's words.
@@ -60,32 +102,42 @@ impl Runner {
         }
     }
 
-    /// Runs `source` as run number `n` (or the next free one) in `session`'s planner context and returns
-    /// the planner's answer (what it returns is joined into the context first).
-    pub fn run(&self, n: u64, source: &str, session: &Session) -> Value {
-        let (id, dir) = match self.new_run_dir(n) {
-            Ok(both) => both,
-            Err(e) => {
-                return answer::not_started(
-                    "none",
-                    &format!(
-                        "cannot create a run directory under {}: {e}",
-                        self.runs.display()
-                    ),
-                );
-            }
-        };
+    /// A directory for run number `n` (or the next free one): its id and path, or the answer when none
+    /// can be made.
+    pub fn claim(&self, n: u64) -> Result<(String, PathBuf), Value> {
+        self.new_run_dir(n).map_err(|e| {
+            answer::not_started(
+                "none",
+                &format!(
+                    "cannot create a run directory under {}: {e}",
+                    self.runs.display()
+                ),
+            )
+        })
+    }
+
+    /// Runs `source` as run `id` in its directory `dir` ([`Runner::claim`]) and returns the planner's
+    /// answer; `switch` stops it from outside. The plan is taken as written in `session`'s planner
+    /// context, and what the answer returns is joined into that context first.
+    pub fn run_claimed(
+        &self,
+        id: &str,
+        dir: &Path,
+        source: &str,
+        switch: &Arc<StopSwitch>,
+        session: &Session,
+    ) -> Value {
         let plan = dir.join("plan.py");
         if let Err(e) = std::fs::write(&plan, source) {
-            return answer::not_started(&id, &format!("cannot write {}: {e}", plan.display()));
+            return answer::not_started(id, &format!("cannot write {}: {e}", plan.display()));
         }
-        match self.run_in(&id, &plan, source, session) {
+        match self.run_in(id, &plan, source, switch, session) {
             Ok(doc) => doc,
             Err(e) => {
                 let why = e.to_string();
                 // So `run_status` can tell a run that never started from one about to.
                 let _ = std::fs::write(dir.join(NOT_STARTED), &why);
-                answer::not_started(&id, &why)
+                answer::not_started(id, &why)
             }
         }
     }
@@ -95,6 +147,7 @@ impl Runner {
         id: &str,
         plan: &Path,
         source: &str,
+        switch: &Arc<StopSwitch>,
         session: &Session,
     ) -> Result<Value, RunSetupError> {
         let chosen = &self.chosen;
@@ -112,6 +165,8 @@ impl Runner {
                 return Err(RunSetupError::McpStart(e));
             }
             lock_sha256 = Some(hub.lock_sha256().to_string());
+            // Refused once the run is stopped: then its worker is refused too, and the run ends at once.
+            let _ = switch.attach_groups(hub.pids());
         }
         let mut header = Header::new(source, chosen.sha256.clone(), mode.name()).with_policy(
             chosen.origin.kind(),
@@ -140,12 +195,18 @@ impl Runner {
         };
         // What the plan prints is for the person: kept in the run's directory, never sent to the client.
         let mut printed = String::new();
-        let report = Run::new(&input)
-            .on(self.engine.clone())
-            .in_context(&context)
-            .execute(&mut backend, Some(&mut writer), &mut |text| {
-                printed.push_str(text)
-            });
+        let engine = Engine::Pooled(Pooled {
+            pool: Arc::clone(&self.pool),
+            switch: Arc::clone(switch),
+        });
+        let report = Run::new(&input).on(engine).in_context(&context).execute(
+            &mut Stoppable {
+                inner: &mut backend,
+                switch,
+            },
+            Some(&mut writer),
+            &mut |text| printed.push_str(text),
+        );
         let _ = std::fs::write(plan.with_file_name("output.txt"), &printed);
         let mut snapshot_path = None;
         let mut suspend_failed = None;
@@ -167,6 +228,7 @@ impl Runner {
         }
         let head = writer.close().ok();
         if let Some(hub) = backend.hub() {
+            switch.detach_groups();
             hub.shutdown();
         }
         let planner = policy.planner();

@@ -1,9 +1,11 @@
-//! The parent side: a [`Machine`] whose Monty runs in a worker process, killed at its deadline.
+//! The parent side: a [`Machine`] whose Monty runs in a worker process, killed at its deadline (or from
+//! outside, by its [`StopSwitch`]); the worker is started here or taken warm from a [`Pool`].
 
 use std::io::{BufReader, BufWriter, Read};
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -11,6 +13,8 @@ use std::time::{Duration, Instant};
 use monty_types::{MontyObject, OOM_EXIT_CODE};
 use serde_json::Value;
 
+use super::pool::Pool;
+use super::stop::StopSwitch;
 use super::{MAX_FRAME, Reply, Request, SUBCOMMAND, read_frame, write_frame};
 use crate::runtime::machine::{Death, Event, Machine, MachineError, MachineLimits, RawCall, Step};
 
@@ -28,9 +32,22 @@ pub const DEADLINE_GRACE: Duration = Duration::from_secs(1);
 pub struct WorkerMachine {
     exe: PathBuf,
     worker: Option<Worker>,
+    /// Warm workers to take instead of starting one (`mcp serve`).
+    pool: Option<Arc<Pool>>,
+    /// What kills this machine's worker from outside (`mcp serve`'s run timeout and shutdown).
+    switch: Option<Arc<StopSwitch>>,
 }
 
-struct Worker {
+/// The arguments a worker process starts with: its limits, armed before it reads a request. Workers
+/// started with equal arguments are interchangeable until their first request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkerArgs {
+    pub memory_mb: u32,
+    pub cpu_secs: u64,
+}
+
+/// One worker process and the threads that read it.
+pub(super) struct Worker {
     child: Child,
     input: BufWriter<ChildStdin>,
     /// Replies, read and parsed by [`read_replies`] on a thread with a deep stack. `Ok(None)`: the worker
@@ -59,25 +76,28 @@ fn read_replies(output: ChildStdout, replies: Sender<Result<Option<Reply>, Strin
     }
 }
 
-impl WorkerMachine {
-    /// A machine whose worker is `exe __worker`; `exe` must be a zamburak binary.
-    pub fn new(exe: PathBuf) -> WorkerMachine {
-        WorkerMachine { exe, worker: None }
-    }
-
-    fn spawn(&mut self, limits: &MachineLimits) -> Result<(), Death> {
-        self.stop();
+impl WorkerArgs {
+    /// The arguments of a worker enforcing `limits`.
+    pub fn for_limits(limits: &MachineLimits) -> WorkerArgs {
         let mb = limits.max_memory.unwrap_or(usize::MAX) >> 20;
-        let mb = u32::try_from(mb.max(1)).unwrap_or(u32::MAX);
         // The parent's deadline stops a step that runs too long (`exchange`); the CPU limit stays as a
         // backstop should the parent not get to it, with room for the worker's own work on messages.
-        let cpu_secs = (limits.timeout_ms / 1000)
-            .saturating_mul(2)
-            .saturating_add(5);
-        let mut child = Command::new(&self.exe)
+        WorkerArgs {
+            memory_mb: u32::try_from(mb.max(1)).unwrap_or(u32::MAX),
+            cpu_secs: (limits.timeout_ms / 1000)
+                .saturating_mul(2)
+                .saturating_add(5),
+        }
+    }
+}
+
+impl Worker {
+    /// Starts `exe __worker` with `args`; it arms its limits and waits for its first request.
+    pub(super) fn start(exe: &Path, args: WorkerArgs) -> Result<Worker, Death> {
+        let mut child = Command::new(exe)
             .arg(SUBCOMMAND)
-            .arg(mb.to_string())
-            .arg(cpu_secs.to_string())
+            .arg(args.memory_mb.to_string())
+            .arg(args.cpu_secs.to_string())
             // The plan's process gets nothing of the user's environment (API keys live there).
             .env_clear()
             .current_dir("/")
@@ -85,12 +105,7 @@ impl WorkerMachine {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| {
-                Death::Other(format!(
-                    "cannot start the worker {}: {e}",
-                    self.exe.display()
-                ))
-            })?;
+            .map_err(|e| Death::Other(format!("cannot start the worker {}: {e}", exe.display())))?;
         let (Some(input), Some(output), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -118,12 +133,71 @@ impl WorkerMachine {
                 "cannot read the worker's replies: {e}"
             )));
         }
-        self.worker = Some(Worker {
+        Ok(Worker {
             child,
             input: BufWriter::new(input),
             replies,
             stderr: Some(stderr),
-        });
+        })
+    }
+
+    /// The worker's process id.
+    pub(super) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Whether the process has ended already (an idle worker killed from outside).
+    pub(super) fn has_ended(&mut self) -> bool {
+        !matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Kills the worker and reaps it.
+    pub(super) fn kill(mut self) {
+        drop(self.input);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(h) = self.stderr.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl WorkerMachine {
+    /// A machine whose worker is `exe __worker`; `exe` must be a zamburak binary.
+    pub fn new(exe: PathBuf) -> WorkerMachine {
+        WorkerMachine {
+            exe,
+            worker: None,
+            pool: None,
+            switch: None,
+        }
+    }
+
+    /// A machine that takes its worker from `pool` when one with the right limits is warm (else starts its
+    /// own), and whose worker `switch` can kill from another thread.
+    pub fn pooled(pool: Arc<Pool>, switch: Arc<StopSwitch>) -> WorkerMachine {
+        WorkerMachine {
+            exe: pool.exe().to_path_buf(),
+            worker: None,
+            pool: Some(pool),
+            switch: Some(switch),
+        }
+    }
+
+    fn spawn(&mut self, limits: &MachineLimits) -> Result<(), Death> {
+        self.stop();
+        let args = WorkerArgs::for_limits(limits);
+        let worker = match self.pool.as_ref().and_then(|p| p.take(args)) {
+            Some(warm) => warm,
+            None => Worker::start(&self.exe, args)?,
+        };
+        if let Some(switch) = &self.switch
+            && let Err(why) = switch.attach(worker.pid())
+        {
+            worker.kill();
+            return Err(Death::Stopped(why));
+        }
+        self.worker = Some(worker);
         Ok(())
     }
 
@@ -176,6 +250,8 @@ impl WorkerMachine {
             return Death::Other("no worker is running".into());
         };
         drop(worker.input);
+        // Detached before the worker is reaped, so the switch never signals a reused pid.
+        let switched = self.switch.as_ref().and_then(|s| s.detach());
         if stopped.is_some() {
             let _ = worker.child.kill();
         }
@@ -185,6 +261,10 @@ impl WorkerMachine {
             .take()
             .and_then(|h| h.join().ok())
             .unwrap_or_default();
+        // The switch killed it (or would have): that is why, whatever the pipe saw.
+        if let Some(why) = switched {
+            return Death::Stopped(why);
+        }
         if let Some(death) = stopped {
             return death;
         }
@@ -203,13 +283,11 @@ impl WorkerMachine {
     }
 
     fn stop(&mut self) {
-        if let Some(mut worker) = self.worker.take() {
-            drop(worker.input);
-            let _ = worker.child.kill();
-            let _ = worker.child.wait();
-            if let Some(h) = worker.stderr.take() {
-                let _ = h.join();
+        if let Some(worker) = self.worker.take() {
+            if let Some(switch) = &self.switch {
+                switch.detach();
             }
+            worker.kill();
         }
     }
 

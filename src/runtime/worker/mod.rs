@@ -19,7 +19,9 @@
 //! worker ends the run (a plan handing one call more than 64 MiB).
 
 pub mod client;
+pub mod pool;
 pub mod serve;
+pub mod stop;
 
 use std::io::{self, Read, Write};
 

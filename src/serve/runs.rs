@@ -1,0 +1,231 @@
+//! The runs under way in one server: how many may run at once, each one's wall-clock timeout, and stopping
+//! them all at shutdown.
+//!
+//! Each run has a slot ([`Ticket`]) for as long as its thread works on it, and a stop switch
+//! ([`StopSwitch`]) that kills its worker and its MCP servers from here. At `--run-timeout` the switch is
+//! pulled and the client is answered: with the run's own answer when its thread ends within
+//! [`STOP_GRACE`] (the trace ended with a `TimeoutError`), else with a timeout answer that says the trace
+//! ends when the tool call under way returns. At shutdown every switch is pulled and the threads get
+//! [`STOP_GRACE`] to write their traces' `end` records.
+//!
+//! At most `--max-runs` run at once; more wait for a slot (their timeout starts with the run), and past
+//! [`MAX_WAITING`] waiting the request is refused at once, so a client cannot make the server hold an
+//! unbounded number of plans.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use super::context::Session;
+use super::runner::Runner;
+use crate::runtime::machine::Stopped;
+use crate::runtime::worker::stop::StopSwitch;
+
+/// Default `--run-timeout`: a minute, the request timeout many MCP clients keep by default (a plan's own
+/// interpreter budget is the policy's `limits.timeout_ms`, 5 s by default; the rest is its tool calls).
+pub const DEFAULT_RUN_TIMEOUT_SECS: u64 = 60;
+
+/// Default `--warm-workers`.
+pub const DEFAULT_WARM_WORKERS: usize = 2;
+
+/// Default `--max-runs`.
+pub const DEFAULT_MAX_RUNS: usize = 8;
+
+/// Most runs that may wait for a slot; one more is refused.
+pub const MAX_WAITING: usize = 64;
+
+/// How long a stopped run's thread gets to end its trace before the answer (or the shutdown) goes on
+/// without it.
+pub const STOP_GRACE: Duration = Duration::from_secs(3);
+
+/// The server's operational settings (`mcp serve`'s flags).
+#[derive(Clone, Copy, Debug)]
+pub struct Ops {
+    /// Wall-clock time a run may take, its tool calls included.
+    pub run_timeout: Duration,
+    /// Workers kept started ahead of runs.
+    pub warm_workers: usize,
+    /// Runs under way at once.
+    pub max_runs: usize,
+}
+
+impl Default for Ops {
+    fn default() -> Ops {
+        Ops {
+            run_timeout: Duration::from_secs(DEFAULT_RUN_TIMEOUT_SECS),
+            warm_workers: DEFAULT_WARM_WORKERS,
+            max_runs: DEFAULT_MAX_RUNS,
+        }
+    }
+}
+
+/// The runs under way.
+pub struct Runs {
+    slots: Arc<Semaphore>,
+    waiting: AtomicUsize,
+    timeout: Duration,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    stopping: bool,
+    next: u64,
+    live: BTreeMap<u64, Arc<StopSwitch>>,
+}
+
+/// One run's slot: held by the run's thread until it ends.
+pub struct Ticket {
+    runs: Arc<Runs>,
+    key: u64,
+    switch: Arc<StopSwitch>,
+    _slot: OwnedSemaphorePermit,
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.runs.lock().live.remove(&self.key);
+    }
+}
+
+impl Runs {
+    pub fn new(ops: &Ops) -> Arc<Runs> {
+        Arc::new(Runs {
+            slots: Arc::new(Semaphore::new(ops.max_runs.max(1))),
+            waiting: AtomicUsize::new(0),
+            timeout: ops.run_timeout,
+            state: Mutex::new(State::default()),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Nothing panics while holding the lock; a poisoned map is still whole.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A slot for one run, once one is free; refused while the server stops or when too many wait.
+    pub async fn begin(self: &Arc<Self>) -> Result<Ticket, String> {
+        let slot = match Arc::clone(&self.slots).try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(tokio::sync::TryAcquireError::Closed) => return Err(shutting_down()),
+            Err(tokio::sync::TryAcquireError::NoPermits) => {
+                if self.waiting.fetch_add(1, Ordering::SeqCst) >= MAX_WAITING {
+                    self.waiting.fetch_sub(1, Ordering::SeqCst);
+                    return Err(format!(
+                        "the server is busy ({MAX_WAITING} runs wait for a slot already); try again later"
+                    ));
+                }
+                let slot = Arc::clone(&self.slots).acquire_owned().await;
+                self.waiting.fetch_sub(1, Ordering::SeqCst);
+                slot.map_err(|_| shutting_down())?
+            }
+        };
+        let mut state = self.lock();
+        if state.stopping {
+            return Err(shutting_down());
+        }
+        let key = state.next;
+        state.next = state.next.wrapping_add(1);
+        let switch = Arc::new(StopSwitch::new());
+        state.live.insert(key, Arc::clone(&switch));
+        drop(state);
+        Ok(Ticket {
+            runs: Arc::clone(self),
+            key,
+            switch,
+            _slot: slot,
+        })
+    }
+
+    /// Stops every run under way (their workers and MCP servers are killed now) and refuses new ones.
+    pub fn stop_all(&self) {
+        let live: Vec<Arc<StopSwitch>> = {
+            let mut state = self.lock();
+            state.stopping = true;
+            state.live.values().cloned().collect()
+        };
+        self.slots.close();
+        for switch in live {
+            switch.stop(Stopped::Shutdown);
+        }
+    }
+
+    /// Waits until every run's thread has ended, at most `grace`; whether they all did.
+    pub async fn drained(&self, grace: Duration) -> bool {
+        let until = Instant::now() + grace;
+        loop {
+            if self.lock().live.is_empty() {
+                return true;
+            }
+            if Instant::now() >= until {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Runs `plan` as run number `n` in the slot `ticket`, within the run timeout. `Err`: the run's thread
+    /// failed (a panic), for an error result.
+    pub async fn run(
+        &self,
+        runner: Arc<Runner>,
+        n: u64,
+        plan: String,
+        ticket: Ticket,
+        context: Arc<Session>,
+    ) -> Result<Value, &'static str> {
+        let (id, dir) = match runner.claim(n) {
+            Ok(both) => both,
+            Err(doc) => return Ok(doc),
+        };
+        let switch = Arc::clone(&ticket.switch);
+        let mut job = {
+            let (id, dir, switch) = (id.clone(), dir.clone(), Arc::clone(&switch));
+            // A blocking thread per run; its interpreter runs in a worker process of its own. The slot is
+            // the thread's until the run (and its trace) has ended.
+            tokio::task::spawn_blocking(move || {
+                let _slot = ticket;
+                runner.run_claimed(&id, &dir, &plan, &switch, &context)
+            })
+        };
+        let joined = match tokio::time::timeout(self.timeout, &mut job).await {
+            Ok(joined) => joined,
+            Err(_) => {
+                let secs = self.timeout.as_secs();
+                switch.stop(Stopped::RunTimeout { secs });
+                match tokio::time::timeout(STOP_GRACE, &mut job).await {
+                    Ok(joined) => joined,
+                    Err(_) => return Ok(still_stopping(&id, &dir, secs)),
+                }
+            }
+        };
+        joined.map_err(|_| "the run failed inside the server and was stopped; nothing more ran")
+    }
+}
+
+fn shutting_down() -> String {
+    "the server is shutting down; no new run starts".into()
+}
+
+/// The answer to a run stopped at its timeout whose thread is still inside a tool call: the run is over
+/// (no further call starts), and its trace ends when that call returns.
+fn still_stopping(id: &str, dir: &Path, secs: u64) -> Value {
+    json!({
+        "run": id,
+        "status": "error",
+        "error": {
+            "type": "TimeoutError",
+            "message": format!(
+                "the run exceeded the server's run timeout of {secs} s (its tool calls included) and was \
+                 stopped; a tool call under way has not returned yet, and the trace ends when it does \
+                 (run_status tells)"
+            ),
+        },
+        "trace": dir.join("plan.zjson").display().to_string(),
+    })
+}

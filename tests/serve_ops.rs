@@ -1,0 +1,548 @@
+//! `zamburak mcp serve` as an operator sees it: several runs at once, the per-run wall-clock timeout (tool
+//! calls included), a worker killed by a signal or by its memory limit, shutdown on stdin closed, SIGTERM and
+//! SIGINT with no orphan left (the server's process tree is listed before and checked after), a client's
+//! giant line, and a small load through the official MCP Python SDK (benches/serve_load.py).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+mod common;
+use common::world::World;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn zamburak() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("zamburak")
+}
+
+/// A server on raw stdio, its answers read by id.
+struct Raw {
+    child: Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    early: BTreeMap<u64, Value>,
+    stderr: std::thread::JoinHandle<String>,
+}
+
+impl Raw {
+    fn start(policy: &Path, runs: &Path, cwd: &Path, extra: &[&str]) -> Raw {
+        let mut child = Command::new(zamburak())
+            .args(["mcp", "serve", "--policy"])
+            .arg(policy)
+            .arg("--runs")
+            .arg(runs)
+            .args(extra)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut stderr = child.stderr.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        let mut raw = Raw {
+            child,
+            lines,
+            early: BTreeMap::new(),
+            stderr,
+        };
+        raw.request(
+            0,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+        );
+        assert_eq!(raw.answer(0)["result"]["serverInfo"]["name"], "zamburak");
+        raw.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        raw
+    }
+
+    fn in_world(world: &World, extra: &[&str]) -> Raw {
+        let dir = world.dir.path();
+        Raw::start(&dir.join("policy.yaml"), &dir.join("runs"), dir, extra)
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: Value) {
+        let doc = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send(doc.to_string().as_bytes());
+    }
+
+    fn run_plan(&mut self, id: u64, plan: &str) {
+        self.request(
+            id,
+            "tools/call",
+            json!({"name": "run_plan", "arguments": {"plan": plan}}),
+        );
+    }
+
+    /// Whether the answer to `id` has arrived (read so far).
+    fn answered(&mut self, id: u64) -> bool {
+        while let Ok(line) = self.lines.try_recv() {
+            self.keep(&line);
+        }
+        self.early.contains_key(&id)
+    }
+
+    fn keep(&mut self, line: &str) {
+        let doc: Value = serde_json::from_str(line).unwrap();
+        if let Some(id) = doc["id"].as_u64() {
+            self.early.insert(id, doc);
+        }
+    }
+
+    /// The answer to request `id`.
+    fn answer(&mut self, id: u64) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(doc) = self.early.remove(&id) {
+                return doc;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no answer to request {id}"));
+            self.keep(&line);
+        }
+    }
+
+    /// The run document of the answer to `id`.
+    fn run_answer(&mut self, id: u64) -> Value {
+        let r = self.answer(id);
+        let doc = r["result"]["structuredContent"].clone();
+        assert!(doc.is_object(), "{r}");
+        doc
+    }
+
+    /// Waits for the server to exit by itself.
+    fn exit_status(&mut self, within: Duration) -> ExitStatus {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn stderr(self) -> String {
+        self.stderr.join().unwrap()
+    }
+}
+
+/// `(ppid, start time)` of a live, non-zombie process.
+fn stat_of(pid: u32) -> Option<(u32, String)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &text[text.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    if fields[0] == "Z" {
+        return None;
+    }
+    Some((fields[1].parse().ok()?, fields[19].to_string()))
+}
+
+/// Every live process under `root`, with its start time (so a reused pid is not taken for it).
+fn descendants(root: u32) -> BTreeMap<u32, String> {
+    let all: BTreeMap<u32, (u32, String)> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| Some((pid, stat_of(pid)?)))
+        .collect();
+    let mut found = BTreeMap::new();
+    let mut frontier = vec![root];
+    while let Some(p) = frontier.pop() {
+        for (pid, (ppid, start)) in &all {
+            if *ppid == p && !found.contains_key(pid) {
+                found.insert(*pid, start.clone());
+                frontier.push(*pid);
+            }
+        }
+    }
+    found
+}
+
+fn cmdline(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .unwrap_or_default()
+}
+
+/// The worker processes under the server.
+fn workers(server: u32) -> Vec<u32> {
+    descendants(server)
+        .into_keys()
+        .filter(|p| cmdline(*p).contains("__worker"))
+        .collect()
+}
+
+/// Asserts that none of `tree` is alive any more (within a moment).
+fn assert_all_gone(tree: &BTreeMap<u32, String>) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let alive: Vec<(u32, String)> = tree
+            .iter()
+            .filter(|(pid, start)| stat_of(**pid).is_some_and(|(_, s)| &s == *start))
+            .map(|(pid, _)| (*pid, cmdline(*pid)))
+            .collect();
+        if alive.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "orphans: {alive:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !ok() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn verify(trace: &Path) -> Option<i32> {
+    Command::new(zamburak())
+        .arg("verify")
+        .arg(trace)
+        .output()
+        .unwrap()
+        .status
+        .code()
+}
+
+fn trace_of(doc: &Value) -> PathBuf {
+    PathBuf::from(doc["trace"].as_str().unwrap())
+}
+
+const LOOP: &str = "while True:\n    pass\n";
+
+#[test]
+fn runs_go_at_once_and_the_run_timeout_stops_one_while_the_server_goes_on() {
+    let world = World::new(None);
+    let mut s = Raw::in_world(&world, &["--run-timeout", "2"]);
+    let started = Instant::now();
+    s.run_plan(1, LOOP);
+    s.run_plan(2, LOOP);
+    s.run_plan(3, "print(\"three\")\n");
+    // The short run is answered while both loops still run: runs do not queue behind each other.
+    let three = s.run_answer(3);
+    assert_eq!(three["status"], "completed", "{three}");
+    assert!(
+        !s.answered(1) && !s.answered(2),
+        "the loops ended before the short run was answered"
+    );
+    let mut ids = vec![three["run"].clone()];
+    for id in [1, 2] {
+        let doc = s.run_answer(id);
+        let waited = started.elapsed();
+        assert_eq!(doc["status"], "error", "{doc}");
+        assert_eq!(doc["error"]["type"], "TimeoutError", "{doc}");
+        let message = doc["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("run timeout of 2 s"),
+            "the server's timeout, not the policy's 5 s: {doc}"
+        );
+        assert!(
+            waited >= Duration::from_secs(2) && waited < Duration::from_secs(5),
+            "{waited:?}"
+        );
+        // The trace ended properly: its chain checks and it has its `end` record.
+        assert_eq!(verify(&trace_of(&doc)), Some(0), "{doc}");
+        ids.push(doc["run"].clone());
+    }
+    ids.sort_by_key(|v| v.to_string());
+    ids.dedup();
+    assert_eq!(ids.len(), 3, "each run has its own directory");
+    s.run_plan(4, "print(\"still here\")\n");
+    assert_eq!(s.run_answer(4)["status"], "completed");
+    drop(s.child.stdin.take());
+    assert!(s.exit_status(Duration::from_secs(10)).success());
+}
+
+#[test]
+fn a_worker_killed_by_a_signal_or_its_memory_limit_ends_only_its_run() {
+    let world = World::new(None);
+    // No warm workers: the only worker under the server is the run's own.
+    let mut s = Raw::in_world(&world, &["--warm-workers", "0"]);
+    let server = s.pid();
+    s.run_plan(1, LOOP);
+    wait_until("the run's worker", || workers(server).len() == 1);
+    let worker = workers(server)[0];
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(worker as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let doc = s.run_answer(1);
+    assert_eq!(doc["status"], "error", "{doc}");
+    let message = doc["error"]["message"].as_str().unwrap();
+    assert!(message.contains("signal 9"), "{doc}");
+    assert_eq!(verify(&trace_of(&doc)), Some(0), "{doc}");
+
+    // Past the hard memory limit in one burst: the worker's allocator ends it.
+    s.run_plan(
+        2,
+        "x = \"a\" * 1000000\ns = \"\".join([x] * 100000)\nprint(len(s))\n",
+    );
+    let doc = s.run_answer(2);
+    assert_eq!(doc["status"], "error", "{doc}");
+    assert_eq!(doc["error"]["type"], "MemoryError", "{doc}");
+    assert_eq!(verify(&trace_of(&doc)), Some(0), "{doc}");
+
+    s.run_plan(3, "print(\"still here\")\n");
+    let doc = s.run_answer(3);
+    assert_eq!(doc["status"], "completed", "{doc}");
+    assert_eq!(doc["output"], json!([{"text": "still here\n"}]));
+    drop(s.child.stdin.take());
+    assert!(s.exit_status(Duration::from_secs(10)).success());
+}
+
+/// A policy whose one tool `slow` is served by the attacker server (tests/mcp/attacker_server.py), which
+/// answers after 3 s; `stubborn` makes the server ignore stdin closing and SIGTERM.
+fn slow_server_policy(dir: &Path, stubborn: bool) -> PathBuf {
+    let state = dir.join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("description.txt"), "Adds two integers.").unwrap();
+    if stubborn {
+        std::fs::write(state.join("mode"), "stubborn").unwrap();
+    }
+    let server = root().join("tests/mcp/attacker_server.py");
+    let policy = dir.join("zamburak.yaml");
+    std::fs::write(
+        &policy,
+        format!(
+            "version: 1\nservers:\n  attacker:\n    command: python3\n    args: [{:?}, {:?}]\n    call_timeout_ms: 20000\ntools:\n  slow:\n    source: mcp.attacker.slow\n    effect: read\n    args: {{}}\n",
+            server.to_str().unwrap(),
+            state.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(zamburak())
+        .args(["mcp", "lock"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    policy
+}
+
+fn mcp_server_pid(dir: &Path) -> Option<u32> {
+    std::fs::read_to_string(dir.join("state/pid"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+#[test]
+fn the_run_timeout_counts_tool_calls_and_kills_the_runs_mcp_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let policy = slow_server_policy(dir, true);
+    let mut s = Raw::start(&policy, &dir.join("runs"), dir, &["--run-timeout", "1"]);
+    let started = Instant::now();
+    // Three calls of 3 s each: the plan's own time is nothing, its tool calls are all of it.
+    s.run_plan(1, "slow()\nslow()\nslow()\n");
+    let doc = s.run_answer(1);
+    let waited = started.elapsed();
+    assert_eq!(doc["status"], "error", "{doc}");
+    assert_eq!(doc["error"]["type"], "TimeoutError", "{doc}");
+    assert!(waited < Duration::from_secs(3), "{waited:?}: {doc}");
+    assert_eq!(verify(&trace_of(&doc)), Some(0), "{doc}");
+    // Only the first call reached the server.
+    let calls = std::fs::read_to_string(dir.join("state/calls.log")).unwrap_or_default();
+    assert_eq!(calls.lines().count(), 1, "{calls}");
+    // The stubborn server was killed, not left to finish.
+    let pid = mcp_server_pid(dir).unwrap();
+    wait_until("the MCP server's end", || stat_of(pid).is_none());
+    s.run_plan(2, "print(\"still here\")\n");
+    assert_eq!(s.run_answer(2)["status"], "completed");
+    drop(s.child.stdin.take());
+    assert!(s.exit_status(Duration::from_secs(10)).success());
+}
+
+/// Starts a server with a run in a slow MCP call (a stubborn server) and warm workers, and returns it with
+/// its process tree then.
+fn serving_a_slow_call(dir: &Path) -> (Raw, BTreeMap<u32, String>) {
+    let policy = slow_server_policy(dir, true);
+    let mut s = Raw::start(
+        &policy,
+        &dir.join("runs"),
+        dir,
+        &["--warm-workers", "2", "--run-timeout", "30"],
+    );
+    s.run_plan(1, "slow()\nslow()\nslow()\n");
+    let server = s.pid();
+    wait_until("the MCP call", || {
+        dir.join("state/calls.log").exists() && mcp_server_pid(dir).is_some()
+    });
+    // Two warm workers and the run's own.
+    wait_until("the workers", || workers(server).len() == 3);
+    let tree = descendants(server);
+    assert!(
+        tree.contains_key(&mcp_server_pid(dir).unwrap()),
+        "{tree:?}"
+    );
+    (s, tree)
+}
+
+fn the_run_ended_with_its_trace(dir: &Path) {
+    let trace = dir.join("runs/run-1/plan.zjson");
+    assert_eq!(verify(&trace), Some(0), "{}", trace.display());
+}
+
+#[test]
+fn closing_stdin_kills_every_child_and_exits_0() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut s, tree) = serving_a_slow_call(tmp.path());
+    let before = Instant::now();
+    drop(s.child.stdin.take());
+    let status = s.exit_status(Duration::from_secs(10));
+    assert_eq!(status.code(), Some(0), "{status}");
+    assert!(before.elapsed() < Duration::from_secs(6), "{:?}", before.elapsed());
+    assert_all_gone(&tree);
+    the_run_ended_with_its_trace(tmp.path());
+}
+
+#[test]
+fn sigterm_kills_every_child_and_exits_143() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut s, tree) = serving_a_slow_call(tmp.path());
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(s.pid() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let status = s.exit_status(Duration::from_secs(10));
+    assert_eq!(status.code(), Some(143), "{status}");
+    assert_all_gone(&tree);
+    the_run_ended_with_its_trace(tmp.path());
+    assert!(s.stderr().contains("stopped by signal 15"));
+}
+
+#[test]
+fn sigint_kills_every_child_and_exits_130() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut s, tree) = serving_a_slow_call(tmp.path());
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(s.pid() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let status = s.exit_status(Duration::from_secs(10));
+    assert_eq!(status.code(), Some(130), "{status}");
+    assert_all_gone(&tree);
+    the_run_ended_with_its_trace(tmp.path());
+}
+
+#[test]
+fn a_giant_line_closes_the_session_without_holding_it() {
+    let world = World::new(None);
+    let mut s = Raw::in_world(&world, &[]);
+    let server = s.pid();
+    s.run_plan(1, "print(\"before\")\n");
+    assert_eq!(s.run_answer(1)["status"], "completed");
+    let tree = descendants(server);
+    // 64 MiB without a newline, written until the server stops reading.
+    let stdin = s.child.stdin.as_mut().unwrap();
+    let chunk = vec![b'x'; 1 << 20];
+    let mut written = 0usize;
+    for _ in 0..64 {
+        if stdin.write_all(&chunk).is_err() {
+            break;
+        }
+        written += chunk.len();
+    }
+    let status = s.exit_status(Duration::from_secs(20));
+    assert_eq!(status.code(), Some(2), "{status}");
+    assert!(
+        written < 16 << 20,
+        "the server read {written} bytes of one line"
+    );
+    assert_all_gone(&tree);
+    let stderr = s.stderr();
+    assert!(stderr.contains("larger than 8388608 bytes"), "{stderr}");
+}
+
+/// The pinned SDK's Python, or `None` (after saying so) where it is not installed outside CI.
+fn sdk_python() -> Option<PathBuf> {
+    let python = root().join("tests/serve/.venv/bin/python");
+    if python.is_file() {
+        return Some(python);
+    }
+    let message = format!(
+        "{} is missing: the load test is skipped. Install it with\n  python3 -m venv tests/serve/.venv && tests/serve/.venv/bin/pip install -r tests/serve/requirements.txt",
+        python.display()
+    );
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{message}");
+    }
+    eprintln!("\n!!!!!!!!\n!!! SKIPPED: {message}\n!!!!!!!!\n");
+    None
+}
+
+#[test]
+fn a_small_load_loses_no_record_and_leaves_no_orphan() {
+    let Some(python) = sdk_python() else {
+        return;
+    };
+    let out = Command::new(python)
+        .arg(root().join("benches/serve_load.py"))
+        .arg(zamburak())
+        .args(["--clients", "2", "--runs", "40"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "load failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(stdout.contains("no lost record, no orphan"), "{stdout}");
+    let report: Value = serde_json::from_str(&stdout[..stdout.rfind('}').unwrap() + 1]).unwrap();
+    // The warm-up run and the forty.
+    assert_eq!(report["run_dirs"], 41, "{report}");
+    assert_eq!(report["orphans"], 0, "{report}");
+}
