@@ -13,7 +13,7 @@ mod common;
 
 use std::path::Path;
 
-use common::bounds::lint_bounds_runtime;
+use common::bounds::{lint_bounds_runtime, lint_bounds_runtime_in};
 use common::stmt;
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -109,4 +109,82 @@ fn lint_bounds_len_and_truth_of_every_container_form() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The planner contexts a session may be in (docs/semantics.md, "The planner context label"): read
+/// untrusted text, read private text some others may read, read only trusted text with a source, or
+/// something whose label did not read back.
+fn contexts() -> Vec<zamburak::planner::ContextLabel> {
+    use zamburak::planner::{ContextIntegrity, ContextLabel};
+    let source = |s: &str| [s.to_string()].into_iter().collect();
+    vec![
+        ContextLabel {
+            integrity: ContextIntegrity::Untrusted,
+            sources: source("run-1/get#1"),
+            ..ContextLabel::trusted()
+        },
+        ContextLabel {
+            integrity: ContextIntegrity::Untrusted,
+            tags: ["PRIVATE".to_string()].into_iter().collect(),
+            readers: Some(["llm:planner".to_string(), "mallory@evil.test".to_string()].into()),
+            sources: source("run-2/get#4"),
+        },
+        ContextLabel {
+            sources: source("run-3/get#1"),
+            ..ContextLabel::trusted()
+        },
+        ContextLabel {
+            integrity: ContextIntegrity::Unknown,
+            ..ContextLabel::trusted()
+        },
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 80, .. ProptestConfig::default() })]
+    /// The same property as [`lint_bounds_the_runtime_on_random_plans`], with the plan written in a planner
+    /// context: lint and the run label the literals alike (so `lint_plan` of `mcp serve` predicts the run).
+    /// The verified `v` sent under a literal condition and in a `range` loop is allowed only where the
+    /// condition is trusted: under an untrusted context the run raises `pc`, as lint does (no labels known
+    /// at compile time).
+    #[test]
+    fn lint_bounds_the_runtime_in_a_planner_context(
+        body in prop::collection::vec(stmt(), 1..7),
+        subject in prop::sample::select(vec!["x", "p", "me", "urgent"]),
+        which in 0usize..4,
+    ) {
+        let policy = Policy::from_yaml_str(POLICY, "<test>", Path::new(".")).unwrap();
+        let plan = format!(
+            "import json\nimport re\na = 'x'\nb = 1\nxs = ['s']\nd = {{'k': 'v'}}\ne = get()\nv = check('p')\nsink(v)\nif b:\n    sink(v)\nfor i in range(2):\n    sink(v)\n{}sink(a)\nsink(b)\nsink(xs)\nsink(d)\n",
+            body.concat()
+        );
+        let mail = json!({"subject": subject, "from": "mallory@evil.test", "tags": ["p"]});
+        let context = &contexts()[which];
+        for mode in [Mode::Strict, Mode::Normal] {
+            if let Err(e) = lint_bounds_runtime_in(&plan, &mail, &policy, mode, context) {
+                prop_assert!(false, "{e}\n--- context {context:?} ---\n{plan}");
+            }
+        }
+    }
+}
+
+/// In an untrusted context a literal argument is certainly untrusted: lint proves the violation (its
+/// `must` decision), the run meets it, and a verified literal still passes.
+#[test]
+fn lint_proves_what_a_literal_meets_in_a_planner_context() {
+    let policy = Policy::from_yaml_str(POLICY, "<test>", Path::new(".")).unwrap();
+    let plan = "sink('p')\nsink(check('p'))\n";
+    let mail = json!({"subject": "x", "from": "a@b", "tags": []});
+    let context = &contexts()[0];
+    let decisions = lint_bounds_runtime_in(plan, &mail, &policy, Mode::Strict, context).unwrap();
+    let got: Vec<_> = decisions.iter().map(|d| d.decision).collect();
+    use zamburak::policy::Outcome;
+    assert_eq!(got, [Outcome::Draft, Outcome::Allow]);
+    let report = zamburak::analysis::lint_in(plan, &policy, Mode::Strict, context);
+    assert_eq!(report.calls[0].must.outcome, Outcome::Draft);
+    assert_eq!(report.calls[1].may.outcome, Outcome::Allow);
+    // The trusted context is the plain one.
+    let trusted = zamburak::planner::ContextLabel::trusted();
+    let decisions = lint_bounds_runtime_in(plan, &mail, &policy, Mode::Strict, &trusted).unwrap();
+    assert!(decisions.iter().all(|d| d.decision == Outcome::Allow));
 }

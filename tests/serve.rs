@@ -452,7 +452,9 @@ fn a_planner_that_is_not_given_the_mail_keeps_its_literals() {
 /// too. In a fresh session the same plan, approved the same way, sends both.
 #[test]
 fn an_approved_run_keeps_the_context_it_was_written_in() {
-    let plan = "m = read_inbox(limit=1)\nsend_email(to=m[0][\"from\"], subject=\"re\", body=\"ok\")\nsend_email(to=\"me@example.com\", subject=\"copy\", body=\"sent a reply\")\n";
+    // The verifier's `or_none` flag must be the plan's literal, which after the approval still carries the
+    // context: the resumed host must know it (the snapshot keeps the context).
+    let plan = "m = read_inbox(limit=1)\nsend_email(to=m[0][\"from\"], subject=\"re\", body=\"ok\")\nme = verify_recipient(\"me@example.com\", or_none=True)\nsend_email(to=\"me@example.com\", subject=\"copy\", body=\"sent a reply\")\n";
     let approve = |world: &World, waiting: &Value| {
         std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
             .arg("approve")

@@ -6,8 +6,9 @@
 )]
 
 use serde_json::Value;
-use zamburak::analysis::lint;
+use zamburak::analysis::lint_in;
 use zamburak::lower::Mode;
+use zamburak::planner::ContextLabel;
 use zamburak::policy::Policy;
 use zamburak::runtime::run::{CallDecision, Run, RunInput};
 
@@ -21,14 +22,27 @@ pub fn lint_bounds_runtime(
     policy: &Policy,
     mode: Mode,
 ) -> Result<Vec<CallDecision>, String> {
+    lint_bounds_runtime_in(plan, data, policy, mode, &ContextLabel::trusted())
+}
+
+/// [`lint_bounds_runtime`] for a plan written in a planner context: the run and the lint both label its
+/// literals with it.
+pub fn lint_bounds_runtime_in(
+    plan: &str,
+    data: &Value,
+    policy: &Policy,
+    mode: Mode,
+    context: &ContextLabel,
+) -> Result<Vec<CallDecision>, String> {
     let report = Run::new(&RunInput {
         source: plan,
         policy,
         mode,
     })
     .without_preflight()
+    .in_context(context)
     .execute(&mut get_returns(data.clone()), None, &mut |_| {});
-    let lint = lint(plan, policy, mode);
+    let lint = lint_in(plan, policy, mode, context);
     if let Some(c) = lint.calls.iter().find(|c| c.may.outcome < c.must.outcome) {
         return Err(format!(
             "{mode:?}: line {} `{}`: lint's may {:?} is milder than its must {:?}",

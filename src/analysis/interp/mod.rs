@@ -207,15 +207,17 @@ impl<'a> Interp<'a> {
         self.lit.clone()
     }
 
-    /// A plan literal (not a string): its label is exactly the literal label, so both bounds are it (the
-    /// lower one with every kind, as [`must_bottom`] has them: a `must` label never claims a kind absent).
+    /// A plan literal (not a string). Under the trusted literal label, the bounds are as they always were
+    /// ([`AVal::literal`]: the lower one claims nothing). Under a planner context, the runtime's label is
+    /// exactly the context's, with no kind (only a verifier adds one, and lint mints on `must` too), so
+    /// both bounds are it: lint then proves that a literal recipient needs the person, as the run finds.
     fn lit_val(&self) -> AVal {
+        if self.lit == Label::literal() {
+            return AVal::literal();
+        }
         AVal {
             may: self.lit.clone(),
-            must: Label {
-                verified: crate::label::KindSet::ALL,
-                ..self.lit.clone()
-            },
+            must: self.lit.clone(),
             ..AVal::literal()
         }
     }
