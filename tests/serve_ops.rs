@@ -279,10 +279,9 @@ fn runs_go_at_once_and_the_run_timeout_stops_one_while_the_server_goes_on() {
             message.contains("run timeout of 2 s"),
             "the server's timeout, not the policy's 5 s: {doc}"
         );
-        assert!(
-            waited >= Duration::from_secs(2) && waited < Duration::from_secs(5),
-            "{waited:?}"
-        );
+        // Not before the timeout; how long after depends on the machine's load, which a test never
+        // judges (the message above says which timeout stopped it).
+        assert!(waited >= Duration::from_secs(2), "{waited:?}");
         // The trace ended properly: its chain checks and it has its `end` record.
         assert_eq!(verify(&trace_of(&doc)), Some(0), "{doc}");
         ids.push(doc["run"].clone());
@@ -382,14 +381,13 @@ fn the_run_timeout_counts_tool_calls_and_kills_the_runs_mcp_server() {
     let dir = tmp.path();
     let policy = slow_server_policy(dir, true);
     let mut s = Raw::start(&policy, &dir.join("runs"), dir, &["--run-timeout", "1"]);
-    let started = Instant::now();
     // Three calls of 3 s each: the plan's own time is nothing, its tool calls are all of it.
     s.run_plan(1, "slow()\nslow()\nslow()\n");
     let doc = s.run_answer(1);
-    let waited = started.elapsed();
     assert_eq!(doc["status"], "error", "{doc}");
     assert_eq!(doc["error"]["type"], "TimeoutError", "{doc}");
-    assert!(waited < Duration::from_secs(3), "{waited:?}: {doc}");
+    // That the timeout cut the tool calls short is shown by the calls that reached the server (below),
+    // not by a wall-clock bound a loaded machine could break.
     assert_eq!(verify(&trace_of(&doc)), Some(0), "{doc}");
     // Only the first call reached the server.
     let calls = std::fs::read_to_string(dir.join("state/calls.log")).unwrap_or_default();
@@ -434,15 +432,9 @@ fn the_run_ended_with_its_trace(dir: &Path) {
 fn closing_stdin_kills_every_child_and_exits_0() {
     let tmp = tempfile::tempdir().unwrap();
     let (mut s, tree) = serving_a_slow_call(tmp.path());
-    let before = Instant::now();
     drop(s.child.stdin.take());
     let status = s.exit_status(Duration::from_secs(10));
     assert_eq!(status.code(), Some(0), "{status}");
-    assert!(
-        before.elapsed() < Duration::from_secs(6),
-        "{:?}",
-        before.elapsed()
-    );
     assert_all_gone(&tree);
     the_run_ended_with_its_trace(tmp.path());
 }

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use crate::mcp::hub::Hub;
 use crate::policy::Policy;
 use crate::policy::servers::ToolSource;
+use crate::runtime::machine::Stopped;
 use crate::text::OutsideText;
 
 /// Why an allowed call produced no value. The run stops with outcome `error`.
@@ -17,6 +18,9 @@ pub struct Failure {
     /// error message, the property names of a result or answer that does not fit its schema): redacted in
     /// the report and the trace, shown once on the terminal.
     pub said: Option<OutsideText>,
+    /// The run was stopped from outside while the call was under way (`mcp serve`'s run timeout or
+    /// shutdown killed the server it waited on): the run ends for that reason, not as a tool's failure.
+    pub stopped: Option<Stopped>,
 }
 
 impl From<String> for Failure {
@@ -24,6 +28,7 @@ impl From<String> for Failure {
         Failure {
             message,
             said: None,
+            stopped: None,
         }
     }
 }
@@ -210,6 +215,7 @@ impl Backend for ToolBackend {
                 return crate::tools::llm::ask(spec, args).map_err(|e| Failure {
                     message: e.to_string(),
                     said: e.said(),
+                    stopped: None,
                 });
             }
             _ => return self.builtins.invoke(tool, source, args, draft),
@@ -228,6 +234,7 @@ impl Backend for ToolBackend {
         hub.call(&mcp.server, &mcp.tool, args).map_err(|e| Failure {
             message: e.to_string(),
             said: e.said(),
+            stopped: None,
         })
     }
 }

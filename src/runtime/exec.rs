@@ -321,18 +321,10 @@ fn ending(event: Event, last_line: u32, lowered: &Lowered, limits: &ExecLimits) 
             "the plan overflowed the interpreter's stack; the run was stopped".into(),
             known(last_line),
         ),
-        Event::Crashed(Death::Stopped(Stopped::RunTimeout { secs })) => halted(
-            "TimeoutError",
-            format!(
-                "the run exceeded the server's run timeout of {secs} s (its tool calls included); the run was stopped"
-            ),
-            known(last_line),
-        ),
-        Event::Crashed(Death::Stopped(Stopped::Shutdown)) => halted(
-            "InternalError",
-            "the server shut down; the run was stopped".into(),
-            known(last_line),
-        ),
+        Event::Crashed(Death::Stopped(why)) => {
+            let (exc_type, message) = stopped_error(why);
+            halted(exc_type, message, known(last_line))
+        }
         Event::Crashed(Death::Other(why)) => halted(
             "InternalError",
             format!("the interpreter failed ({why}); the run was stopped"),
@@ -398,5 +390,22 @@ fn drive(
             Ok(step) => step,
             Err(outcome) => return outcome,
         };
+    }
+}
+
+/// The error a run stopped from outside ends with (`mcp serve`'s run timeout or shutdown), whether its
+/// worker's death or a call cut short by the stop is what the run met first.
+pub(super) fn stopped_error(why: Stopped) -> (&'static str, String) {
+    match why {
+        Stopped::RunTimeout { secs } => (
+            "TimeoutError",
+            format!(
+                "the run exceeded the server's run timeout of {secs} s (its tool calls included); the run was stopped"
+            ),
+        ),
+        Stopped::Shutdown => (
+            "InternalError",
+            "the server shut down; the run was stopped".into(),
+        ),
     }
 }

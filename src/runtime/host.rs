@@ -15,6 +15,7 @@ use super::report::{
 use crate::label::{Label, LabelSpace, Packed};
 use crate::policy::{self, ArgClaim, Claim, Outcome, Policy, Texts};
 use crate::runtime::exec::{ExecOutcome, Host, HostReply};
+use crate::runtime::machine::Stopped;
 use crate::text::OutsideText;
 use crate::trace::record::{
     Approval, ArgRecord, Call, CallResult, Output as OutputRecord, PlanError as ErrorRecord,
@@ -43,6 +44,11 @@ pub(super) enum Stop {
         message: String,
         /// What the tool, server or model wrote, for the person at the terminal only.
         tool_said: Option<OutsideText>,
+    },
+    /// The run was stopped from outside while a call was under way (the call failed because of it).
+    Stopped {
+        line: u32,
+        why: Stopped,
     },
 }
 
@@ -621,6 +627,13 @@ impl RunHost<'_, '_> {
                     None => failure.message,
                 };
                 let tool_said = failure.said;
+                if let Some(why) = failure.stopped {
+                    self.stop = Some(Stop::Stopped { line, why });
+                    return HostReply::Fail {
+                        exc_type: "ToolError".into(),
+                        message: format!("{name} failed"),
+                    };
+                }
                 self.recorder.record(Record::Error(ErrorRecord {
                     line: Some(line),
                     exc_type: "ToolError".into(),
@@ -766,6 +779,15 @@ impl RunHost<'_, '_> {
                 let error = PlanError {
                     line: Some(line),
                     exc_type: "TypeError".into(),
+                    message,
+                };
+                (Status::Error, "error".into(), Some(error))
+            }
+            (_, Some(Stop::Stopped { line, why })) => {
+                let (exc_type, message) = super::exec::stopped_error(why);
+                let error = PlanError {
+                    line: Some(line),
+                    exc_type: exc_type.into(),
                     message,
                 };
                 (Status::Error, "error".into(), Some(error))

@@ -50,12 +50,20 @@ impl Backend for Stoppable<'_> {
         args: &serde_json::Map<String, Value>,
         draft: bool,
     ) -> Result<Value, Failure> {
-        if self.switch.stopped().is_some() {
-            return Err("the run was stopped before this call; it was not made"
-                .to_string()
-                .into());
+        if let Some(why) = self.switch.stopped() {
+            return Err(Failure {
+                stopped: Some(why),
+                ..Failure::from("the run was stopped before this call; it was not made".to_string())
+            });
         }
-        self.inner.invoke(tool, source, args, draft)
+        // A call cut short by the stop (its server killed under it) fails because of the stop: the run
+        // ends for that reason, whichever of the failure and the worker's kill the run meets first.
+        self.inner
+            .invoke(tool, source, args, draft)
+            .map_err(|failure| Failure {
+                stopped: failure.stopped.or_else(|| self.switch.stopped()),
+                ..failure
+            })
     }
 
     fn pin(&self, source: &crate::policy::servers::ToolSource) -> Option<String> {
