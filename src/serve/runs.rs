@@ -204,8 +204,31 @@ impl Runs {
                 }
             }
         };
-        joined.map_err(|_| "the run failed inside the server and was stopped; nothing more ran")
+        let mut doc = joined
+            .map_err(|_| "the run failed inside the server and was stopped; nothing more ran")?;
+        if let Some(Stopped::RunTimeout { secs }) = switch.stopped() {
+            timed_out(&mut doc, secs);
+        }
+        Ok(doc)
     }
+}
+
+/// A run stopped at its timeout that ended in some other error: the tool call under way failed when its
+/// server was killed (the trace records that failure). The answer names the timeout as the cause.
+fn timed_out(doc: &mut Value, secs: u64) {
+    let error = &doc["error"];
+    if doc["status"] != "error" || error["type"] == "TimeoutError" {
+        return;
+    }
+    let then = error["message"].as_str().unwrap_or("it failed");
+    doc["error"] = json!({
+        "type": "TimeoutError",
+        "line": error["line"].clone(),
+        "message": format!(
+            "the run exceeded the server's run timeout of {secs} s (its tool calls included) and was \
+             stopped; the call under way then failed: {then}"
+        ),
+    });
 }
 
 fn shutting_down() -> String {
