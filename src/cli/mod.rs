@@ -64,7 +64,7 @@ the policy cannot be used. The file format is in docs/policy-test.md.";
     pub const MCP_DIFF: &str =
         "Exit codes: 0 the servers match the lock, 1 a pinned tool changed, 2 usage error.";
     pub const MCP_SERVE: &str = "Exit codes: 0 the client closed the session, 2 the policy, its MCP lock or the runs \
-         directory cannot be used, or the session failed.";
+         directory cannot be used, the review queue cannot be started, or the session failed.";
 }
 
 #[derive(Subcommand, Debug)]
@@ -252,6 +252,8 @@ enum McpCommand {
         /// than a terminal's.
         #[arg(long, value_name = "SECONDS")]
         approval_ttl: Option<u64>,
+        #[command(flatten)]
+        person: mcp::PersonArgs,
     },
 }
 
@@ -490,7 +492,8 @@ pub fn main() -> ExitCode {
                 policy,
                 runs,
                 approval_ttl,
-            } => mcp::serve_command(policy.as_deref(), runs, approval_ttl),
+                person,
+            } => mcp::serve_command(policy.as_deref(), runs, approval_ttl, &person),
         },
         Command::Policy { command } => match command {
             PolicyCommand::Init {

@@ -10,9 +10,15 @@
 //! that fails inside the server (a panic, a worker that died) is an error result too, and the server goes
 //! on. The server ends when the client closes stdin.
 //!
+//! A run that waits on a claim is the person's to decide: its answer carries the link of the claim's page
+//! in the review queue the server serves on loopback ([`queue`]), and where the client declared form
+//! elicitation the claim is also put to the person as a form ([`ask`]).
+//!
 //! Nothing here prints: the CLI announces the policy and reports a failure to start ([`ServeError`]).
 
 pub mod answer;
+pub mod ask;
+pub mod queue;
 pub mod runner;
 
 use std::path::PathBuf;
@@ -20,8 +26,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
+    Implementation, InputRequest, InputRequests, InputRequiredResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
     ServerConfig, Tool,
 };
@@ -53,6 +60,9 @@ pub enum ServeError {
     /// The async runtime or the MCP session failed.
     #[error("the MCP session failed: {0}")]
     Session(String),
+    /// The review queue could not be started (`--queue-addr`, or `--no-queue` to go without).
+    #[error("the review queue cannot be started: {0}")]
+    Queue(#[source] crate::view::server::ServeError),
 }
 
 // Boxed: both are large, and every fallible step of the start returns this error.
@@ -76,6 +86,12 @@ struct Server {
     /// `zamburak stubs --format pyi`: the [`STUBS_URI`] resource, for clients that give the model files.
     pyi: String,
     next_run: AtomicU64,
+    /// How the person is asked and named.
+    person: ask::Person,
+    /// The review queue, when served.
+    queue: Option<queue::Served>,
+    /// Forms put in input-required results, awaiting the client's retry.
+    asks: ask::Asks,
 }
 
 /// The stub module as an MCP resource.
@@ -166,26 +182,158 @@ impl Server {
         }
     }
 
-    async fn run(&self, plan: String) -> CallToolResult {
+    async fn run(&self, plan: String) -> Result<Value, CallToolResult> {
         let n = self.next_run.fetch_add(1, Ordering::Relaxed);
         let runner = Arc::clone(&self.runner);
         // A blocking thread per run; its interpreter runs in a worker process of its own. A panic on that
         // thread ends this run with an error result, not the server.
         match tokio::task::spawn_blocking(move || runner.run(n, &plan)).await {
-            Ok(doc) => CallToolResult::structured(doc),
-            Err(_) => {
-                tool_error("the run failed inside the server and was stopped; nothing more ran")
+            Ok(mut doc) => {
+                self.link(&mut doc);
+                Ok(doc)
             }
+            Err(_) => Err(tool_error(
+                "the run failed inside the server and was stopped; nothing more ran",
+            )),
+        }
+    }
+
+    async fn status_doc(&self, id: String) -> Result<Value, CallToolResult> {
+        let runner = Arc::clone(&self.runner);
+        match tokio::task::spawn_blocking(move || runner.status(&id)).await {
+            Ok(Ok(mut doc)) => {
+                self.link(&mut doc);
+                Ok(doc)
+            }
+            Ok(Err(message)) => Err(tool_error(&message)),
+            Err(_) => Err(tool_error("reading the run failed inside the server")),
         }
     }
 
     async fn status(&self, id: String) -> CallToolResult {
-        let runner = Arc::clone(&self.runner);
-        match tokio::task::spawn_blocking(move || runner.status(&id)).await {
-            Ok(Ok(doc)) => CallToolResult::structured(doc),
-            Ok(Err(message)) => tool_error(&message),
-            Err(_) => tool_error("reading the run failed inside the server"),
+        match self.status_doc(id).await {
+            Ok(doc) => CallToolResult::structured(doc),
+            Err(e) => e,
         }
+    }
+
+    /// A waiting claim's link in the review queue, and what the person can do, in the answer's `waiting`.
+    fn link(&self, doc: &mut Value) {
+        let (Some(run), Some(waiting)) = (
+            doc.get("run").and_then(Value::as_str).map(str::to_string),
+            doc.get_mut("waiting").and_then(Value::as_object_mut),
+        ) else {
+            return;
+        };
+        let Some(code) = waiting.get("claim").and_then(Value::as_str).map(str::to_string) else {
+            return;
+        };
+        let Some(queue) = &self.queue else {
+            return;
+        };
+        let url = queue.claim_url(&run, &code);
+        waiting.insert(
+            "note".into(),
+            format!(
+                "waiting for the person: only they can approve or reject it, on the claim's page in their                  review queue ({url}, which opens in their browser only) or with `zamburak approve`/`zamburak                  reject`; call run_status later to learn the outcome"
+            )
+            .into(),
+        );
+        waiting.insert("url".into(), url.into());
+    }
+
+    /// A run's answer; when it waits on a claim and the client can show the person a form, the form
+    /// first ([`ask`]).
+    async fn run_answer(&self, doc: Value, context: &RequestContext<RoleServer>) -> CallToolResponse {
+        let complete = |doc: Value| CallToolResult::structured(doc).into();
+        if !self.person.elicit || doc["status"] != "waiting_for_the_person" {
+            return complete(doc);
+        }
+        let form_ok = context
+            .client_capabilities()
+            .and_then(|c| c.elicitation)
+            .is_some_and(|e| e.form.is_some() || e.url.is_none());
+        let (Some(run), Some(path), Some(code)) = (
+            doc["run"].as_str(),
+            doc["waiting"]["snapshot"].as_str(),
+            doc["waiting"]["claim"].as_str(),
+        ) else {
+            return complete(doc);
+        };
+        if !form_ok {
+            return complete(doc);
+        }
+        let (run, path, code) = (run.to_string(), PathBuf::from(path), code.to_string());
+        let claim_text = self.person.claim_text;
+        let formed =
+            tokio::task::spawn_blocking(move || ask::form(claim_text, &run, &path, &code)).await;
+        let Ok(Some((shown, params))) = formed else {
+            return complete(doc);
+        };
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        if modern {
+            // A 2026-07-28 session: the server may not ask mid-call; the client asks and retries.
+            let Some(state) = self.asks.issue(shown) else {
+                return complete(doc);
+            };
+            let mut requests = InputRequests::new();
+            requests.insert(
+                ask::INPUT_KEY.to_string(),
+                InputRequest::Elicitation(ElicitRequest::new(params)),
+            );
+            return InputRequiredResult::new(Some(requests), Some(state)).into();
+        }
+        let answer = match context
+            .peer
+            .create_elicitation_with_timeout(params, Some(shown.left))
+            .await
+        {
+            Ok(result) => ask::answer_of(&result),
+            Err(_) => ask::Answer::Undecided,
+        };
+        complete(self.settle(doc, &shown, answer).await)
+    }
+
+    /// Takes the person's answer to a form: decides the claim (or not) and answers with the run's state.
+    async fn settle(&self, doc: Value, shown: &ask::Shown, answer: ask::Answer) -> Value {
+        let approve = match answer {
+            ask::Answer::Approve => true,
+            ask::Answer::Reject => false,
+            ask::Answer::Undecided => {
+                let mut doc = doc;
+                doc["person"] = ask::told(answer, false);
+                return doc;
+            }
+        };
+        let runner = Arc::clone(&self.runner);
+        let by = format!("{} (in the MCP client's form)", self.person.by);
+        let what = shown.clone();
+        let decided = tokio::task::spawn_blocking(move || ask::decide(&runner, &by, &what, approve))
+            .await
+            .is_ok_and(|r| r.is_ok());
+        let mut doc = match self.status_doc(shown.run.clone()).await {
+            Ok(now) => now,
+            Err(_) => doc,
+        };
+        doc["person"] = ask::told(answer, decided);
+        doc
+    }
+
+    /// A 2026-07-28 client's retry of `run_plan` with the person's answer to the form it was given.
+    async fn answered(&self, request: &CallToolRequestParams, state: &str) -> CallToolResult {
+        let Some(shown) = self.asks.take(state) else {
+            return tool_error(
+                "this answer is to no form this server is waiting on (unknown, or already answered): nothing                  was decided; call run_status to see the run",
+            );
+        };
+        let answer = ask::answer_in(request.input_responses.as_ref());
+        let doc = match self.status_doc(shown.run.clone()).await {
+            Ok(doc) => doc,
+            Err(e) => return e,
+        };
+        CallToolResult::structured(self.settle(doc, &shown, answer).await)
     }
 }
 
@@ -244,7 +392,7 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let result = match request.name.as_ref() {
             DESCRIBE => CallToolResult::success(vec![ContentBlock::text(self.stubs.clone())]),
@@ -252,9 +400,13 @@ impl ServerHandler for Server {
                 Ok(plan) => self.lint(plan.to_string()).await,
                 Err(e) => tool_error(&e),
             },
-            RUN => match plan_arg(&request) {
-                Ok(plan) => self.run(plan.to_string()).await,
-                Err(e) => tool_error(&e),
+            RUN => match (request.request_state.as_deref(), plan_arg(&request)) {
+                (Some(state), _) => self.answered(&request, state).await,
+                (None, Ok(plan)) => match self.run(plan.to_string()).await {
+                    Ok(doc) => return Ok(self.run_answer(doc, &context).await),
+                    Err(e) => e,
+                },
+                (None, Err(e)) => tool_error(&e),
             },
             STATUS => match string_arg(&request, "run") {
                 Ok(id) => self.status(id.to_string()).await,
@@ -291,14 +443,29 @@ pub fn runs_dir(runs: Option<PathBuf>) -> Result<PathBuf, ServeError> {
 }
 
 /// Serves MCP on stdin/stdout with `chosen` deciding every run, runs kept under `runs` (or a new temporary
-/// directory, [`runs_dir`]), until the client closes stdin.
-pub fn serve(chosen: Chosen, runs: PathBuf, approval_ttl_secs: u64) -> Result<(), ServeError> {
+/// directory, [`runs_dir`]), until the client closes stdin. The review queue of `runs` is served on
+/// `queue_addr` (a loopback address; `None`: no queue), and `ready` is given its own address (the
+/// person's) once it listens.
+pub fn serve(
+    chosen: Chosen,
+    runs: PathBuf,
+    approval_ttl_secs: u64,
+    person: ask::Person,
+    queue_addr: Option<std::net::SocketAddr>,
+    ready: &mut dyn FnMut(&str),
+) -> Result<(), ServeError> {
     let lock = crate::mcp::lock::check_offline(&chosen.policy, chosen.origin.path())?;
     let catalogue = crate::stubs::catalogue(&chosen.policy, lock.as_ref().map(|(l, _)| l));
     let stubs = crate::stubs::markdown::render(&catalogue, &chosen.policy);
     let pyi = crate::stubs::pyi::render(&catalogue);
     let engine = crate::runtime::setup::worker_engine()?;
-    let server = Server {
+    let review = crate::view::queue::Queue {
+        dirs: vec![runs.clone()],
+        by: person.by.clone(),
+        engine: engine.clone(),
+        claim_text: person.claim_text,
+    };
+    let mut server = Server {
         runner: Arc::new(Runner {
             chosen,
             engine,
@@ -308,21 +475,37 @@ pub fn serve(chosen: Chosen, runs: PathBuf, approval_ttl_secs: u64) -> Result<()
         stubs,
         pyi,
         next_run: AtomicU64::new(1),
+        person,
+        queue: None,
+        asks: ask::Asks::default(),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| ServeError::Session(e.to_string()))?;
     let served = rt.block_on(async move {
-        let service = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| ServeError::Session(e.to_string()))?;
-        service
-            .waiting()
-            .await
-            .map_err(|e| ServeError::Session(e.to_string()))?;
-        Ok::<(), ServeError>(())
+        if let Some(addr) = queue_addr {
+            let served = queue::start(review, &server.runner.runs, addr)
+                .await
+                .map_err(ServeError::Queue)?;
+            ready(&served.address);
+            server.queue = Some(served);
+        }
+        let queue = server.queue.clone();
+        let session = async {
+            server
+                .serve(rmcp::transport::stdio())
+                .await
+                .map_err(|e| ServeError::Session(e.to_string()))?
+                .waiting()
+                .await
+                .map_err(|e| ServeError::Session(e.to_string()))
+        };
+        let ended = session.await;
+        if let Some(q) = queue {
+            q.forget();
+        }
+        ended.map(|_| ())
     });
     // Runs still under way when the client left are not waited for long: their traces say they did not end.
     rt.shutdown_timeout(std::time::Duration::from_secs(2));
