@@ -202,16 +202,52 @@ pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
 
 /// `zamburak mcp serve [--policy P] [--runs DIR]`: announces the policy and the runs directory on stderr
 /// (stdout is the MCP session), then serves until the client closes stdin.
+/// How `mcp serve` reaches the person: the review queue's address, forms through the client, and the name
+/// decisions are recorded under.
+#[derive(clap::Args, Debug)]
+pub struct PersonArgs {
+    /// Serve the review queue of the runs directory on this loopback address (default 127.0.0.1 on a free
+    /// port). A waiting run's answer links to its claim's page there.
+    #[arg(long, value_name = "IP:PORT", conflicts_with = "no_queue")]
+    queue_addr: Option<String>,
+    /// Serve no review queue: claims are decided with `zamburak view --queue RUNS` or `zamburak approve`.
+    #[arg(long)]
+    no_queue: bool,
+    /// Never put a claim to the person through the client's forms (MCP elicitation), even when the client
+    /// offers them: only the review queue and `zamburak approve` decide.
+    #[arg(long)]
+    no_elicit: bool,
+    /// Who decides in the queue and the forms, as recorded in the trace. Default: $USER.
+    #[arg(long, value_name = "NAME")]
+    by: Option<String>,
+}
+
+/// `zamburak mcp serve`: serves until the client closes the session (exit 0); 2 when the policy, its lock,
+/// the runs directory or the review queue cannot be used.
 pub fn serve_command(
     policy_flag: Option<&Path>,
     runs: Option<PathBuf>,
     approval_ttl_secs: Option<u64>,
     ops: &crate::serve::Ops,
+    person: &PersonArgs,
 ) -> i32 {
     // Plans have no file of their own: discovery starts in the current directory, as for `stubs`.
     let chosen = match crate::policy::discover::choose(policy_flag, Path::new("plan.py")) {
         Ok(c) => c,
         Err(e) => return usage(&e.to_string()),
+    };
+    let Some(by) = super::approve::decider(person.by.as_deref()) else {
+        return usage(
+            "who decides is recorded in the trace: name the person with `--by NAME` (no $USER is set)",
+        );
+    };
+    let queue_addr = if person.no_queue {
+        None
+    } else {
+        match crate::view::server::loopback_addr(person.queue_addr.as_deref()) {
+            Ok(a) => Some(a),
+            Err(e) => return usage(&e.to_string()),
+        }
     };
     errln!("{}", chosen.announce());
     for w in &chosen.warnings {
@@ -223,8 +259,27 @@ pub fn serve_command(
     };
     errln!("runs: {}", runs.display());
     let ttl = approval_ttl_secs.unwrap_or(crate::runtime::snapshot::DEFAULT_TTL_SECS);
+    let asker = crate::serve::ask::Person {
+        by: by.clone(),
+        claim_text: super::approve::claim_text,
+        elicit: !person.no_elicit,
+    };
+    let mut ready = |address: &str| {
+        errln!(
+            "review queue (for you, not the model; also in {}): {address}",
+            runs.join(crate::serve::queue::URL_FILE).display()
+        );
+    };
     use crate::serve::Ended;
-    match crate::serve::serve(chosen, runs.clone(), ttl, ops) {
+    match crate::serve::serve(
+        chosen,
+        runs.clone(),
+        ttl,
+        ops,
+        asker,
+        queue_addr,
+        &mut ready,
+    ) {
         Ok(Ended::TooLarge) => {
             errln!(
                 "error: the client sent a message larger than {} bytes; the session was closed (the runs are in {})",

@@ -64,8 +64,9 @@ the policy cannot be used. The file format is in docs/policy-test.md.";
     pub const MCP_DIFF: &str =
         "Exit codes: 0 the servers match the lock, 1 a pinned tool changed, 2 usage error.";
     pub const MCP_SERVE: &str = "Exit codes: 0 the client closed the session, 2 the policy, its MCP lock or the runs \
-         directory cannot be used, or the session failed (a message larger than 8 MiB closes it), 143 stopped by \
-         SIGTERM, 130 by SIGINT. Every worker and MCP server the server started is gone when it exits.";
+         directory cannot be used, the review queue cannot be started, or the session failed (a message larger \
+         than 8 MiB closes it), 143 stopped by SIGTERM, 130 by SIGINT. Every worker and MCP server the server \
+         started is gone when it exits.";
 }
 
 #[derive(Subcommand, Debug)]
@@ -264,6 +265,8 @@ enum McpCommand {
         /// Runs under way at once (default 8); more wait for a slot, and past 64 waiting a run is refused.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
         max_runs: Option<u64>,
+        #[command(flatten)]
+        person: mcp::PersonArgs,
     },
 }
 
@@ -505,6 +508,7 @@ pub fn main() -> ExitCode {
                 run_timeout,
                 warm_workers,
                 max_runs,
+                person,
             } => {
                 let mut ops = crate::serve::Ops::default();
                 if let Some(secs) = run_timeout {
@@ -516,7 +520,7 @@ pub fn main() -> ExitCode {
                 if let Some(n) = max_runs.and_then(|n| usize::try_from(n).ok()) {
                     ops.max_runs = n;
                 }
-                mcp::serve_command(policy.as_deref(), runs, approval_ttl, &ops)
+                mcp::serve_command(policy.as_deref(), runs, approval_ttl, &ops, &person)
             }
         },
         Command::Policy { command } => match command {

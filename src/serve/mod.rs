@@ -12,11 +12,17 @@
 //! ([`runs`]); the session ends when the client closes stdin (or sends a message over
 //! [`input::MAX_MESSAGE_BYTES`]) or at SIGTERM/SIGINT, and every child goes with it ([`session`]).
 //!
+//! A run that waits on a claim is the person's to decide: its answer carries the link of the claim's page
+//! in the review queue the server serves on loopback ([`queue`]), and where the client declared form
+//! elicitation the claim is also put to the person as a form ([`ask`]).
+//!
 //! Nothing here prints: the CLI announces the policy and reports a failure to start ([`ServeError`]).
 
 pub mod answer;
+pub mod ask;
 pub mod context;
 pub mod input;
+pub mod queue;
 pub mod runner;
 pub mod runs;
 mod session;
@@ -29,8 +35,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
+    Implementation, InputRequest, InputRequests, InputRequiredResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
     ServerConfig, Tool,
 };
@@ -62,6 +69,9 @@ pub enum ServeError {
     /// The async runtime or the MCP session failed.
     #[error("the MCP session failed: {0}")]
     Session(String),
+    /// The review queue could not be started (`--queue-addr`, or `--no-queue` to go without).
+    #[error("the review queue cannot be started: {0}")]
+    Queue(#[source] crate::view::server::ServeError),
 }
 
 // Boxed: both are large, and every fallible step of the start returns this error.
@@ -89,6 +99,12 @@ struct Server {
     /// label").
     context: Arc<context::Session>,
     runs: Arc<runs::Runs>,
+    /// How the person is asked and named.
+    person: ask::Person,
+    /// The review queue, when served.
+    queue: Option<queue::Served>,
+    /// Forms put in input-required results, awaiting the client's retry.
+    asks: ask::Asks,
 }
 
 /// The stub module as an MCP resource.
@@ -181,10 +197,10 @@ impl Server {
         }
     }
 
-    async fn run(&self, plan: String) -> CallToolResult {
+    async fn run(&self, plan: String) -> Result<Value, CallToolResult> {
         let ticket = match self.runs.begin().await {
             Ok(ticket) => ticket,
-            Err(why) => return tool_error(&why),
+            Err(why) => return Err(tool_error(&why)),
         };
         let n = self.next_run.fetch_add(1, Ordering::Relaxed);
         match (self.runs)
@@ -197,19 +213,160 @@ impl Server {
             )
             .await
         {
-            Ok(doc) => CallToolResult::structured(doc),
-            Err(why) => tool_error(why),
+            Ok(mut doc) => {
+                self.link(&mut doc);
+                Ok(doc)
+            }
+            Err(why) => Err(tool_error(why)),
+        }
+    }
+
+    async fn status_doc(&self, id: String) -> Result<Value, CallToolResult> {
+        let runner = Arc::clone(&self.runner);
+        let session = Arc::clone(&self.context);
+        match tokio::task::spawn_blocking(move || runner.status(&id, &session)).await {
+            Ok(Ok(mut doc)) => {
+                self.link(&mut doc);
+                Ok(doc)
+            }
+            Ok(Err(message)) => Err(tool_error(&message)),
+            Err(_) => Err(tool_error("reading the run failed inside the server")),
         }
     }
 
     async fn status(&self, id: String) -> CallToolResult {
-        let runner = Arc::clone(&self.runner);
-        let session = Arc::clone(&self.context);
-        match tokio::task::spawn_blocking(move || runner.status(&id, &session)).await {
-            Ok(Ok(doc)) => CallToolResult::structured(doc),
-            Ok(Err(message)) => tool_error(&message),
-            Err(_) => tool_error("reading the run failed inside the server"),
+        match self.status_doc(id).await {
+            Ok(doc) => CallToolResult::structured(doc),
+            Err(e) => e,
         }
+    }
+
+    /// A waiting claim's link in the review queue, and what the person can do, in the answer's `waiting`.
+    fn link(&self, doc: &mut Value) {
+        let (Some(run), Some(waiting)) = (
+            doc.get("run").and_then(Value::as_str).map(str::to_string),
+            doc.get_mut("waiting").and_then(Value::as_object_mut),
+        ) else {
+            return;
+        };
+        let Some(code) = waiting
+            .get("claim")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            return;
+        };
+        let Some(queue) = &self.queue else {
+            return;
+        };
+        let url = queue.claim_url(&run, &code);
+        waiting.insert(
+            "note".into(),
+            format!(
+ "waiting for the person: only they can approve or reject it, on the claim's page in their review queue ({url}, which opens in their browser only) or with `zamburak approve`/`zamburak reject`; call run_status later to learn the outcome"
+            )
+            .into(),
+        );
+        waiting.insert("url".into(), url.into());
+    }
+
+    /// A run's answer; when it waits on a claim and the client can show the person a form, the form
+    /// first ([`ask`]).
+    async fn run_answer(
+        &self,
+        doc: Value,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResponse {
+        let complete = |doc: Value| CallToolResult::structured(doc).into();
+        if !self.person.elicit || doc["status"] != "waiting_for_the_person" {
+            return complete(doc);
+        }
+        let form_ok = context
+            .client_capabilities()
+            .and_then(|c| c.elicitation)
+            .is_some_and(|e| e.form.is_some() || e.url.is_none());
+        let (Some(run), Some(path), Some(code)) = (
+            doc["run"].as_str(),
+            doc["waiting"]["snapshot"].as_str(),
+            doc["waiting"]["claim"].as_str(),
+        ) else {
+            return complete(doc);
+        };
+        if !form_ok {
+            return complete(doc);
+        }
+        let (run, path, code) = (run.to_string(), PathBuf::from(path), code.to_string());
+        let claim_text = self.person.claim_text;
+        let formed =
+            tokio::task::spawn_blocking(move || ask::form(claim_text, &run, &path, &code)).await;
+        let Ok(Some((shown, params))) = formed else {
+            return complete(doc);
+        };
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        if modern {
+            // A 2026-07-28 session: the server may not ask mid-call; the client asks and retries.
+            let Some(state) = self.asks.issue(shown) else {
+                return complete(doc);
+            };
+            let mut requests = InputRequests::new();
+            requests.insert(
+                ask::INPUT_KEY.to_string(),
+                InputRequest::Elicitation(ElicitRequest::new(params)),
+            );
+            return InputRequiredResult::new(Some(requests), Some(state)).into();
+        }
+        let answer = match context
+            .peer
+            .create_elicitation_with_timeout(params, Some(shown.left))
+            .await
+        {
+            Ok(result) => ask::answer_of(&result),
+            Err(_) => ask::Answer::Undecided,
+        };
+        complete(self.settle(doc, &shown, answer).await)
+    }
+
+    /// Takes the person's answer to a form: decides the claim (or not) and answers with the run's state.
+    async fn settle(&self, doc: Value, shown: &ask::Shown, answer: ask::Answer) -> Value {
+        let approve = match answer {
+            ask::Answer::Approve => true,
+            ask::Answer::Reject => false,
+            ask::Answer::Undecided => {
+                let mut doc = doc;
+                doc["person"] = ask::told(answer, false);
+                return doc;
+            }
+        };
+        let runner = Arc::clone(&self.runner);
+        let by = format!("{} (in the MCP client's form)", self.person.by);
+        let what = shown.clone();
+        let decided =
+            tokio::task::spawn_blocking(move || ask::decide(&runner, &by, &what, approve))
+                .await
+                .is_ok_and(|r| r.is_ok());
+        let mut doc = match self.status_doc(shown.run.clone()).await {
+            Ok(now) => now,
+            Err(_) => doc,
+        };
+        doc["person"] = ask::told(answer, decided);
+        doc
+    }
+
+    /// A 2026-07-28 client's retry of `run_plan` with the person's answer to the form it was given.
+    async fn answered(&self, request: &CallToolRequestParams, state: &str) -> CallToolResult {
+        let Some(shown) = self.asks.take(state) else {
+            return tool_error(
+                "this answer is to no form this server is waiting on (unknown, or already answered): nothing was decided; call run_status to see the run",
+            );
+        };
+        let answer = ask::answer_in(request.input_responses.as_ref());
+        let doc = match self.status_doc(shown.run.clone()).await {
+            Ok(doc) => doc,
+            Err(e) => return e,
+        };
+        CallToolResult::structured(self.settle(doc, &shown, answer).await)
     }
 }
 
@@ -268,7 +425,7 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let result = match request.name.as_ref() {
             DESCRIBE => CallToolResult::success(vec![ContentBlock::text(self.stubs.clone())]),
@@ -276,9 +433,13 @@ impl ServerHandler for Server {
                 Ok(plan) => self.lint(plan.to_string()).await,
                 Err(e) => tool_error(&e),
             },
-            RUN => match plan_arg(&request) {
-                Ok(plan) => self.run(plan.to_string()).await,
-                Err(e) => tool_error(&e),
+            RUN => match (request.request_state.as_deref(), plan_arg(&request)) {
+                (Some(state), _) => self.answered(&request, state).await,
+                (None, Ok(plan)) => match self.run(plan.to_string()).await {
+                    Ok(doc) => return Ok(self.run_answer(doc, &context).await),
+                    Err(e) => e,
+                },
+                (None, Err(e)) => tool_error(&e),
             },
             STATUS => match string_arg(&request, "run") {
                 Ok(id) => self.status(id.to_string()).await,
@@ -316,12 +477,16 @@ pub fn runs_dir(runs: Option<PathBuf>) -> Result<PathBuf, ServeError> {
 
 /// Serves MCP on stdin/stdout with `chosen` deciding every run, runs kept under `runs` (or a new temporary
 /// directory, [`runs_dir`]), until the client leaves or a signal comes ([`Ended`]); every child is gone
-/// when it returns.
+/// when it returns. The review queue of `runs` is served on `queue_addr` (a loopback address; `None`: no
+/// queue), and `ready` is given its own address (the person's) once it listens.
 pub fn serve(
     chosen: Chosen,
     runs: PathBuf,
     approval_ttl_secs: u64,
     ops: &Ops,
+    person: ask::Person,
+    queue_addr: Option<std::net::SocketAddr>,
+    ready: &mut dyn FnMut(&str),
 ) -> Result<Ended, ServeError> {
     let lock = crate::mcp::lock::check_offline(&chosen.policy, chosen.origin.path())?;
     let catalogue = crate::stubs::catalogue(&chosen.policy, lock.as_ref().map(|(l, _)| l));
@@ -335,10 +500,18 @@ pub fn serve(
         ops.warm_workers,
     );
     let live = runs::Runs::new(ops);
+    let engine = crate::runtime::setup::worker_engine()?;
+    let review = crate::view::queue::Queue {
+        dirs: vec![runs.clone()],
+        by: person.by.clone(),
+        engine: engine.clone(),
+        claim_text: person.claim_text,
+    };
     let server = Server {
         runner: Arc::new(Runner {
             chosen,
             pool: Arc::clone(&pool),
+            engine,
             runs,
             approval_ttl_secs,
         }),
@@ -347,6 +520,14 @@ pub fn serve(
         next_run: AtomicU64::new(1),
         context: Arc::new(context::Session::new()),
         runs: Arc::clone(&live),
+        person,
+        queue: None,
+        asks: ask::Asks::default(),
     };
-    session::run(server, &live, &pool)
+    let queue = queue_addr.map(|addr| session::QueueStart {
+        review,
+        addr,
+        ready,
+    });
+    session::run(server, &live, &pool, queue)
 }

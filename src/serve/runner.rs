@@ -29,6 +29,9 @@ pub struct Runner {
     pub chosen: Chosen,
     /// Warm workers, one per run.
     pub pool: Arc<Pool>,
+    /// What a run continues on once the person decided its claim in the client's form (a worker of its
+    /// own, outside the pool and the run timeout, as `zamburak approve` continues it).
+    pub engine: Engine,
     /// Where each run gets its directory.
     pub runs: PathBuf,
     /// How long a claim waits for the person (`--approval-ttl`).

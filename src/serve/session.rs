@@ -33,15 +33,47 @@ pub enum Ended {
 /// How long the MCP session gets to send what it still has once the children are stopped.
 const SESSION_GRACE: Duration = Duration::from_secs(2);
 
-/// Serves `server` until the session ends, then stops every child.
-pub(super) fn run(server: Server, runs: &Arc<Runs>, pool: &Arc<Pool>) -> Result<Ended, ServeError> {
+/// The review queue to serve beside the session: the person's, on its own loopback address.
+pub(super) struct QueueStart<'a> {
+    pub review: crate::view::queue::Queue,
+    pub addr: std::net::SocketAddr,
+    /// Given the queue's address (with its token) once it listens.
+    pub ready: &'a mut dyn FnMut(&str),
+}
+
+/// Serves `server` (and the review queue, when `queue` says where) until the session ends, then stops
+/// every child.
+pub(super) fn run(
+    mut server: Server,
+    runs: &Arc<Runs>,
+    pool: &Arc<Pool>,
+    queue: Option<QueueStart<'_>>,
+) -> Result<Ended, ServeError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| ServeError::Session(e.to_string()))?;
     let ended = rt.block_on(async {
+        if let Some(q) = queue {
+            let served = super::queue::start(q.review, &server.runner.runs, q.addr)
+                .await
+                .map_err(ServeError::Queue);
+            let served = match served {
+                Ok(served) => served,
+                Err(e) => {
+                    pool.shutdown();
+                    return Err(e);
+                }
+            };
+            (q.ready)(&served.address);
+            server.queue = Some(served);
+        }
+        let served_queue = server.queue.clone();
         let session = serve_until_ended(server).await;
         stop_children(runs, pool).await;
+        if let Some(q) = served_queue {
+            q.forget();
+        }
         let (ended, service) = session?;
         if let Some((cancel, waiting)) = service {
             cancel.cancel();

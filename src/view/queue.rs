@@ -377,6 +377,64 @@ impl QueueState {
         ))
     }
 
+    /// The page of the claim pending in the run directory `name` (directly under one of the queue's
+    /// directories, as `zamburak mcp serve` makes them: `run-N`), so a link can name a claim before this
+    /// server has shown it. `code`: the claim the link was made for; when the run now waits on another
+    /// claim (the first was decided and the run stopped again), that one is shown with a note saying so.
+    /// `None`: not a run directory's name.
+    fn run_page(&self, name: &str, code: Option<&str>) -> Option<Result<String, String>> {
+        let ok = !name.is_empty()
+            && name.len() <= 64
+            && !name.starts_with('.')
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if !ok {
+            return None;
+        }
+        let dirs: Vec<PathBuf> = self.queue.dirs.iter().map(|d| d.join(name)).collect();
+        let found = snapshot::find_pending(&dirs)
+            .into_iter()
+            .find(|(p, _)| dirs.iter().any(|d| p.parent() == Some(d.as_path())));
+        let asked = code.map(visible);
+        let Some((path, snap)) = found else {
+            let what = asked.as_deref().map_or_else(
+                || format!("no claim of {name} waits"),
+                |c| format!("claim {c} of {name} no longer waits"),
+            );
+            return Some(self.render(
+                "queue_claim.html",
+                context! {
+                    root => self.root(),
+                    by => visible(&self.queue.by),
+                    c => Serde(&None::<ClaimView>),
+                    gone => format!("{what} (it was decided, or its run ended)"),
+                    id => asked.unwrap_or_else(|| name.to_string()),
+                },
+            ));
+        };
+        let claim = match self.claim_view(&path, &snap) {
+            Ok(c) => c,
+            Err(e) => return Some(Err(e)),
+        };
+        let note = asked.filter(|c| *c != claim.code).map(|c| {
+            format!(
+                "claim {c} no longer waits (it was decided); {name} now waits on claim {}, below",
+                claim.code
+            )
+        });
+        Some(self.render(
+            "queue_claim.html",
+            context! {
+                root => self.root(),
+                by => visible(&self.queue.by),
+                c => Serde(&Some(claim)),
+                note => note,
+                id => name,
+            },
+        ))
+    }
+
     fn refused(&self, status: StatusCode, why: &str) -> Response {
         let body = self.render(
             "queue_refused.html",
@@ -671,18 +729,24 @@ async fn handle(State(state): State<Arc<QueueState>>, req: Request) -> Response 
     if page == "static/view.css" {
         return ([(CONTENT_TYPE, "text/css; charset=utf-8")], CSS).into_response();
     }
-    let decided = req
-        .uri()
-        .query()
+    let query = req.uri().query().map(str::to_string);
+    let decided = query
+        .as_deref()
         .and_then(|q| q.strip_prefix("decided="))
         .and_then(|n| n.parse().ok());
     // Finding and reading snapshots touches the disk: off the server's threads.
     let rendered = tokio::task::spawn_blocking(move || match page.as_str() {
         "" => Some(state.list_page(decided)),
-        other => other
-            .strip_prefix("claim/")
-            .and_then(|id| id.parse().ok())
-            .and_then(|id| state.claim_page(id)),
+        other => match other.strip_prefix("run/") {
+            Some(name) => {
+                let code = query.as_deref().and_then(|q| q.strip_prefix("claim="));
+                state.run_page(name, code)
+            }
+            None => other
+                .strip_prefix("claim/")
+                .and_then(|id| id.parse().ok())
+                .and_then(|id| state.claim_page(id)),
+        },
     })
     .await;
     match rendered {

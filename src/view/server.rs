@@ -99,14 +99,14 @@ pub(super) fn html(body: String) -> Response {
 
 /// The page a request path names behind the token (`/TOKEN/page` → `page`); `None` without the right
 /// token, which every caller answers with 404.
-pub(super) fn behind_token<'p>(path: &'p str, token: &str) -> Option<&'p str> {
+pub fn behind_token<'p>(path: &'p str, token: &str) -> Option<&'p str> {
     let rest = path.strip_prefix('/')?;
     let (tok, page) = rest.split_once('/').unwrap_or((rest, ""));
     same(tok, token).then_some(page)
 }
 
 /// Compares without an early exit, so response times do not reveal how much of a guessed token is right.
-pub(super) fn same(a: &str, b: &str) -> bool {
+pub fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())

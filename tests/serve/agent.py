@@ -227,8 +227,237 @@ async def reads_untrusted(zamburak: str, world: Path) -> None:
     print("agent (reads_untrusted): every check passed")
 
 
+# The issue's end-to-end agent: a misspelt keyword, lint's fix, a forward of the newest mail to a colleague who
+# may not read it (a `confirm`), and the person's approval on the queue page.
+FORWARD_MISSPELT = (
+    "mails = read_inbox(limt=1)\n"
+    'send_email(to="bob@example.com", subject="fwd", body=mails[0]["body"])\n'
+    'print("forwarded")\n'
+)
+
+
+class Received:
+    """Everything the client was given, to check at the end that no mail text is in it."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def add(self, result) -> str:
+        text = text_of(result)
+        self.parts.append(text)
+        return text
+
+    def check(self) -> None:
+        no_mail_text("\n".join(self.parts), "what the client received")
+
+
+class Browser:
+    """The person's browser, as far as the queue can tell: a cookie jar, and the headers a browser sends with
+    a navigation and with a form's POST. Redirects are not followed, so each answer can be checked."""
+
+    def __init__(self) -> None:
+        import http.cookiejar
+        import urllib.request
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args, **kwargs):
+                return None
+
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), NoRedirect)
+
+    def request(self, url: str, data: bytes | None = None, headers: dict | None = None):
+        """(status, headers, body) of one request."""
+        import urllib.error
+        import urllib.request
+
+        req = urllib.request.Request(url, data=data, headers=headers or {})
+        try:
+            with self.opener.open(req, timeout=60) as r:
+                return r.status, r.headers, r.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers, e.read().decode("utf-8", "replace")
+
+    def get(self, url: str):
+        return self.request(url, headers={"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate"})
+
+    def post_form(self, page_url: str, action: str, fields: dict):
+        """A click on a form's submit button: urlencoded fields, sent from the page's own origin."""
+        import urllib.parse
+
+        origin = "/".join(page_url.split("/")[:3])
+        url = urllib.parse.urljoin(page_url, action)
+        return self.request(
+            url,
+            data=urllib.parse.urlencode(fields).encode(),
+            headers={
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Origin": origin,
+                "Referer": page_url,
+                "Sec-Fetch-Site": "same-origin",
+                "Sec-Fetch-Mode": "navigate",
+            },
+        )
+
+
+def decide_form(page: str) -> tuple[str, dict]:
+    """The action and the hidden fields of the page's decision form."""
+    import re
+
+    action = re.search(r'<form class="decide" method="post" action="([^"]+)"', page)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+    digest = re.search(r'name="digest" value="([^"]+)"', page)
+    check(action is not None and csrf is not None and digest is not None, f"no decision form: {page[:2000]}")
+    return action.group(1), {"csrf": csrf.group(1), "digest": digest.group(1)}
+
+
+async def approve_on_the_queue_page(zamburak: str, world: Path) -> None:
+    """describe_tools → a misspelt keyword → lint error → the fixed plan → run_plan on the example inbox → a
+    confirm → the person approves on the queue page by an HTTP POST as the browser makes it → run_status →
+    completed. Nothing the client receives holds mail text; the send happens once, after the approval."""
+    runs = world / "runs"
+    params = StdioServerParameters(
+        command=zamburak,
+        args=["mcp", "serve", "--policy", str(world / "policy.yaml"), "--runs", str(runs), "--by", "person"],
+        cwd=str(world),
+    )
+    got = Received()
+    async with Client(params) as client:
+        stubs = got.add(await client.call_tool("describe_tools", {}))
+        check("def read_inbox(" in stubs and "def send_email(" in stubs, f"stubs: {stubs[:300]}")
+
+        lint = await client.call_tool("lint_plan", {"plan": FORWARD_MISSPELT})
+        got.add(lint)
+        z102 = [d for d in lint.structured_content["diagnostics"] if d["code"] == "Z102"]
+        check(len(z102) == 1 and z102[0]["fix"] is not None, f"no Z102 with a fix: {lint.structured_content}")
+        plan = apply_fix(FORWARD_MISSPELT, z102[0]["fix"])
+        relinted = await client.call_tool("lint_plan", {"plan": plan})
+        got.add(relinted)
+        check(relinted.structured_content["errors"] == 0, f"the fixed plan: {relinted.structured_content}")
+
+        ran = await client.call_tool("run_plan", {"plan": plan})
+        got.add(ran)
+        doc = ran.structured_content
+        check(doc["status"] == "waiting_for_the_person", f"the forward: {text_of(ran)}")
+        check("person" not in doc, f"a client without forms was asked through one: {doc}")
+        waiting = doc["waiting"]
+        url, code = waiting["url"], waiting["claim"]
+        check(url.endswith(f"/run/{doc['run']}?claim={code}"), f"the claim's link: {waiting}")
+        check(url in waiting["note"], f"the note does not name the link: {waiting}")
+        check(outbox_files(world) == [], "sent before the person decided")
+
+        # The link alone, as a model with a fetch tool would open it: nothing of the claim, no way to decide.
+        address = (runs / "queue.url").read_text().strip()
+        token = address.rstrip("/").rsplit("/", 1)[1]
+        check(token not in url, "the claim's link carries the queue's token")
+        model = Browser()
+        status, _, body = model.get(url)
+        check(status == 403, f"the link opened without the person's session: {status}")
+        check(code not in body and token not in body, f"the closed page shows the claim or the token: {body}")
+        no_mail_text(body, "the closed page")
+        status, _, body = model.post_form(url, url, {"csrf": "x", "digest": "y", "decision": "approve"})
+        check(status == 403, f"a POST to the link: {status} {body[:300]}")
+        check(outbox_files(world) == [], "a request without the person's session sent the mail")
+
+        # The person: opens the queue's own address once (their session), then the link from the answer.
+        person = Browser()
+        status, headers, _ = person.get(address)
+        check(status == 200 and "HttpOnly" in (headers.get("Set-Cookie") or ""), f"the queue's address: {status}")
+        status, _, page = person.get(url)
+        check(status == 200, f"the claim's page: {status} {page[:500]}")
+        check(f"Claim <code>{code}</code>" in page, f"the page shows another claim: {page[:2000]}")
+        check("bob@example.com" in page and "UNTRUSTED" in page, f"the claim is not shown in full: {page[:3000]}")
+        action, fields = decide_form(page)
+        status, headers, body = person.post_form(url, action, {**fields, "decision": "approve"})
+        check(status == 303, f"the approval: {status} {body[:1000]}")
+        check(len(outbox_files(world)) == 1, f"the outbox after the approval: {outbox_files(world)}")
+        status, _, after = person.get(urljoin_location(url, headers["Location"]))
+        check(status == 200 and "approved by person" in after, f"the queue after the approval: {after[:2000]}")
+        # The same form again (a replay) decides nothing more.
+        status, _, _ = person.post_form(url, action, {**fields, "decision": "approve"})
+        check(status == 403, f"a replayed form: {status}")
+
+        final = await client.call_tool("run_status", {"run": doc["run"]})
+        got.add(final)
+        check(final.structured_content["status"] == "completed", f"after the approval: {text_of(final)}")
+        check(any(d.get("approval") == "approved" for d in final.structured_content["decisions"]), text_of(final))
+        check(len(outbox_files(world)) == 1, f"sent more than once: {outbox_files(world)}")
+    got.check()
+    print("agent (queue): every check passed")
+
+
+def urljoin_location(page_url: str, location: str) -> str:
+    import urllib.parse
+
+    return urllib.parse.urljoin(page_url, location)
+
+
+async def approve_in_a_form(zamburak: str, world: Path, mode: str) -> None:
+    """A client that declares form elicitation (`mode` "legacy": an elicitation/create request mid-call;
+    "2026-07-28": an input-required result the SDK answers and retries): the person is shown the claim in
+    full and answers. An accepting person's answer sends the mail once; a declining person's rejects it and
+    nothing is sent. The tool results the model gets still hold no mail text."""
+    from mcp import types
+
+    runs = world / "runs"
+    params = StdioServerParameters(
+        command=zamburak,
+        args=["mcp", "serve", "--policy", str(world / "policy.yaml"), "--runs", str(runs), "--by", "person"],
+        cwd=str(world),
+    )
+    answers: list = []
+    shown: list = []
+
+    async def person(context, request):
+        shown.append(request)
+        return answers.pop(0)
+
+    got = Received()
+    async with Client(params, mode=mode, elicitation_callback=person) as client:
+        check(client.protocol_version == ("2025-11-25" if mode == "legacy" else mode), client.protocol_version)
+        plan = FORWARD_MISSPELT.replace("limt=", "limit=")
+
+        answers.append(types.ElicitResult(action="accept", content={"approve": True}))
+        ran = await client.call_tool("run_plan", {"plan": plan})
+        got.add(ran)
+        doc = ran.structured_content
+        check(len(shown) == 1 and answers == [], f"the person was asked {len(shown)} times")
+        message = shown[0].message
+        check("bob@example.com" in message and "UNTRUSTED" in message, f"the form: {message}")
+        check("read_inbox#1" in message, f"the form does not say who wrote the body: {message}")
+        code = [w for w in message.replace(",", " ").split() if len(w) == 14 and w.count("-") == 2]
+        check(code and f"Approve claim {code[0]}" in json.dumps(shown[0].requested_schema), f"{shown[0]}")
+        check(doc["status"] == "completed", f"after the accepted form: {text_of(ran)}")
+        check(doc["person"]["answer"] == "approved" and doc["person"]["decided"] is True, f"{doc['person']}")
+        check(len(outbox_files(world)) == 1, f"the outbox after the accept: {outbox_files(world)}")
+
+        answers.append(types.ElicitResult(action="decline"))
+        ran = await client.call_tool("run_plan", {"plan": plan})
+        got.add(ran)
+        doc = ran.structured_content
+        check(len(shown) == 2, f"the person was asked {len(shown)} times")
+        check(doc["person"]["answer"] == "rejected", f"after the declined form: {text_of(ran)}")
+        check(doc["status"] not in ("completed", "waiting_for_the_person"), f"after the decline: {doc['status']}")
+        check(len(outbox_files(world)) == 1, f"sent after a decline: {outbox_files(world)}")
+
+        answers.append(types.ElicitResult(action="cancel"))
+        ran = await client.call_tool("run_plan", {"plan": plan})
+        got.add(ran)
+        doc = ran.structured_content
+        check(doc["status"] == "waiting_for_the_person", f"after a cancelled form: {text_of(ran)}")
+        check(doc["person"]["answer"] == "undecided", f"{doc['person']}")
+        check(len(outbox_files(world)) == 1, f"sent after a cancel: {outbox_files(world)}")
+    got.check()
+    print(f"agent (form, {mode}): every check passed")
+
+
 if __name__ == "__main__":
-    if sys.argv[3:] == ["reads-untrusted"]:
+    scenario = sys.argv[3] if len(sys.argv) > 3 else "tools"
+    if scenario == "reads-untrusted":
         asyncio.run(reads_untrusted(sys.argv[1], Path(sys.argv[2])))
+    elif scenario == "queue":
+        asyncio.run(approve_on_the_queue_page(sys.argv[1], Path(sys.argv[2])))
+    elif scenario.startswith("form:"):
+        asyncio.run(approve_in_a_form(sys.argv[1], Path(sys.argv[2]), scenario.split(":", 1)[1]))
     else:
         asyncio.run(main(sys.argv[1], Path(sys.argv[2])))
