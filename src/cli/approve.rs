@@ -18,7 +18,7 @@ const SHOWN_CHARS: usize = 600;
 pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Option<&str>) -> i32 {
     let Some(by) = decider(by) else {
         errln!(
-            "error: who decides is recorded in the trace: name yourself with `--by NAME` (no $USER is set)"
+            "error: who decides is recorded in the trace: name yourself with `--by NAME` (no $USER is set and the account has no name)"
         );
         errln!("nothing was run.");
         return exit::USAGE;
@@ -152,8 +152,17 @@ pub use crate::text::visible;
 
 /// Who decides, as the trace records it: `--by`, else `$USER`; `None` when neither names anyone.
 pub(super) fn decider(by: Option<&str>) -> Option<String> {
+    // An MCP client may start `mcp serve` with almost no environment: the account's own name (from the
+    // system's user database) stands in for an unset $USER.
     by.map(str::to_string)
         .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
+        .or_else(|| {
+            nix::unistd::User::from_uid(nix::unistd::getuid())
+                .ok()
+                .flatten()
+                .map(|u| u.name)
+                .filter(|n| !n.is_empty())
+        })
 }
 
 /// At a terminal without `--claim`: shows the snapshot's claim again (its values checked against the

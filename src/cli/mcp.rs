@@ -238,7 +238,7 @@ pub fn serve_command(
     };
     let Some(by) = super::approve::decider(person.by.as_deref()) else {
         return usage(
-            "who decides is recorded in the trace: name the person with `--by NAME` (no $USER is set)",
+            "who decides is recorded in the trace: name the person with `--by NAME` (no $USER is set and the account has no name)",
         );
     };
     let queue_addr = if person.no_queue {

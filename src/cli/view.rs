@@ -13,7 +13,7 @@ use crate::view::{model, queue, render, server};
 pub fn queue_command(dirs: &[PathBuf], addr: Option<&str>, by: Option<&str>) -> i32 {
     let Some(by) = super::approve::decider(by) else {
         errln!(
-            "error: who decides is recorded in the trace: name yourself with `--by NAME` (no $USER is set)"
+            "error: who decides is recorded in the trace: name yourself with `--by NAME` (no $USER is set and the account has no name)"
         );
         errln!("the queue was not started.");
         return exit::USAGE;
