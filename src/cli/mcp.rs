@@ -217,7 +217,7 @@ pub struct PersonArgs {
     /// offers them: only the review queue and `zamburak approve` decide.
     #[arg(long)]
     no_elicit: bool,
-    /// Who decides in the queue and the forms, as recorded in the trace. Default: $USER.
+    /// Who decides in the queue and the forms, as recorded in the trace. Default: $USER, else "the person".
     #[arg(long, value_name = "NAME")]
     by: Option<String>,
 }
@@ -236,11 +236,9 @@ pub fn serve_command(
         Ok(c) => c,
         Err(e) => return usage(&e.to_string()),
     };
-    let Some(by) = super::approve::decider(person.by.as_deref()) else {
-        return usage(
-            "who decides is recorded in the trace: name the person with `--by NAME` (no $USER is set and the account has no name)",
-        );
-    };
+    // MCP clients often start servers with a bare environment: without `--by` or $USER the decider is
+    // recorded as "the person" rather than the server refusing to start.
+    let by = super::approve::decider(person.by.as_deref()).unwrap_or_else(|| "the person".into());
     let queue_addr = if person.no_queue {
         None
     } else {

@@ -263,7 +263,9 @@ impl Server {
         waiting.insert(
             "note".into(),
             format!(
- "waiting for the person: only they can approve or reject it, on the claim's page in their review queue ({url}, which opens in their browser only) or with `zamburak approve`/`zamburak reject`; call run_status later to learn the outcome"
+                "waiting for the person: only they can approve or reject it, on the claim's page in their \
+                 review queue ({url}, which opens in their browser only) or with `zamburak approve`/`zamburak \
+                 reject`; call run_status later to learn the outcome"
             )
             .into(),
         );
@@ -358,7 +360,8 @@ impl Server {
     async fn answered(&self, request: &CallToolRequestParams, state: &str) -> CallToolResult {
         let Some(shown) = self.asks.take(state) else {
             return tool_error(
-                "this answer is to no form this server is waiting on (unknown, or already answered): nothing was decided; call run_status to see the run",
+                "this answer is to no form this server is waiting on (unknown, or already answered): nothing \
+                 was decided; call run_status to see the run",
             );
         };
         let answer = ask::answer_in(request.input_responses.as_ref());

@@ -13,6 +13,10 @@
 //! through [`snapshot::decide`], exactly as `zamburak approve` and `reject` do (the same trace records, the
 //! same checks, single use), on a blocking thread: deciding starts a worker process and maybe MCP servers.
 //! No request decides more than one claim.
+//!
+//! Besides the list and each claim's page (`claim/N`, numbered as first shown), `run/NAME?claim=CODE` is the
+//! page of the claim pending in run directory NAME (directly under a queue directory): the link
+//! `zamburak mcp serve` gives for a waiting run, which names the claim before this server has shown it.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};

@@ -302,13 +302,16 @@ class Browser:
 
 def decide_form(page: str) -> tuple[str, dict]:
     """The action and the hidden fields of the page's decision form."""
+    import html
     import re
 
     action = re.search(r'<form class="decide" method="post" action="([^"]+)"', page)
     csrf = re.search(r'name="csrf" value="([^"]+)"', page)
     digest = re.search(r'name="digest" value="([^"]+)"', page)
     check(action is not None and csrf is not None and digest is not None, f"no decision form: {page[:2000]}")
-    return action.group(1), {"csrf": csrf.group(1), "digest": digest.group(1)}
+    # Attribute values as a browser reads them (the template escapes `/` as `&#x2f;`).
+    fields = {"csrf": html.unescape(csrf.group(1)), "digest": html.unescape(digest.group(1))}
+    return html.unescape(action.group(1)), fields
 
 
 async def approve_on_the_queue_page(zamburak: str, world: Path) -> None:
