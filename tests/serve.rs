@@ -253,7 +253,10 @@ fn a_claim_waits_as_long_as_approval_ttl_says() {
     assert!(text.contains("waiting_for_the_person"), "{r}");
     let snap = std::fs::read_dir(world.dir.path().join("runs"))
         .unwrap()
-        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        .map(|d| d.unwrap().path())
+        // Run directories only: the queue's address file sits beside them.
+        .filter(|p| p.is_dir())
+        .flat_map(|d| std::fs::read_dir(d).unwrap())
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|x| x == "zsnap"))
         .expect("a snapshot");
