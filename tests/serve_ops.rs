@@ -421,10 +421,7 @@ fn serving_a_slow_call(dir: &Path) -> (Raw, BTreeMap<u32, String>) {
     // Two warm workers and the run's own.
     wait_until("the workers", || workers(server).len() == 3);
     let tree = descendants(server);
-    assert!(
-        tree.contains_key(&mcp_server_pid(dir).unwrap()),
-        "{tree:?}"
-    );
+    assert!(tree.contains_key(&mcp_server_pid(dir).unwrap()), "{tree:?}");
     (s, tree)
 }
 
@@ -441,7 +438,11 @@ fn closing_stdin_kills_every_child_and_exits_0() {
     drop(s.child.stdin.take());
     let status = s.exit_status(Duration::from_secs(10));
     assert_eq!(status.code(), Some(0), "{status}");
-    assert!(before.elapsed() < Duration::from_secs(6), "{:?}", before.elapsed());
+    assert!(
+        before.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        before.elapsed()
+    );
     assert_all_gone(&tree);
     the_run_ended_with_its_trace(tmp.path());
 }

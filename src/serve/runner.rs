@@ -117,7 +117,13 @@ impl Runner {
 
     /// Runs `source` as run `id` in its directory `dir` ([`Runner::claim`]) and returns the planner's
     /// answer; `switch` stops it from outside.
-    pub fn run_claimed(&self, id: &str, dir: &Path, source: &str, switch: &Arc<StopSwitch>) -> Value {
+    pub fn run_claimed(
+        &self,
+        id: &str,
+        dir: &Path,
+        source: &str,
+        switch: &Arc<StopSwitch>,
+    ) -> Value {
         let plan = dir.join("plan.py");
         if let Err(e) = std::fs::write(&plan, source) {
             return answer::not_started(id, &format!("cannot write {}: {e}", plan.display()));

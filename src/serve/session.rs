@@ -61,7 +61,13 @@ type Waiting = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
 /// cancellation and its end, to close it after the children are stopped).
 async fn serve_until_ended(
     server: Server,
-) -> Result<(Ended, Option<(rmcp::service::RunningServiceCancellationToken, Waiting)>), ServeError> {
+) -> Result<
+    (
+        Ended,
+        Option<(rmcp::service::RunningServiceCancellationToken, Waiting)>,
+    ),
+    ServeError,
+> {
     let signals = |kind| signal(kind).map_err(|e| ServeError::Session(e.to_string()));
     let mut term = signals(SignalKind::terminate())?;
     let mut int = signals(SignalKind::interrupt())?;

@@ -146,7 +146,10 @@ mod tests {
         switch.attach(other.id()).unwrap();
         switch.detach();
         switch.stop(Stopped::Shutdown);
-        assert!(other.try_wait().unwrap().is_none(), "a detached pid is left alone");
+        assert!(
+            other.try_wait().unwrap().is_none(),
+            "a detached pid is left alone"
+        );
         other.kill().unwrap();
         other.wait().unwrap();
     }
