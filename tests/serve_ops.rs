@@ -333,6 +333,53 @@ fn a_worker_killed_by_a_signal_or_its_memory_limit_ends_only_its_run() {
     assert!(s.exit_status(Duration::from_secs(10)).success());
 }
 
+#[test]
+fn a_run_stuck_in_a_builtin_call_is_answered_at_its_timeout_and_its_trace_ends_later() {
+    // A web server that accepts and never answers: the fetch waits out its own 5 s timeout.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    let world = World::new(Some(port));
+    let mut s = Raw::in_world(&world, &["--run-timeout", "1"]);
+    s.run_plan(
+        1,
+        &format!("p = fetch_url(url=\"http://127.0.0.1:{port}/page\")\nprint(\"fetched\")\n"),
+    );
+    let doc = s.run_answer(1);
+    assert_eq!(doc["status"], "error", "{doc}");
+    assert_eq!(doc["error"]["type"], "TimeoutError", "{doc}");
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("has not returned yet"),
+        "{doc}"
+    );
+    // Answered at the run timeout and the grace for the stopped run, not after the fetch's own 5 s: the
+    // message above says the call had not returned (no wall-clock bound, which a loaded machine breaks).
+    // The trace ends once the fetch gives up: nothing is lost.
+    let run = doc["run"].as_str().unwrap().to_string();
+    let mut id = 2;
+    wait_until("the run's end", || {
+        s.request(
+            id,
+            "tools/call",
+            json!({"name": "run_status", "arguments": {"run": run}}),
+        );
+        let status = s.answer(id)["result"]["structuredContent"]["status"].clone();
+        id += 1;
+        status != "running"
+    });
+    assert_eq!(verify(&trace_of(&doc)), Some(0), "{doc}");
+    drop(s.child.stdin.take());
+    assert!(s.exit_status(Duration::from_secs(10)).success());
+}
+
 /// A policy whose one tool `slow` is served by the attacker server (tests/mcp/attacker_server.py), which
 /// answers after 3 s; `stubborn` makes the server ignore stdin closing and SIGTERM.
 fn slow_server_policy(dir: &Path, stubborn: bool) -> PathBuf {

@@ -114,15 +114,16 @@ impl Runs {
             Ok(slot) => slot,
             Err(tokio::sync::TryAcquireError::Closed) => return Err(shutting_down()),
             Err(tokio::sync::TryAcquireError::NoPermits) => {
-                if self.waiting.fetch_add(1, Ordering::SeqCst) >= MAX_WAITING {
-                    self.waiting.fetch_sub(1, Ordering::SeqCst);
-                    return Err(format!(
+                // Counted back however the wait ends, a request the client cancelled included.
+                let _waiting = Waiting::enter(&self.waiting).ok_or_else(|| {
+                    format!(
                         "the server is busy ({MAX_WAITING} runs wait for a slot already); try again later"
-                    ));
-                }
-                let slot = Arc::clone(&self.slots).acquire_owned().await;
-                self.waiting.fetch_sub(1, Ordering::SeqCst);
-                slot.map_err(|_| shutting_down())?
+                    )
+                })?;
+                Arc::clone(&self.slots)
+                    .acquire_owned()
+                    .await
+                    .map_err(|_| shutting_down())?
             }
         };
         let mut state = self.lock();
@@ -231,6 +232,27 @@ fn timed_out(doc: &mut Value, secs: u64) {
     });
 }
 
+/// One request waiting for a slot, counted while it waits.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    /// Counts one more waiting request, unless [`MAX_WAITING`] already wait.
+    fn enter(count: &'a AtomicUsize) -> Option<Waiting<'a>> {
+        count
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < MAX_WAITING).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Waiting(count))
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 fn shutting_down() -> String {
     "the server is shutting down; no new run starts".into()
 }
@@ -251,4 +273,35 @@ fn still_stopping(id: &str, dir: &Path, secs: u64) -> Value {
         },
         "trace": dir.join("plan.zjson").display().to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waiting_requests_are_bounded_and_counted_back_when_dropped() {
+        let count = AtomicUsize::new(0);
+        let all: Vec<Waiting<'_>> = (0..MAX_WAITING)
+            .map(|_| Waiting::enter(&count).unwrap())
+            .collect();
+        assert!(Waiting::enter(&count).is_none(), "one past the bound");
+        drop(all);
+        assert_eq!(count.load(Ordering::SeqCst), 0);
+        assert!(Waiting::enter(&count).is_some());
+    }
+
+    #[test]
+    fn a_run_stopped_at_its_timeout_answers_timeout_whatever_it_ended_in() {
+        let mut doc =
+            json!({"status": "error", "error": {"type": "ToolError", "line": 2, "message": "m"}});
+        timed_out(&mut doc, 7);
+        assert_eq!(doc["error"]["type"], "TimeoutError");
+        assert_eq!(doc["error"]["line"], 2);
+        let message = doc["error"]["message"].as_str().unwrap();
+        assert!(message.contains("run timeout of 7 s") && message.ends_with(": m"));
+        let mut done = json!({"status": "completed", "error": null});
+        timed_out(&mut done, 7);
+        assert_eq!(done, json!({"status": "completed", "error": null}));
+    }
 }
