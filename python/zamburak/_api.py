@@ -88,14 +88,14 @@ def lock(policy: PathLike | None = None, tools: Tools | None = None) -> str:
     tool's name, docstring or signature: a run refuses tools that no longer match their pins. Returns what
     the CLI said."""
     done = _cli.invoke(["mcp", "lock", "--policy", find_policy(policy)], hosted(tools or {}))
-    return _cli.text(done, "mcp lock") + done.stderr
+    return (_cli.text(done, "mcp lock") + done.stderr).strip()
 
 
 async def alock(policy: PathLike | None = None, tools: list[HostedTool] | Tools | None = None) -> str:
     """[`lock`] for async code."""
     served = tools if isinstance(tools, list) else hosted(tools or {})
     done = await _cli.ainvoke(["mcp", "lock", "--policy", find_policy(policy)], served)
-    return _cli.text(done, "mcp lock") + done.stderr
+    return (_cli.text(done, "mcp lock") + done.stderr).strip()
 
 
 def lock_path(policy: PathLike) -> str:

@@ -61,12 +61,9 @@ from .host import HostedTool, jsonable
 RUN_PLAN = "run_plan"
 
 _PREFACE = (
-    "Run a plan: a short Python program in Zamburak's subset that calls the functions below with keyword "
-    "arguments (plain calls: no `await`, no `async`). Write the whole task as one plan; literals you write "
-    "are trusted because they come from the user's request, so write the recipients and targets the user "
-    "named in the plan. Zamburak checks every call against the user's policy and tells you each call's "
-    "decision; what the plan prints comes back to you only when you may read it (tool data is shown to the "
-    "person instead). A call that needs the person's approval waits for them; you cannot approve it.\n\n"
+    "Run a plan that does the whole task: one Python program in Zamburak's subset, calling the tools below "
+    "as plain functions with keyword arguments (no `await`). You are told each call's decision and what the "
+    "plan printed when you may read it; a call that needs the person's approval waits for them.\n\n"
 )
 
 
