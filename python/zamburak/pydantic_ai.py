@@ -39,7 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -239,9 +239,8 @@ class ZamburakToolset(WrapperToolset[AgentDepsT]):
 
 
 def _by(metadata: Any) -> str | None:
-    if isinstance(metadata, dict) and isinstance(metadata.get("by"), str):
-        return metadata["by"]
-    return None
+    by = metadata.get("by") if isinstance(metadata, dict) else None
+    return by if isinstance(by, str) else None
 
 
 def _approved_claim(cap: ZamburakCodeMode[Any], ctx: RunContext[Any], plan: str) -> _Pending:
@@ -305,7 +304,7 @@ def _hosted(
     counter = iter(range(1, 1 << 62))
     parent_id = ctx.tool_call_id or "run_plan"
 
-    def dispatcher(name: str):
+    def dispatcher(name: str) -> Callable[[dict[str, Any]], Any]:
         def call(arguments: dict[str, Any]) -> Any:
             if manager is None or loop is None:
                 raise RuntimeError("this tool is only callable while run_plan runs")

@@ -30,7 +30,7 @@ def main() -> int:
     def upstream() -> None:
         stdin = sys.stdin.buffer
         while True:
-            chunk = stdin.read1(65536)
+            chunk = stdin.read1(65536)  # type: ignore[union-attr]  # a BufferedReader: stdin is a pipe
             if not chunk:
                 break
             sock.sendall(chunk)
