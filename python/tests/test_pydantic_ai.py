@@ -167,3 +167,37 @@ def test_a_denied_claim_is_rejected_and_nothing_is_sent(tmp_path: Path) -> None:
     approvals = [r for r in trace if r["type"] == "approval"]
     assert [(r["decision"], r["by"]) for r in approvals] == [("rejected", "me")]
     assert trace[-1]["type"] == "end" and trace[-1]["status"] == "denied"
+
+
+def test_each_claim_of_a_plan_waits_for_its_own_approval(tmp_path: Path) -> None:
+    """A plan with two sends of private text: the approved run stops again at the second, which needs its own
+    approval; each send happens once, after its approval."""
+    two_sends = (
+        'mail = read_inbox()[0]\n'
+        'send_mail(to="alice@example.com", subject="Re: " + mail["subject"], body="one")\n'
+        'send_mail(to="alice@example.com", subject="Re: " + mail["subject"], body="two")\n'
+    )
+
+    class TwoSends(Planner):
+        def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            last = messages[-1]
+            part = last.parts[-1]
+            if isinstance(part, ToolReturnPart) and not is_retry(part):
+                return ModelResponse(parts=[TextPart(f"Done: {part.content['status']}")])
+            return ModelResponse(parts=[ToolCallPart("run_plan", {"plan": two_sends})])
+
+    mailbox = Mailbox()
+    agent = make_agent(tmp_path, mailbox, TwoSends())
+    result = agent.run_sync("Tell Alice one, then two.")
+    for body in ["one", "two"]:
+        assert isinstance(result.output, DeferredToolRequests)
+        [call] = result.output.approvals
+        assert result.output.metadata[call.tool_call_id]["values"]["body"] == body
+        assert [m["body"] for m in mailbox.outbox] == (["one"] if body == "two" else [])
+        result = agent.run_sync(
+            message_history=result.all_messages(),
+            deferred_tool_results=DeferredToolResults(approvals={call.tool_call_id: True}),
+        )
+    assert result.output == "Done: completed"
+    assert [m["body"] for m in mailbox.outbox] == ["one", "two"]
+    assert mailbox.reads == 1
