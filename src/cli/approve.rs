@@ -1,7 +1,8 @@
 //! `zamburak approve|reject SNAPSHOT`: records a human's decision on a suspended claim and continues the
-//! run; and how a claim is put to a person on a terminal.
+//! run; and how a claim is put to a person on a terminal. With `--format json`, stdout carries one JSON
+//! document of the continued run, as `run --format json` prints it, and the plan's prints go to stderr.
 
-use super::output::{err, errln, out};
+use super::output::{err, errln, out, outln};
 use std::path::Path;
 
 use crate::exit;
@@ -12,16 +13,29 @@ use crate::runtime::snapshot::{self, Decided, Verdict};
 /// json` carries it whole).
 const SHOWN_CHARS: usize = 600;
 
-/// `zamburak approve|reject SNAPSHOT [--claim CODE] [--by NAME]`: records the decision in the trace and
-/// continues the run. An approval names its claim: by `--claim`, or by the person's `y` after the claim is
-/// shown again at a terminal.
-pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Option<&str>) -> i32 {
-    let Some(by) = decider(by) else {
-        errln!(
-            "error: who decides is recorded in the trace: name yourself with `--by NAME` (no $USER is set and the account has no name)"
-        );
+/// `zamburak approve|reject SNAPSHOT [--claim CODE] [--by NAME] [--format json]`: records the decision in
+/// the trace and continues the run. An approval names its claim: by `--claim`, or by the person's `y` after
+/// the claim is shown again at a terminal.
+pub fn decide_command(
+    path: &Path,
+    approve: bool,
+    claim: Option<&str>,
+    by: Option<&str>,
+    json: bool,
+) -> i32 {
+    // Nothing was decided: said on stderr, and on stdout as `{"error": …}` when the caller asked for JSON.
+    let nothing_run = |message: &str| {
+        errln!("error: {message}");
         errln!("nothing was run.");
-        return exit::USAGE;
+        if json {
+            outln!("{}", serde_json::json!({ "error": message }));
+        }
+        exit::USAGE
+    };
+    let Some(by) = decider(by) else {
+        return nothing_run(
+            "who decides is recorded in the trace: name yourself with `--by NAME` (no $USER is set and the account has no name)",
+        );
     };
     let verb = if approve { "approve" } else { "reject" };
     let mut code = claim.map(str::to_string);
@@ -31,38 +45,38 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
             Ok(Some(c)) => code = Some(c),
             Ok(None) => {
                 errln!("not {verb}d: the claim still waits.");
+                if json {
+                    outln!(
+                        "{}",
+                        serde_json::json!({ "error": format!("not {verb}d: the claim still waits") })
+                    );
+                }
                 return exit::USAGE;
             }
-            Err(e) => {
-                errln!("error: {e}");
-                errln!("nothing was run.");
-                return exit::USAGE;
-            }
+            Err(e) => return nothing_run(&e),
         }
     }
     // A resumed run may start MCP servers again.
     super::mcp::on_interrupt_kill_servers();
     let engine = match super::worker_engine() {
         Ok(engine) => engine,
-        Err(e) => {
-            errln!("error: {e}");
-            errln!("nothing was run.");
-            return exit::USAGE;
-        }
+        Err(e) => return nothing_run(&e.to_string()),
     };
     let verdict = Verdict {
         approve,
         code: code.as_deref(),
     };
     let decided = match snapshot::decide(path, verdict, &by, &engine, &mut |text| {
-        out!("{}", crate::text::visible_lines(text))
+        // In JSON mode stdout carries only the document, as for `run`.
+        let text = crate::text::visible_lines(text);
+        if json {
+            err!("{text}");
+        } else {
+            out!("{text}");
+        }
     }) {
         Ok(d) => d,
-        Err(e) => {
-            errln!("error: {e}");
-            errln!("nothing was run.");
-            return exit::USAGE;
-        }
+        Err(e) => return nothing_run(&e.to_string()),
     };
     let headline = decided.headline(approve, &by);
     let ending = decided.ending(approve);
@@ -72,6 +86,7 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
         suspended_again,
         snapshot_removed,
         head,
+        planner,
     } = decided;
     let filename = super::output::shown_path(&snapshot.plan)
         .display()
@@ -131,14 +146,39 @@ pub fn decide_command(path: &Path, approve: bool, claim: Option<&str>, by: Optio
             path.display()
         );
     }
-    match head {
-        Ok(head) => errln!(
-            "trace: {} (head {head})",
-            super::output::shown_path(&snapshot.trace).display()
-        ),
+    let head = match head {
+        Ok(head) => {
+            errln!(
+                "trace: {} (head {head})",
+                super::output::shown_path(&snapshot.trace).display()
+            );
+            head
+        }
         Err(e) => {
             errln!("error: the trace could not be completed: {e}");
+            if json {
+                outln!(
+                    "{}",
+                    serde_json::json!({ "error": format!("the trace could not be completed: {e}") })
+                );
+            }
             return exit::USAGE;
+        }
+    };
+    if json {
+        let again = suspended_again.as_ref().and_then(|r| r.as_ref().ok());
+        let doc = super::run::json_document(
+            &report,
+            "",
+            &snapshot.trace,
+            Some(&head),
+            again.map(|p| p.as_path()),
+            None,
+            &planner,
+        );
+        match serde_json::to_string_pretty(&doc) {
+            Ok(text) => outln!("{text}"),
+            Err(e) => errln!("error: cannot print the report: {e}"),
         }
     }
     // A rejection that is recorded is the command succeeding: the run stopped as asked.

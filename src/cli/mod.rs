@@ -129,6 +129,10 @@ enum Command {
         /// Who decides (recorded in the trace). Default: $USER.
         #[arg(long)]
         by: Option<String>,
+        /// `json`: one JSON document of the continued run on stdout, as `run --format json` prints it (the
+        /// plan's prints go to stderr).
+        #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+        format: RunFormat,
     },
     /// Reject the claim a suspended run waits on: the call never happens and the run stops.
     #[command(after_help = exit_help::REJECT)]
@@ -141,6 +145,9 @@ enum Command {
         /// Who decides (recorded in the trace). Default: $USER.
         #[arg(long)]
         by: Option<String>,
+        /// `json`: one JSON document of the closed run on stdout, as `run --format json` prints it.
+        #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+        format: RunFormat,
     },
     /// List every claim waiting for a decision under the given directories (default: the current one).
     #[command(after_help = exit_help::PENDING)]
@@ -455,12 +462,26 @@ pub fn main() -> ExitCode {
             snapshot,
             claim,
             by,
-        } => approve::decide_command(&snapshot, true, claim.as_deref(), by.as_deref()),
+            format,
+        } => approve::decide_command(
+            &snapshot,
+            true,
+            claim.as_deref(),
+            by.as_deref(),
+            matches!(format, RunFormat::Json),
+        ),
         Command::Reject {
             snapshot,
             claim,
             by,
-        } => approve::decide_command(&snapshot, false, claim.as_deref(), by.as_deref()),
+            format,
+        } => approve::decide_command(
+            &snapshot,
+            false,
+            claim.as_deref(),
+            by.as_deref(),
+            matches!(format, RunFormat::Json),
+        ),
         Command::Pending { dirs, format } => {
             pending::pending_command(&dirs, matches!(format, RunFormat::Json))
         }

@@ -33,23 +33,32 @@ pub struct RunOptions {
     pub keep_values: bool,
 }
 
-/// The one JSON document `run --format json` prints.
+/// The one JSON document `run --format json` prints (and `approve`/`reject --format json`, for the continued
+/// run).
 #[derive(Serialize)]
-struct JsonReport<'a> {
+pub(super) struct JsonReport<'a> {
     #[serde(flatten)]
     report: &'a RunReport,
     diagnostics: Vec<JsonDiagnostic>,
     trace: Option<String>,
     head: Option<String>,
-    /// Which policy decided.
-    policy: JsonPolicy,
+    /// Which policy decided (`approve` and `reject` name none: the snapshot binds the policy).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    policy: Option<JsonPolicy>,
     /// A suspended run: the claim it waits on, with the values the approver decides on.
     approval: Option<JsonApproval<'a>>,
+    /// What a planner model may be told about this run (docs/semantics.md, "What the planner and the person
+    /// are told"): the same answer `mcp serve` gives, for programs that hand the run back to a model.
+    planner: serde_json::Value,
 }
 
 #[derive(Serialize)]
 struct JsonApproval<'a> {
     snapshot: String,
+    /// The claim's code, which `approve --claim` takes.
+    code: String,
+    /// The claim as a person deciding it reads it (what `run` prints on stderr).
+    text: String,
     claim: &'a crate::trace::record::Call,
     /// Each argument's value by name (the approver may read them all).
     values: serde_json::Map<String, serde_json::Value>,
@@ -58,7 +67,7 @@ struct JsonApproval<'a> {
 }
 
 #[derive(Serialize)]
-struct JsonPolicy {
+pub(super) struct JsonPolicy {
     /// `flag`, `discovered` or `built-in`.
     origin: &'static str,
     /// The file, or `built-in default`.
@@ -403,6 +412,50 @@ fn json_report(ran: &Ran) -> JsonReport<'_> {
         head,
         ..
     } = ran;
+    json_document(
+        report,
+        source,
+        trace_path,
+        head.as_deref(),
+        snapshot_path.as_deref(),
+        Some(JsonPolicy {
+            origin: chosen.origin.kind(),
+            path: chosen.display_path(),
+            sha256: chosen.sha256.clone(),
+        }),
+        &chosen.policy.planner(),
+    )
+}
+
+/// The JSON document of a run writing `trace` (a first run, or one a decision continued): the report, its
+/// diagnostics, the claim a suspended run waits on (saved at `snapshot`), and the planner's answer.
+pub(super) fn json_document<'a>(
+    report: &'a RunReport,
+    source: &str,
+    trace: &Path,
+    head: Option<&str>,
+    snapshot: Option<&Path>,
+    policy: Option<JsonPolicy>,
+    planner: &crate::policy::model::ResolvedPlanner,
+) -> JsonReport<'a> {
+    // The planner's answer names the run by its trace, and the trace's directory as where its claims wait.
+    let run = trace
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let runs = trace.parent().unwrap_or(Path::new("."));
+    let planner = crate::serve::answer::of_run(
+        report,
+        source,
+        &crate::serve::answer::RunFiles {
+            run: &run,
+            trace,
+            head,
+            snapshot,
+            runs,
+        },
+        planner,
+    );
     JsonReport {
         report,
         diagnostics: report
@@ -419,16 +472,14 @@ fn json_report(ran: &Ran) -> JsonReport<'_> {
                 }
             })
             .collect(),
-        trace: Some(trace_path.display().to_string()),
-        head: head.clone(),
-        policy: JsonPolicy {
-            origin: chosen.origin.kind(),
-            path: chosen.display_path(),
-            sha256: chosen.sha256.clone(),
-        },
-        approval: match (&report.suspension, snapshot_path) {
+        trace: Some(trace.display().to_string()),
+        head: head.map(str::to_string),
+        policy,
+        approval: match (&report.suspension, snapshot) {
             (Some(s), Some(p)) => Some(JsonApproval {
                 snapshot: p.display().to_string(),
+                code: s.claim.claim_code(),
+                text: super::approve::claim_text(&s.claim, &s.shown),
                 claim: &s.claim,
                 values: s.shown.values.iter().cloned().collect(),
                 non_readers: s
@@ -440,6 +491,7 @@ fn json_report(ran: &Ran) -> JsonReport<'_> {
             }),
             _ => None,
         },
+        planner,
     }
 }
 

@@ -548,6 +548,7 @@ fn outcome(d: &Decided, approve: bool, by: &str, printed: &str) -> Outcome {
         suspended_again,
         snapshot_removed,
         head,
+        ..
     } = d;
     let headline = d.headline(approve, by);
     let plan = shown(&snapshot.plan);

@@ -574,6 +574,9 @@ pub struct Decided {
     pub snapshot_removed: Result<(), std::io::Error>,
     /// The trace's head after the decision, or why the trace could not be completed.
     pub head: Result<String, crate::trace::TraceError>,
+    /// Who the planner is under the run's policy: what a caller that hands the run back to a model may
+    /// tell it (docs/semantics.md, "What the planner and the person are told").
+    pub planner: crate::policy::model::ResolvedPlanner,
 }
 
 impl Decided {
@@ -722,6 +725,7 @@ pub fn decide(
         suspended_again,
         snapshot_removed,
         head,
+        planner: policy.planner(),
     })
 }
 
