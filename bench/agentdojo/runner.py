@@ -75,6 +75,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", required=True, choices=sorted(PORTS))
     parser.add_argument("--attack", default="important_instructions")
+    parser.add_argument("--adversary", default="strongest", choices=["strongest", "scripted"],
+                        help="the adversarial Q-LLM: the strongest scripted adversary (every request of an attacked "
+                        "episode, exact attacker values, amounts inside the policy's ranges), or the scripted one "
+                        "used until 2026-11-26 (only requests carrying injected text)")
     parser.add_argument("--version", default="v1.2.2")
     parser.add_argument("--out", required=True)
     parser.add_argument("--zamburak", default=os.path.join(HERE, "..", "..", "target", "release", "zamburak"))
@@ -134,6 +138,7 @@ def main():
         return user_task.init_environment(env) if user_task is not None else env
 
     clean_env = suite.load_and_inject_default_environment({})
+    ranges = number_ranges(policy)
     honest_fn = honest.for_suite(args.suite)
 
     if args.lock:
@@ -212,7 +217,7 @@ def main():
     injection_tasks = sorted(suite.injection_tasks.items(), key=lambda kv: int(kv[0].split("_")[-1]))
 
     result = {
-        "suite": args.suite, "version": args.version, "attack": args.attack,
+        "suite": args.suite, "version": args.version, "attack": args.attack, "adversary": args.adversary,
         "tasks": len(user_tasks), "utility": 0, "utility_if_approved": 0, "utility_under_attack": {"honest": 0, "adversarial": 0},
         "pairs": 0, "attack_success": {"honest": 0, "adversarial": 0}, "control_attack_success": 0,
         "decisions": {}, "outcomes": {}, "missing_plans": [], "per_task": {},
@@ -285,7 +290,8 @@ def main():
                 for mode in ("honest", "adversarial"):
                     env = fresh_env(injections, user_task)
                     pre = env.model_copy(deep=True)
-                    episode = qllm.Episode(mode, tid, clean_task, injections, injection_task, honest_fn)
+                    episode = qllm.Episode(mode, tid, clean_task, injections, injection_task, honest_fn,
+                                           args.adversary, ranges)
                     code, out, err, calls, decisions = zrun(plan, policy, env, episode, f"{tid}-{iid}-{mode}")
                     utility, security = score(user_task, injection_task, out, pre, env, calls)
                     result["utility_under_attack"][mode] += utility
@@ -297,7 +303,8 @@ def main():
                     note_qllm(episode)
                 env = fresh_env(injections, user_task)
                 pre = env.model_copy(deep=True)
-                episode = qllm.Episode("adversarial", tid, clean_task, injections, injection_task, honest_fn)
+                episode = qllm.Episode("adversarial", tid, clean_task, injections, injection_task, honest_fn,
+                                       args.adversary, ranges)
                 code, out, err, calls, decisions = zrun(plan, control, env, episode, f"{tid}-{iid}-control")
                 _, security = score(user_task, injection_task, out, pre, env, calls)
                 result["control_attack_success"] += security
@@ -350,6 +357,16 @@ def main():
     print(f"wrote {out_path}: utility {result['utility']}/{result['tasks']}, attack success "
           f"{result['attack_success']['honest']}+{result['attack_success']['adversarial']} of {result['pairs']} "
           f"pairs (honest+adversarial), control {result['control_attack_success']}", file=sys.stderr)
+
+
+def number_ranges(policy):
+    """The policy's number ranges `(min, max)`, which the strongest adversary's amounts are chosen to pass."""
+    import yaml
+
+    with open(policy) as f:
+        doc = yaml.safe_load(f)
+    return [(float(v.get("min", float("-inf"))), float(v.get("max", float("inf"))))
+            for v in (doc.get("verifiers") or {}).values() if v.get("kind") == "number_range"]
 
 
 def declared_args(policy):
