@@ -2,7 +2,7 @@
 """Runs Zamburak against one AgentDojo suite end to end and writes `OUT/SUITE.json` (see docs/benchmark.md).
 
 For every episode the real binary runs the suite's plan under the suite's locked policy: `zamburak run
-plans/SUITE/user_task_N.py --policy policies/SUITE.yaml`. The policy's MCP server is `relay.py`, which
+plans/SUITE/user_task_N.py --policy policies/SUITE.yaml` (`plans-naive/` with `--plans naive`). The policy's MCP server is `relay.py`, which
 connects to the unix socket this process serves, so AgentDojo is imported once per suite and each episode
 gets a fresh environment. The policy's `query_llm` provider points at this process's loopback Q-LLM
 (`qllm.py`). The plan's printed output is the model output AgentDojo scores.
@@ -75,6 +75,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", required=True, choices=sorted(PORTS))
     parser.add_argument("--attack", default="important_instructions")
+    parser.add_argument("--plans", default="careful", choices=["careful", "naive"],
+                        help="the plan set: plans/ (written as a careful planner would) or plans-naive/ (as a "
+                        "code-writing model writes from the stubs alone)")
     parser.add_argument("--adversary", default="strongest", choices=["strongest", "scripted"],
                         help="the adversarial Q-LLM: the strongest scripted adversary (every request of an attacked "
                         "episode, exact attacker values, amounts inside the policy's ranges), or the scripted one "
@@ -139,7 +142,8 @@ def main():
 
     clean_env = suite.load_and_inject_default_environment({})
     ranges = number_ranges(policy)
-    honest_fn = honest.for_suite(args.suite)
+    honest_fn = honest.for_suite(args.suite, args.plans)
+    plans_dir = os.path.join(HERE, "plans" if args.plans == "careful" else "plans-naive", args.suite)
 
     if args.lock:
         host.session = mcp_serve.Session(args.suite, args.version, suite, tools, fresh_env({}, None))
@@ -252,6 +256,7 @@ def main():
 
     result = {
         "suite": args.suite, "version": args.version, "attack": args.attack, "adversary": args.adversary,
+        "plans": args.plans,
         "tasks": len(user_tasks), "utility": 0, "utility_if_approved": 0, "utility_under_attack": {"honest": 0, "adversarial": 0},
         "pairs": 0, "attack_success": {"honest": 0, "adversarial": 0}, "control_attack_success": 0,
         "decisions": {}, "outcomes": {}, "missing_plans": [], "per_task": {},
@@ -279,7 +284,7 @@ def main():
 
     # 1. Utility without attack.
     for tid, user_task in user_tasks:
-        plan = os.path.join(HERE, "plans", args.suite, f"{tid}.py")
+        plan = os.path.join(plans_dir, f"{tid}.py")
         if not os.path.exists(plan):
             result["missing_plans"].append(tid)
             result["per_task"][tid] = {"utility": False, "exit": None}
@@ -321,7 +326,7 @@ def main():
         control = make_control(policy, workdir, zamburak, child_env, host, lambda: mcp_serve.Session(
             args.suite, args.version, suite, tools, fresh_env({}, None)), attacker)
         for tid, user_task in user_tasks:
-            plan = os.path.join(HERE, "plans", args.suite, f"{tid}.py")
+            plan = os.path.join(plans_dir, f"{tid}.py")
             if not os.path.exists(plan):
                 continue
             per = result["per_task"][tid]
