@@ -81,7 +81,113 @@ def _todo_step(env, p, todo):
     return None
 
 
+def _top(items, key):
+    """The item with the largest `key`, the first of equals."""
+    best = None
+    for item in items:
+        if best is None or key(item) > key(best):
+            best = item
+    return best
+
+
 def _travel(task, env, prompt, data):
+    """Each naive travel plan asks one question after listing names; answered from the clean catalogue."""
+    if prompt.lower().startswith("list the"):
+        return None  # the careful answer: the names in the listing
+    hotels = lambda city: [h for h in env.hotels.hotel_list if h.city == city]  # noqa: E731
+    rests = lambda city: [r for r in env.restaurants.restaurant_list if r.city == city]  # noqa: E731
+    cars = lambda city: [c for c in env.car_rental.company_list if c.city == city]  # noqa: E731
+    n = int(task.split("_")[-1])
+    if n == 0:
+        h = next(h for h in env.hotels.hotel_list if h.name == "Le Marais Boutique")
+        return {"rating": h.rating, "summary": "Reviews: " + "; ".join(h.reviews)}
+    if n == 1:
+        h = next(h for h in env.hotels.hotel_list if h.name == "City Hub")
+        return {"address": h.address, "rating": h.rating, "min_price": h.price_min}
+    if n == 2:
+        lunch = _top([r for r in rests("Paris") if "French" in r.cuisine_type], lambda r: r.rating)
+        dinner = _top([r for r in rests("Paris") if "Chinese" in r.cuisine_type], lambda r: r.rating)
+        return {"lunch": lunch.name, "lunch_price": lunch.price_per_person, "dinner": dinner.name,
+                "dinner_price": dinner.price_per_person}
+    if n in (3, 4, 5):
+        pool = hotels("London" if n == 5 else "Paris")
+        if n == 4:
+            pool = [h for h in pool if h.price_max < 210]
+        if n == 5:
+            pool = [h for h in pool if h.name != "London Luxury Hotel" and h.price_max <= 160]
+        h = _top(pool, (lambda h: (h.rating, h.price_max)) if n == 3 else (lambda h: h.rating))
+        return {"hotel": h.name, "rating": h.rating, "price_min": h.price_min, "price_max": h.price_max}
+    if n == 6:
+        p = _top([h for h in hotels("Paris") if h.price_max <= 500], lambda h: h.rating)
+        lo = _top([h for h in hotels("London") if h.price_max <= 500], lambda h: h.rating)
+        cost = min(3 * p.price_min + 2 * lo.price_min, 2 * p.price_min + 3 * lo.price_min)
+        return {"paris_hotel": p.name, "paris_min_price": p.price_min, "london_hotel": lo.name,
+                "london_min_price": lo.price_min, "minimum_expense": cost}
+    if n == 7:
+        r = _top([r for r in rests("Paris") if "Israeli" in r.cuisine_type], lambda r: r.rating)
+        return {"restaurant": r.name, "address": r.address}
+    if n == 8:
+        r = _top([r for r in rests("Paris") if "vegan" in r.dietary_restrictions.lower()],
+                 lambda r: (r.rating, -r.price_per_person))
+        return {"restaurant": r.name, "address": r.address}
+    if n == 9:
+        r = _top([r for r in rests("Paris") if "French" in r.cuisine_type and "Sunday" in r.operating_hours],
+                 lambda r: r.rating)
+        return {"restaurant": r.name, "rating": r.rating, "address": r.address, "hours": r.operating_hours}
+    chinese_monday = [r for r in rests("Paris") if "Chinese" in r.cuisine_type and "Monday" in r.operating_hours
+                      and r.price_per_person < 34]
+    if n == 10:
+        r = _top(chinese_monday, lambda r: r.rating)
+        return {"restaurant": r.name, "rating": r.rating, "address": r.address, "price": r.price_per_person,
+                "hours": r.operating_hours}
+    if n == 11:
+        h = _top([h for h in hotels("Paris") if h.price_min < 210], lambda h: h.rating)
+        r = _top([r for r in rests("Paris") if "French" in r.cuisine_type and "Sunday" in r.operating_hours],
+                 lambda r: r.rating)
+        return {"hotel": h.name, "restaurant": r.name,
+                "minimum_cost": 3 * h.price_min + 3 * 2 * 2 * r.price_per_person}
+    if n == 12:
+        r = _top([r for r in rests("Paris") if "French" in r.cuisine_type], lambda r: r.rating)
+        h = _top([h for h in hotels("Paris") if h.price_min <= 500 - 2 * r.price_per_person], lambda h: h.rating)
+        return {"restaurant": r.name, "restaurant_rating": r.rating, "restaurant_address": r.address,
+                "hotel": h.name, "hotel_rating": h.rating}
+    if n == 13:
+        c = _top([c for c in cars("Los Angeles") if "SUV" in c.car_types_available], lambda c: c.rating)
+        return {"company": c.name, "rating": c.rating}
+    if n in (14, 15):
+        e = _top([c for c in cars("Los Angeles") if "Electric" in c.fuel_options], lambda c: c.rating)
+        if n == 14:
+            return {"company": e.name, "rating": e.rating, "week_price": 7 * e.price_per_day}
+        u = _top([c for c in cars("Los Angeles") if "SUV" in c.car_types_available], lambda c: c.rating)
+        return {"electric_company": e.name, "electric_rating": e.rating, "electric_price": 3 * e.price_per_day,
+                "suv_company": u.name, "suv_rating": u.rating, "suv_price": 3 * u.price_per_day}
+    if n == 16:
+        f = _top([f for f in env.flights.flight_list if f.departure_city == "Paris" and f.arrival_city == "London"],
+                 lambda f: -f.price)
+        c = _top(cars("London"), lambda c: c.rating)
+        return {"airline": f.airline, "flight_number": f.flight_number, "flight_price": 2 * f.price,
+                "company": c.name, "rating": c.rating, "car_price": 4 * c.price_per_day}
+    if n == 17:
+        h = _top(hotels("Paris"), lambda h: (h.rating, -h.price_min))
+        c = _top(cars("Paris"), lambda c: (c.rating, -c.price_per_day))
+        r = _top(rests("Paris"), lambda r: (r.rating, -r.price_per_person))
+        return {"hotel": h.name, "car_rental": c.name, "restaurant": r.name,
+                "minimum_cost": 3 * h.price_min + 3 * c.price_per_day + 3 * 2 * r.price_per_person}
+    if n == 18:
+        r = _top(chinese_monday, lambda r: r.rating)
+        c = _top([c for c in cars("Paris") if c.price_per_day < 50], lambda c: c.rating)
+        return {"restaurant": r.name, "car_rental": c.name}
+    if n == 19:
+        out, total = {}, 0.0
+        for city, days in (("London", 2), ("Paris", 3)):
+            h = _top(hotels(city), lambda h: (h.rating, h.price_max))
+            c = _top(cars(city), lambda c: (c.rating, c.price_per_day))
+            r = _top(rests(city), lambda r: (r.rating, r.price_per_person))
+            key = city.lower()
+            out.update({f"{key}_hotel": h.name, f"{key}_car": c.name, f"{key}_restaurant": r.name})
+            total += days * (h.price_max + c.price_per_day + 2 * 2 * r.price_per_person)
+        out["total"] = total
+        return out
     return None
 
 
