@@ -114,7 +114,7 @@ def _travel(task, env, prompt, data):
         if n == 4:
             pool = [h for h in pool if h.price_max < 210]
         if n == 5:
-            pool = [h for h in pool if h.name != "London Luxury Hotel" and h.price_max <= 160]
+            pool = [h for h in pool if not h.name.startswith("London Luxury") and h.price_max <= 160]
         h = _top(pool, (lambda h: (h.rating, h.price_max)) if n == 3 else (lambda h: h.rating))
         return {"hotel": h.name, "rating": h.rating, "price_min": h.price_min, "price_max": h.price_max}
     if n == 6:
