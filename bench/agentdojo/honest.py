@@ -285,8 +285,14 @@ def _workspace(task, env, prompt, data):
 SUITES = {"banking": _banking, "slack": _slack, "travel": _travel, "workspace": _workspace}
 
 
-def for_suite(name):
+def for_suite(name, plans="careful"):
+    """The honest answers for a suite's plan set: the naive plans' own prompts first (`honest_naive.py`),
+    then the careful plans'."""
     answers = SUITES.get(name)
+    if plans == "naive":
+        import honest_naive
+
+        answers = honest_naive.for_suite(name, answers)
 
     def answer(task, env, prompt, shape, data):
         if answers is None or env is None:
