@@ -1097,3 +1097,112 @@ fn a_list_argument_shows_its_elements_and_its_lineage() {
         "{row}"
     );
 }
+
+/// Every `<svg class="lineage">` of a page: its node boxes by node id, and its edges `(from, to, d)`.
+type Boxes = Vec<(u64, (f64, f64, f64, f64))>;
+fn svgs(html: &str) -> Vec<(Boxes, Vec<(u64, u64, String)>)> {
+    let node = regex::Regex::new(
+        r#"<g class="node [^"]*"[^>]* data-node="(\d+)"><title>[^<]*</title><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)""#,
+    )
+    .unwrap();
+    let edge =
+        regex::Regex::new(r#"<path class="edge [a-z]+" data-from="(\d+)" data-to="(\d+)" d="([^"]+)""#)
+            .unwrap();
+    html.split("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"lineage\"")
+        .skip(1)
+        .map(|svg| {
+            let svg = svg.split("</svg>").next().unwrap();
+            let f = |c: &regex::Captures, i: usize| c[i].parse::<f64>().unwrap();
+            let nodes = node
+                .captures_iter(svg)
+                .map(|c| (c[1].parse().unwrap(), (f(&c, 2), f(&c, 3), f(&c, 4), f(&c, 5))))
+                .collect();
+            let edges = edge
+                .captures_iter(svg)
+                .map(|c| (c[1].parse().unwrap(), c[2].parse().unwrap(), c[3].to_string()))
+                .collect();
+            (nodes, edges)
+        })
+        .collect()
+}
+
+/// The edges of every lineage drawing of `html` that pass through a node that is not one of their ends,
+/// sampled along each path (`M`, `L` and cubic `C` segments) against every other node's box. Also checks
+/// that each drawing has its nodes and that every edge starts and ends at one.
+fn edges_through_other_nodes(html: &str) -> Vec<String> {
+    let drawings = svgs(html);
+    assert!(!drawings.is_empty(), "no lineage drawing on the page");
+    let mut bad = Vec::new();
+    for (nodes, edges) in &drawings {
+        assert!(!nodes.is_empty(), "a drawing without nodes");
+        for (from, to, d) in edges {
+            let samples = zamburak::view::layout::samples(d, 40);
+            assert!(samples.len() > 1, "edge {from}→{to} has no path: {d}");
+            for (id, (x, y, w, h)) in nodes {
+                if id == from || id == to {
+                    continue;
+                }
+                if let Some((px, py)) = samples
+                    .iter()
+                    .find(|(px, py)| *px > x + 0.5 && *px < x + w - 0.5 && *py > y + 0.5 && *py < y + h - 0.5)
+                {
+                    bad.push(format!("{from}→{to} passes through node {id} at ({px:.0},{py:.0})"));
+                }
+            }
+        }
+    }
+    bad
+}
+
+/// A run of about `calls` calls, from a plan whose calls feed each other across loops: a read of the inbox,
+/// a loop of file reads, replies that take both, and a final send (denied) that takes the last note.
+fn generated_run(calls: usize) -> (World, PathBuf) {
+    let world = World::new(None);
+    let policy = std::fs::read_to_string(world.path("policy.yaml"))
+        .unwrap()
+        .replace("max_tool_calls: 200", "max_tool_calls: 2000");
+    std::fs::write(world.path("policy.yaml"), policy).unwrap();
+    let plan = world.write_plan(
+        &format!("gen{calls}.py"),
+        &format!(
+            "emails = read_inbox(limit=20)\nnote = \"\"\nfor i in range({}):\n    note = read_file(path=\"todo.txt\")\nfor e in emails:\n    draft_reply(to=e[\"from\"], subject=\"Re\", body=note)\nsend_email(to=\"boss@example.com\", subject=\"notes\", body=note)\n",
+            calls.saturating_sub(12)
+        ),
+    );
+    let out = world.run(&plan, &[]);
+    let trace = plan.with_extension("zjson");
+    assert!(trace.exists(), "{}", String::from_utf8_lossy(&out.stderr));
+    (world, trace)
+}
+
+/// #39: no edge of any drawing passes through a node that is not one of its ends, on the examples and on
+/// 100-, 500- and 1,000-call runs; every edge carries what it reaches.
+#[test]
+fn no_edge_passes_through_a_node_not_its_own() {
+    for (example, code) in [
+        ("triage.py", 0),
+        ("attack.py", 3),
+        ("forward.py", 4),
+        ("summary.py", 0),
+    ] {
+        let (_world, trace) = traced(example, code);
+        let (exit, html) = export(&trace);
+        assert_eq!(exit, 0, "{example}");
+        assert_eq!(edges_through_other_nodes(&html), Vec::<String>::new(), "{example}");
+        // Edges carry the argument they reach, on the run's graph too.
+        let graph = graph_section(&html);
+        assert_eq!(
+            graph.matches("<path class=\"edge ").count(),
+            graph.matches("<text class=\"edge-label").count(),
+            "{example}: every edge labelled"
+        );
+    }
+    for calls in [100, 500, 1000] {
+        let (_world, trace) = generated_run(calls);
+        let n = common::world::calls(&trace, None).len();
+        assert!(n + 15 >= calls && n <= calls + 15, "{n} calls for {calls}");
+        let (_, html) = export(&trace);
+        assert_eq!(edges_through_other_nodes(&html), Vec::<String>::new(), "{calls} calls");
+        assert!(graph_section(&html).contains("class=\"edge-label data\""));
+    }
+}

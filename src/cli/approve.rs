@@ -201,7 +201,7 @@ fn shown_value(v: &serde_json::Value) -> String {
 /// of it; nothing here goes into the trace.
 pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String {
     let mut out = format!(
-        "waiting for approval: line {}: `{}` (call {})\n",
+        "waiting for approval: line {}: `{}` (call #{})\n",
         c.line, c.tool, c.call_id
     );
     for a in &c.args {
@@ -212,17 +212,13 @@ pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String 
             .map_or_else(|| format!("<{}>", a.digest), |(_, v)| shown_value(v));
         out.push_str(&format!("  {} = {value}\n", a.name));
         if a.label.integrity != "trusted" {
-            let from = if a.label.sources.is_empty() {
-                "tool data".to_string()
-            } else {
-                a.label.sources.join(", ")
-            };
+            let from = sources_text(&a.label);
             out.push_str(&format!(
                 "      ! {}: written by whoever wrote {from}, not by you\n",
                 a.label.integrity.to_uppercase()
             ));
         }
-        out.push_str(&format!("      label: {}\n", a.label));
+        out.push_str(&format!("      label: {}\n", compressed(&a.label)));
         if let Some(names) = &a.label.readers {
             let mut who = vec!["you".to_string()];
             who.extend(names.iter().map(|n| visible(n)));
@@ -242,7 +238,7 @@ pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String 
             who.join(", ")
         ));
     }
-    out.push_str(&format!("  control context: {}\n", c.pc));
+    out.push_str(&format!("  control context: {}\n", compressed(&c.pc)));
     out.push_str(&format!(
         "  why it waits: {} ({})\n",
         visible(&c.reason),
@@ -257,6 +253,24 @@ pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String 
     out
 }
 
+/// Who wrote a value, for "written by whoever wrote …": its sources, a call site's calls as one range
+/// (`read_file#2–#96 (95 calls)`), or "tool data" when none is named.
+fn sources_text(label: &crate::label::LabelView) -> String {
+    if label.sources.is_empty() {
+        return "tool data".to_string();
+    }
+    crate::label::compress_sources(&label.sources, &|_| None).join(", ")
+}
+
+/// A label as the claim shows it: its sources compressed ([`crate::label::compress_sources`]); the trace
+/// keeps them all.
+fn compressed(label: &crate::label::LabelView) -> crate::label::LabelView {
+    crate::label::LabelView {
+        sources: crate::label::compress_sources(&label.sources, &|_| None),
+        ..label.clone()
+    }
+}
+
 /// What a call acts on beyond its arguments (the draft a commit sends), each part with its label.
 fn effect_text(effect: &crate::runtime::run::ShownEffect) -> String {
     let mut out = format!("  {}:\n", effect.what);
@@ -265,17 +279,13 @@ fn effect_text(effect: &crate::runtime::run::ShownEffect) -> String {
         match &p.label {
             Some(label) => {
                 if label.integrity != "trusted" {
-                    let from = if label.sources.is_empty() {
-                        "tool data".to_string()
-                    } else {
-                        label.sources.join(", ")
-                    };
+                    let from = sources_text(label);
                     out.push_str(&format!(
                         "        ! {}: written by whoever wrote {from}, not by you\n",
                         label.integrity.to_uppercase()
                     ));
                 }
-                out.push_str(&format!("        label: {label}\n"));
+                out.push_str(&format!("        label: {}\n", compressed(label)));
                 if let Some(names) = &label.readers {
                     let mut who = vec!["you".to_string()];
                     who.extend(names.iter().map(|n| visible(n)));
