@@ -636,7 +636,9 @@ impl fmt::Display for LabelView {
             Some(r) => write!(f, ", readers: {} people besides the user", r.len())?,
         }
         if !self.sources.is_empty() {
-            write!(f, ", from {}", self.sources.join(" "))?;
+            // A loop's calls as one range (`read_file#2–#96 (95 calls)`): a reason or a claim names the calls a
+            // value derives from without listing a hundred ids; the label's `sources` keep them all.
+            write!(f, ", from {}", compress_sources(&self.sources, &|_| None).join(" "))?;
         }
         Ok(())
     }

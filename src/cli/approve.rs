@@ -218,7 +218,7 @@ pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String 
                 a.label.integrity.to_uppercase()
             ));
         }
-        out.push_str(&format!("      label: {}\n", compressed(&a.label)));
+        out.push_str(&format!("      label: {}\n", a.label));
         if let Some(names) = &a.label.readers {
             let mut who = vec!["you".to_string()];
             who.extend(names.iter().map(|n| visible(n)));
@@ -238,7 +238,7 @@ pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String 
             who.join(", ")
         ));
     }
-    out.push_str(&format!("  control context: {}\n", compressed(&c.pc)));
+    out.push_str(&format!("  control context: {}\n", c.pc));
     out.push_str(&format!(
         "  why it waits: {} ({})\n",
         visible(&c.reason),
@@ -262,15 +262,6 @@ fn sources_text(label: &crate::label::LabelView) -> String {
     crate::label::compress_sources(&label.sources, &|_| None).join(", ")
 }
 
-/// A label as the claim shows it: its sources compressed ([`crate::label::compress_sources`]); the trace
-/// keeps them all.
-fn compressed(label: &crate::label::LabelView) -> crate::label::LabelView {
-    crate::label::LabelView {
-        sources: crate::label::compress_sources(&label.sources, &|_| None),
-        ..label.clone()
-    }
-}
-
 /// What a call acts on beyond its arguments (the draft a commit sends), each part with its label.
 fn effect_text(effect: &crate::runtime::run::ShownEffect) -> String {
     let mut out = format!("  {}:\n", effect.what);
@@ -285,7 +276,7 @@ fn effect_text(effect: &crate::runtime::run::ShownEffect) -> String {
                         label.integrity.to_uppercase()
                     ));
                 }
-                out.push_str(&format!("        label: {}\n", compressed(label)));
+                out.push_str(&format!("        label: {label}\n"));
                 if let Some(names) = &label.readers {
                     let mut who = vec!["you".to_string()];
                     who.extend(names.iter().map(|n| visible(n)));

@@ -72,11 +72,14 @@ impl VerifyReport {
 /// picture, a plan, JSON of another program) is not a Zamburak trace; one that passes and then does not
 /// check is a broken trace.
 fn not_a_trace(raw: &RawLine) -> Option<&'static str> {
+    const START: &[u8] = b"{\"seq\":";
     let bytes = match raw {
+        // A first line cut short of the start every record has is a cut trace, not another file.
+        RawLine::Unterminated(b) if START.starts_with(b) => return None,
         RawLine::Complete(b) | RawLine::Unterminated(b) => b,
         RawLine::TooLong => return Some("its first line is longer than any trace record"),
     };
-    if bytes.starts_with(b"{\"seq\":") {
+    if bytes.starts_with(START) {
         return None;
     }
     match serde_json::from_slice::<Value>(bytes) {

@@ -83,9 +83,9 @@ pub struct Placement {
 /// Why a graph was not laid out.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TooLarge {
-    #[error("{0} nodes: more than {MAX_NODES} to draw")]
+    #[error("{0} nodes, more than {max} to draw", max = MAX_NODES)]
     Nodes(usize),
-    #[error("its edges cross {0} columns: more than {MAX_SPAN} to draw")]
+    #[error("its edges cross {0} columns, more than {max} to draw", max = MAX_SPAN)]
     Span(usize),
     #[error("the layout failed")]
     Failed,
@@ -112,7 +112,8 @@ pub fn place(
     }
     // The graph is ours and well formed; should the layout still panic, the page says it failed rather than
     // the viewer going down.
-    let laid = std::panic::catch_unwind(|| run_dagre(nodes, &edges)).map_err(|_| TooLarge::Failed)?;
+    let laid = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_dagre(nodes, &edges)))
+        .map_err(|_| TooLarge::Failed)?;
     Ok(route(nodes, &edges, &laid))
 }
 
@@ -172,7 +173,7 @@ fn run_dagre(nodes: &[Input], edges: &[&(u32, u32, &'static str, String)]) -> La
             labelpos: LabelPos::Center,
             ..EdgeLabel::default()
         };
-        g.set_edge(&f.to_string(), &t.to_string(), Some(e), Some(&k.to_string()));
+        g.set_edge(f.to_string(), t.to_string(), Some(e), Some(k.to_string().as_str()));
     }
     dagre::layout(
         &mut g,
@@ -195,7 +196,7 @@ fn run_dagre(nodes: &[Input], edges: &[&(u32, u32, &'static str, String)]) -> La
         .iter()
         .enumerate()
         .map(|(k, (f, t, ..))| {
-            let Some(e) = g.edge(&f.to_string(), &t.to_string(), Some(&k.to_string())) else {
+            let Some(e) = g.edge(&f.to_string(), &t.to_string(), Some(k.to_string().as_str())) else {
                 return (Vec::new(), None);
             };
             // The first and last points are where dagre meets the node boxes; the route makes its own ends.
