@@ -332,7 +332,9 @@ fn run_plan(
     let run = Run::new(input).on(engine);
     if ask {
         // The repeats counted so far are said before the question, so it comes after every line it follows.
-        let mut asking = |call: &crate::trace::record::Call, shown: &crate::runtime::run::ClaimShown| {
+        let decisions = decisions.clone();
+        let mut asking = move |call: &crate::trace::record::Call,
+                               shown: &crate::runtime::run::ClaimShown| {
             decisions.flush();
             ask_on_terminal(call, shown)
         };
