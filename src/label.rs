@@ -638,7 +638,11 @@ impl fmt::Display for LabelView {
         if !self.sources.is_empty() {
             // A loop's calls as one range (`read_file#2–#96 (95 calls)`): a reason or a claim names the calls a
             // value derives from without listing a hundred ids; the label's `sources` keep them all.
-            write!(f, ", from {}", compress_sources(&self.sources, &|_| None).join(" "))?;
+            write!(
+                f,
+                ", from {}",
+                compress_sources(&self.sources, &|_| None).join(" ")
+            )?;
         }
         Ok(())
     }
@@ -666,7 +670,9 @@ pub fn compress_sources(sources: &[String], line_of: &dyn Fn(u32) -> Option<u32>
     let mut sites: Vec<((String, Option<u32>), Vec<(u32, &String)>)> = Vec::new();
     let mut others: Vec<(usize, &String)> = Vec::new();
     for (at, s) in sources.iter().enumerate() {
-        let Some((tool, id)) = s.rsplit_once('#').and_then(|(t, i)| Some((t, i.parse::<u32>().ok()?)))
+        let Some((tool, id)) = s
+            .rsplit_once('#')
+            .and_then(|(t, i)| Some((t, i.parse::<u32>().ok()?)))
         else {
             others.push((at, s));
             continue;
@@ -691,7 +697,10 @@ pub fn compress_sources(sources: &[String], line_of: &dyn Fn(u32) -> Option<u32>
         calls.sort_unstable_by_key(|(id, _)| *id);
         let (lo, hi) = (calls[0].0, calls[calls.len() - 1].0);
         let line = line.map(|l| format!(", line {l}")).unwrap_or_default();
-        out.push((first, vec![format!("{tool}#{lo}–#{hi} ({} calls{line})", calls.len())]));
+        out.push((
+            first,
+            vec![format!("{tool}#{lo}–#{hi} ({} calls{line})", calls.len())],
+        ));
     }
     out.extend(others.into_iter().map(|(at, s)| (at, vec![s.clone()])));
     out.sort_by_key(|(at, _)| *at);

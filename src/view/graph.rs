@@ -209,7 +209,11 @@ fn call_nodes(view: &TraceView) -> Vec<Node> {
         kind: "verifier",
         // A failed verifier is not a denial (`or_none` gives the plan `None`, and a raising one stops it with
         // an error): it has a colour of its own, and red stays the policy's.
-        decision: if v.ok { "verified".into() } else { "failed".into() },
+        decision: if v.ok {
+            "verified".into()
+        } else {
+            "failed".into()
+        },
         integrity: integrity_class(&v.label.integrity),
         tags: v.label.tags.join("+"),
         line: v.line,

@@ -173,7 +173,12 @@ fn run_dagre(nodes: &[Input], edges: &[&(u32, u32, &'static str, String)]) -> La
             labelpos: LabelPos::Center,
             ..EdgeLabel::default()
         };
-        g.set_edge(f.to_string(), t.to_string(), Some(e), Some(k.to_string().as_str()));
+        g.set_edge(
+            f.to_string(),
+            t.to_string(),
+            Some(e),
+            Some(k.to_string().as_str()),
+        );
     }
     dagre::layout(
         &mut g,
@@ -196,7 +201,8 @@ fn run_dagre(nodes: &[Input], edges: &[&(u32, u32, &'static str, String)]) -> La
         .iter()
         .enumerate()
         .map(|(k, (f, t, ..))| {
-            let Some(e) = g.edge(&f.to_string(), &t.to_string(), Some(k.to_string().as_str())) else {
+            let Some(e) = g.edge(&f.to_string(), &t.to_string(), Some(k.to_string().as_str()))
+            else {
                 return (Vec::new(), None);
             };
             // The first and last points are where dagre meets the node boxes; the route makes its own ends.
@@ -221,11 +227,7 @@ fn key(x: f64) -> i64 {
 
 /// Routes every edge through its reserved points, horizontally inside each column, and shifts the drawing
 /// into the positive quadrant.
-fn route(
-    nodes: &[Input],
-    edges: &[&(u32, u32, &'static str, String)],
-    laid: &Laid,
-) -> Placement {
+fn route(nodes: &[Input], edges: &[&(u32, u32, &'static str, String)], laid: &Laid) -> Placement {
     let centre = |id: u32| laid.centres.get(&id).copied().unwrap_or((0.0, 0.0));
     // Each column's half width: the widest thing standing in it (a node, a label; a bare dummy has none).
     let mut half: BTreeMap<i64, f64> = BTreeMap::new();
@@ -371,9 +373,11 @@ fn shift(mut nodes: Vec<Placed>, mut edges: Vec<Routed>, laid: &Laid) -> Placeme
 fn shift_path(d: &str, dx: f64, dy: f64) -> String {
     d.split(' ')
         .map(|part| {
-            let (cmd, xy) = part.split_at(part.chars().next().map_or(0, |c| {
-                usize::from(c.is_ascii_alphabetic())
-            }));
+            let (cmd, xy) = part.split_at(
+                part.chars()
+                    .next()
+                    .map_or(0, |c| usize::from(c.is_ascii_alphabetic())),
+            );
             match xy.split_once(',') {
                 Some((x, y)) => match (x.parse::<f64>(), y.parse::<f64>()) {
                     (Ok(x), Ok(y)) => format!("{cmd}{:.1},{:.1}", x + dx, y + dy),
@@ -409,8 +413,14 @@ pub fn samples(d: &str, per: usize) -> Vec<(f64, f64)> {
                 for i in 1..=per {
                     let t = i as f64 / per as f64;
                     let u = 1.0 - t;
-                    let x = u * u * u * cur.0 + 3.0 * u * u * t * a.0 + 3.0 * u * t * t * b.0 + t * t * t * p.0;
-                    let y = u * u * u * cur.1 + 3.0 * u * u * t * a.1 + 3.0 * u * t * t * b.1 + t * t * t * p.1;
+                    let x = u * u * u * cur.0
+                        + 3.0 * u * u * t * a.0
+                        + 3.0 * u * t * t * b.0
+                        + t * t * t * p.0;
+                    let y = u * u * u * cur.1
+                        + 3.0 * u * u * t * a.1
+                        + 3.0 * u * t * t * b.1
+                        + t * t * t * p.1;
                     out.push((x, y));
                 }
                 *cur = *p;
@@ -452,7 +462,8 @@ mod tests {
                     if n.id == e.from || n.id == e.to {
                         continue;
                     }
-                    if x > n.x + 0.5 && x < n.x + n.w - 0.5 && y > n.y + 0.5 && y < n.y + n.h - 0.5 {
+                    if x > n.x + 0.5 && x < n.x + n.w - 0.5 && y > n.y + 0.5 && y < n.y + n.h - 0.5
+                    {
                         bad.push((e.from, e.to, n.id));
                         break;
                     }
@@ -483,8 +494,13 @@ mod tests {
 
     #[test]
     fn too_large_graphs_are_refused_before_the_layout() {
-        let nodes: Vec<Input> = (1..=(MAX_NODES as u32 + 1)).map(|id| Input { id }).collect();
-        assert_eq!(place(&nodes, &[]).unwrap_err(), TooLarge::Nodes(MAX_NODES + 1));
+        let nodes: Vec<Input> = (1..=(MAX_NODES as u32 + 1))
+            .map(|id| Input { id })
+            .collect();
+        assert_eq!(
+            place(&nodes, &[]).unwrap_err(),
+            TooLarge::Nodes(MAX_NODES + 1)
+        );
         // A dense graph: every node from every earlier one.
         let nodes: Vec<Input> = (1..=120).map(|id| Input { id }).collect();
         let edges: Vec<(u32, u32, &'static str, String)> = (1..=120)
@@ -495,7 +511,10 @@ mod tests {
 
     #[test]
     fn paths_survive_the_shift_and_sample_on_their_ends() {
-        assert_eq!(shift_path("M1.0,2.0 C3,4 5,6 7.0,8.0 L9,10", 1.0, -1.0), "M2.0,1.0 C4.0,3.0 6.0,5.0 8.0,7.0 L10.0,9.0");
+        assert_eq!(
+            shift_path("M1.0,2.0 C3,4 5,6 7.0,8.0 L9,10", 1.0, -1.0),
+            "M2.0,1.0 C4.0,3.0 6.0,5.0 8.0,7.0 L10.0,9.0"
+        );
         let s = samples("M0,0 L10,0 C10,0 20,10 20,10", 2);
         assert_eq!(s.first(), Some(&(0.0, 0.0)));
         assert_eq!(s.last(), Some(&(20.0, 10.0)));

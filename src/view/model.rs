@@ -451,7 +451,10 @@ pub fn named_runs(
         match (list.iter().min(), list.iter().max()) {
             (Some(lo), Some(hi)) if list.len() >= crate::label::SOURCE_RUN => {
                 let line = line.map(|l| format!(", line {l}")).unwrap_or_default();
-                out.push((*lo, format!("#{lo}–#{hi} {tool} ({} calls{line})", list.len())));
+                out.push((
+                    *lo,
+                    format!("#{lo}–#{hi} {tool} ({} calls{line})", list.len()),
+                ));
             }
             _ => out.extend(list.iter().map(|id| (*id, format!("#{id} {tool}")))),
         }
