@@ -636,10 +636,75 @@ impl fmt::Display for LabelView {
             Some(r) => write!(f, ", readers: {} people besides the user", r.len())?,
         }
         if !self.sources.is_empty() {
-            write!(f, ", from {}", self.sources.join(" "))?;
+            // A loop's calls as one range (`read_file#2–#96 (95 calls)`): a reason or a claim names the calls a
+            // value derives from without listing a hundred ids; the label's `sources` keep them all.
+            write!(
+                f,
+                ", from {}",
+                compress_sources(&self.sources, &|_| None).join(" ")
+            )?;
         }
         Ok(())
     }
+}
+
+/// Fewest calls of one call site shown as a range rather than one by one.
+pub const SOURCE_RUN: usize = 3;
+
+/// A label's sources as a person reads them: the calls of one call site (one tool, and one plan line when
+/// `line_of` knows the call's line) as one entry `read_file#2–#96 (95 calls, line 6)` once there are at
+/// least [`SOURCE_RUN`] of them, the others as they are; in the order of each site's first call. The count
+/// says how many calls the range holds (a loop's calls can interleave with others'); the trace keeps the
+/// exact list.
+///
+/// ```
+/// use zamburak::label::compress_sources;
+/// let mut sources: Vec<String> = (2..=96).map(|i| format!("read_file#{i}")).collect();
+/// sources.insert(0, "read_inbox#1".into());
+/// let line = |id: u32| Some(if id == 1 { 3 } else { 6 });
+/// assert_eq!(compress_sources(&sources, &line), ["read_inbox#1", "read_file#2–#96 (95 calls, line 6)"]);
+/// assert_eq!(compress_sources(&sources[..3], &|_| None), ["read_inbox#1", "read_file#2", "read_file#3"]);
+/// ```
+pub fn compress_sources(sources: &[String], line_of: &dyn Fn(u32) -> Option<u32>) -> Vec<String> {
+    // Per site, in order of first appearance: its calls.
+    let mut sites: Vec<((String, Option<u32>), Vec<(u32, &String)>)> = Vec::new();
+    let mut others: Vec<(usize, &String)> = Vec::new();
+    for (at, s) in sources.iter().enumerate() {
+        let Some((tool, id)) = s
+            .rsplit_once('#')
+            .and_then(|(t, i)| Some((t, i.parse::<u32>().ok()?)))
+        else {
+            others.push((at, s));
+            continue;
+        };
+        let key = (tool.to_string(), line_of(id));
+        match sites.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, calls)) => calls.push((id, s)),
+            None => sites.push((key, vec![(id, s)])),
+        }
+    }
+    // (position of the first source, entries)
+    let mut out: Vec<(usize, Vec<String>)> = Vec::new();
+    for ((tool, line), mut calls) in sites {
+        let first = sources
+            .iter()
+            .position(|s| calls.first().is_some_and(|(_, c)| *c == s))
+            .unwrap_or(0);
+        if calls.len() < SOURCE_RUN {
+            out.push((first, calls.iter().map(|(_, s)| (*s).clone()).collect()));
+            continue;
+        }
+        calls.sort_unstable_by_key(|(id, _)| *id);
+        let (lo, hi) = (calls[0].0, calls[calls.len() - 1].0);
+        let line = line.map(|l| format!(", line {l}")).unwrap_or_default();
+        out.push((
+            first,
+            vec![format!("{tool}#{lo}–#{hi} ({} calls{line})", calls.len())],
+        ));
+    }
+    out.extend(others.into_iter().map(|(at, s)| (at, vec![s.clone()])));
+    out.sort_by_key(|(at, _)| *at);
+    out.into_iter().flat_map(|(_, e)| e).collect()
 }
 
 #[cfg(test)]

@@ -350,12 +350,84 @@ fn cli_reports_truncation_and_incomplete_trace() {
             "broken at seq 7 (line 8): truncated",
         ));
 
+    // Intact but without its end record: an interrupted run, with a code of its own (#39).
     std::fs::write(&f.path, all[..7].concat()).unwrap();
     zamburak_verify(&f.path)
-        .code(1)
+        .code(5)
         .stdout(predicates::str::starts_with(
             "incomplete (no end record): 7 records check",
         ));
+    let out = Command::cargo_bin("zamburak")
+        .unwrap()
+        .arg("view")
+        .arg(&f.path)
+        .arg("--export")
+        .arg(f.path.with_extension("html"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: the trace is incomplete: its 7 records check but it has no end record"),
+        "{stderr}"
+    );
+}
+
+/// #39: a file that is not a trace is not reported as tampered: one line, exit 2, no verdict on a chain, and
+/// `view` writes no page. A trace cut inside its first line is still a broken trace.
+#[test]
+fn a_file_that_is_not_a_trace_is_said_to_be_one_and_shown_nowhere() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in [
+        ("notatrace.yaml", &b"tools:\n  send_email: {}\n"[..]),
+        ("other.json", &b"{\"type\":\"call\",\"seq\":0}\n"[..]),
+        ("empty.zjson", &b""[..]),
+        ("picture.png", &b"\x89PNG\r\n\x1a\n\x00\x00"[..]),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = Command::cargo_bin("zamburak")
+            .unwrap()
+            .arg("verify")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(out.stdout.is_empty(), "{name}: no verdict on a chain");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: {} is not a Zamburak trace (", path.display())),
+            "{name}: {stderr}"
+        );
+        let html = path.with_extension("html");
+        let out = Command::cargo_bin("zamburak")
+            .unwrap()
+            .arg("view")
+            .arg(&path)
+            .arg("--export")
+            .arg(&html)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(!html.exists(), "{name}: no page written");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        assert!(stderr.contains("is not a Zamburak trace"), "{name}: {stderr}");
+    }
+    // A real trace cut after its first bytes, and one whose header was edited, are broken traces (exit 1).
+    let f = fixture();
+    std::fs::write(&f.path, &f.bytes[..4]).unwrap();
+    zamburak_verify(&f.path)
+        .code(1)
+        .stdout(predicates::str::starts_with("broken at seq 0 (line 1): truncated"));
+    let mut bytes = f.bytes.clone();
+    let at = bytes.windows(6).position(|w| w == b"strict").unwrap();
+    bytes[at] = b'S';
+    std::fs::write(&f.path, &bytes).unwrap();
+    zamburak_verify(&f.path)
+        .code(1)
+        .stdout(predicates::str::starts_with("broken at seq 0 (line 1): "));
 }
 
 #[test]

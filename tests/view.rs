@@ -1097,3 +1097,211 @@ fn a_list_argument_shows_its_elements_and_its_lineage() {
         "{row}"
     );
 }
+
+/// Every `<svg class="lineage">` of a page: its node boxes by node id, and its edges `(from, to, d)`.
+type Boxes = Vec<(u64, (f64, f64, f64, f64))>;
+fn svgs(html: &str) -> Vec<(Boxes, Vec<(u64, u64, String)>)> {
+    let node = regex::Regex::new(
+        r#"<g class="node [^"]*"[^>]* data-node="(\d+)"><title>[^<]*</title><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)""#,
+    )
+    .unwrap();
+    let edge = regex::Regex::new(
+        r#"<path class="edge [a-z]+" data-from="(\d+)" data-to="(\d+)" d="([^"]+)""#,
+    )
+    .unwrap();
+    html.split("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"lineage\"")
+        .skip(1)
+        .map(|svg| {
+            let svg = svg.split("</svg>").next().unwrap();
+            let f = |c: &regex::Captures, i: usize| c[i].parse::<f64>().unwrap();
+            let nodes = node
+                .captures_iter(svg)
+                .map(|c| {
+                    (
+                        c[1].parse().unwrap(),
+                        (f(&c, 2), f(&c, 3), f(&c, 4), f(&c, 5)),
+                    )
+                })
+                .collect();
+            let edges = edge
+                .captures_iter(svg)
+                .map(|c| {
+                    (
+                        c[1].parse().unwrap(),
+                        c[2].parse().unwrap(),
+                        c[3].to_string(),
+                    )
+                })
+                .collect();
+            (nodes, edges)
+        })
+        .collect()
+}
+
+/// The edges of every lineage drawing of `html` that pass through a node that is not one of their ends,
+/// sampled along each path (`M`, `L` and cubic `C` segments) against every other node's box. Also checks
+/// that each drawing has its nodes and that every edge starts and ends at one.
+fn edges_through_other_nodes(html: &str) -> Vec<String> {
+    let drawings = svgs(html);
+    assert!(!drawings.is_empty(), "no lineage drawing on the page");
+    let mut bad = Vec::new();
+    for (nodes, edges) in &drawings {
+        assert!(!nodes.is_empty(), "a drawing without nodes");
+        for (from, to, d) in edges {
+            let samples = zamburak::view::layout::samples(d, 40);
+            assert!(samples.len() > 1, "edge {from}→{to} has no path: {d}");
+            for (id, (x, y, w, h)) in nodes {
+                if id == from || id == to {
+                    continue;
+                }
+                if let Some((px, py)) = samples.iter().find(|(px, py)| {
+                    *px > x + 0.5 && *px < x + w - 0.5 && *py > y + 0.5 && *py < y + h - 0.5
+                }) {
+                    bad.push(format!(
+                        "{from}→{to} passes through node {id} at ({px:.0},{py:.0})"
+                    ));
+                }
+            }
+        }
+    }
+    bad
+}
+
+/// A run of about `calls` calls, from a plan whose calls feed each other across loops: a read of the inbox,
+/// a loop of file reads, replies that take both, and a final send (denied) that takes the last note.
+fn generated_run(calls: usize) -> (World, PathBuf) {
+    let world = World::new(None);
+    let policy = std::fs::read_to_string(world.path("policy.yaml"))
+        .unwrap()
+        .replace("max_tool_calls: 200", "max_tool_calls: 2000");
+    std::fs::write(world.path("policy.yaml"), policy).unwrap();
+    let plan = world.write_plan(
+        &format!("gen{calls}.py"),
+        &format!(
+            "emails = read_inbox(limit=20)\nnote = \"\"\nfor i in range({}):\n    note = read_file(path=\"todo.txt\")\nfor e in emails:\n    draft_reply(to=e[\"from\"], subject=\"Re\", body=note)\nsend_email(to=\"boss@example.com\", subject=\"notes\", body=note)\n",
+            calls.saturating_sub(12)
+        ),
+    );
+    let out = world.run(&plan, &[]);
+    let trace = plan.with_extension("zjson");
+    assert!(trace.exists(), "{}", String::from_utf8_lossy(&out.stderr));
+    (world, trace)
+}
+
+/// #39: no edge of any drawing passes through a node that is not one of its ends, on the examples and on
+/// 100-, 500- and 1,000-call runs; every edge carries what it reaches.
+#[test]
+fn no_edge_passes_through_a_node_not_its_own() {
+    for (example, code) in [
+        ("triage.py", 0),
+        ("attack.py", 3),
+        ("forward.py", 4),
+        ("summary.py", 0),
+    ] {
+        let (_world, trace) = traced(example, code);
+        let (exit, html) = export(&trace);
+        assert_eq!(exit, 0, "{example}");
+        assert_eq!(
+            edges_through_other_nodes(&html),
+            Vec::<String>::new(),
+            "{example}"
+        );
+        // Edges carry the argument they reach, on the run's graph too.
+        let graph = graph_section(&html);
+        assert_eq!(
+            graph.matches("<path class=\"edge ").count(),
+            graph.matches("<text class=\"edge-label").count(),
+            "{example}: every edge labelled"
+        );
+    }
+    for calls in [100, 500, 1000] {
+        let (_world, trace) = generated_run(calls);
+        let n = common::world::calls(&trace, None).len();
+        assert!(n + 15 >= calls && n <= calls + 15, "{n} calls for {calls}");
+        let (_, html) = export(&trace);
+        assert_eq!(
+            edges_through_other_nodes(&html),
+            Vec::<String>::new(),
+            "{calls} calls"
+        );
+        assert!(graph_section(&html).contains("class=\"edge-label data\""));
+    }
+}
+
+/// Takes a screenshot of `url` at `width`×`height` with tests/browser/shot.mjs, and returns what it measured of
+/// the page's first lineage drawing.
+fn shot(url: &str, png: &Path, width: u32, height: u32) -> Value {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
+    assert!(
+        dir.join("node_modules/playwright-core").is_dir(),
+        "playwright-core is not installed: run `cd tests/browser && npm ci` (.ci/run does)"
+    );
+    let out = Proc::new("node")
+        .arg(dir.join("shot.mjs"))
+        .arg(url)
+        .arg(png)
+        .arg(width.to_string())
+        .arg(height.to_string())
+        .output()
+        .expect("node");
+    assert!(
+        out.status.success(),
+        "the browser run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// #39: the graph pages of the examples and of a 1,000-call run in Chromium at 1400 px: every drawing is drawn
+/// at the size it asks for (nothing shrunk or cut off), and a drawing wider than its frame scrolls. The
+/// screenshots are saved in target/test-artifacts; with `ZAMBURAK_BLESS=1` also in docs/images/ (the ones
+/// docs/view.md shows).
+#[test]
+fn graph_screenshots_show_every_edge_clear_and_wide_graphs_scroll() {
+    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let bless = std::env::var("ZAMBURAK_BLESS").is_ok_and(|v| v == "1");
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/images");
+    let mut runs: Vec<(String, World, PathBuf)> = Vec::new();
+    for (example, code) in [
+        ("triage.py", 0),
+        ("attack.py", 3),
+        ("forward.py", 4),
+        ("summary.py", 0),
+    ] {
+        let (world, trace) = traced(example, code);
+        runs.push((example.trim_end_matches(".py").to_string(), world, trace));
+    }
+    let (world, trace) = generated_run(1000);
+    runs.push(("run-1000-calls".to_string(), world, trace));
+    for (name, _world, trace) in &runs {
+        let server = serve(trace);
+        let png = artifacts.join(format!("view-graph-{name}.png"));
+        let _ = std::fs::remove_file(&png);
+        let measured = shot(&format!("{}graph", server.url), &png, 1400, 1000);
+        let (w, h, _) = pixels(&png);
+        assert_eq!((w, h), (1400, 1000), "{name}");
+        let d = &measured["drawing"];
+        assert_eq!(
+            d["drawn"], d["asked"],
+            "{name}: the drawing is shown at its own size: {measured}"
+        );
+        let frame = &d["frame"];
+        assert_eq!(frame["overflow"], "auto", "{name}: {measured}");
+        let asked = d["asked"][0].as_f64().unwrap();
+        let (visible, scroll) = (
+            frame["visible"].as_f64().unwrap(),
+            frame["scroll"].as_f64().unwrap(),
+        );
+        if asked > visible {
+            assert!(
+                scroll >= asked,
+                "{name}: a drawing wider than its frame scrolls: {measured}"
+            );
+        }
+        if bless {
+            std::fs::create_dir_all(&docs).unwrap();
+            std::fs::copy(&png, docs.join(format!("view-graph-{name}.png"))).unwrap();
+        }
+    }
+}

@@ -250,7 +250,7 @@ fn shown_value(v: &serde_json::Value) -> String {
 /// of it; nothing here goes into the trace.
 pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String {
     let mut out = format!(
-        "waiting for approval: line {}: `{}` (call {})\n",
+        "waiting for approval: line {}: `{}` (call #{})\n",
         c.line, c.tool, c.call_id
     );
     for a in &c.args {
@@ -261,11 +261,7 @@ pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String 
             .map_or_else(|| format!("<{}>", a.digest), |(_, v)| shown_value(v));
         out.push_str(&format!("  {} = {value}\n", a.name));
         if a.label.integrity != "trusted" {
-            let from = if a.label.sources.is_empty() {
-                "tool data".to_string()
-            } else {
-                a.label.sources.join(", ")
-            };
+            let from = sources_text(&a.label);
             out.push_str(&format!(
                 "      ! {}: written by whoever wrote {from}, not by you\n",
                 a.label.integrity.to_uppercase()
@@ -306,6 +302,15 @@ pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String 
     out
 }
 
+/// Who wrote a value, for "written by whoever wrote …": its sources, a call site's calls as one range
+/// (`read_file#2–#96 (95 calls)`), or "tool data" when none is named.
+fn sources_text(label: &crate::label::LabelView) -> String {
+    if label.sources.is_empty() {
+        return "tool data".to_string();
+    }
+    crate::label::compress_sources(&label.sources, &|_| None).join(", ")
+}
+
 /// What a call acts on beyond its arguments (the draft a commit sends), each part with its label.
 fn effect_text(effect: &crate::runtime::run::ShownEffect) -> String {
     let mut out = format!("  {}:\n", effect.what);
@@ -314,11 +319,7 @@ fn effect_text(effect: &crate::runtime::run::ShownEffect) -> String {
         match &p.label {
             Some(label) => {
                 if label.integrity != "trusted" {
-                    let from = if label.sources.is_empty() {
-                        "tool data".to_string()
-                    } else {
-                        label.sources.join(", ")
-                    };
+                    let from = sources_text(label);
                     out.push_str(&format!(
                         "        ! {}: written by whoever wrote {from}, not by you\n",
                         label.integrity.to_uppercase()

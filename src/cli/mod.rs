@@ -3,6 +3,7 @@
 //! typed errors.
 
 pub mod approve;
+pub mod decisions;
 pub mod lint;
 pub mod mcp;
 pub mod output;
@@ -23,8 +24,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 /// Typical use: `zamburak lint plan.py` while the planner drafts, `zamburak run plan.py` to execute it under
 /// the policy, `zamburak verify plan.zjson` and `zamburak view plan.zjson` to audit what happened.
 ///
-/// Exit codes: 0 success, 1 plan rejected or failed, 2 usage or configuration error, 3 a tool call was
-/// denied by policy, 4 the run is suspended waiting for an approval.
+/// Exit codes: 0 success, 1 plan rejected or failed (or a tampered trace), 2 usage or configuration error
+/// (or a file that is not a trace), 3 a tool call was denied by policy, 4 the run is suspended waiting for
+/// an approval, 5 a trace is intact but incomplete (no end record: the run was interrupted).
 #[derive(Parser, Debug)]
 #[command(name = "zamburak", version, about, long_about, max_term_width = 100)]
 struct Cli {
@@ -46,11 +48,13 @@ unreadable snapshot).";
 (wrong --claim, unreadable snapshot).";
     pub const PENDING: &str =
         "Exit codes: 0 listed (even when nothing waits), 2 a directory cannot be read.";
-    pub const VERIFY: &str = "Exit codes: 0 the chain checks and the run ended, 1 broken (tampered) or incomplete (no \
-end record), 2 the file cannot be read, 4 the chain checks and the run is suspended waiting for an approval \
-(or its claim expired and waits for a rejection).";
+    pub const VERIFY: &str = "Exit codes: 0 the chain checks and the run ended, 1 broken (tampered: an edited, \
+removed, reordered or cut record), 2 the file cannot be read or is not a Zamburak trace, 4 the chain checks and the \
+run is suspended waiting for an approval (or its claim expired and waits for a rejection), 5 incomplete: the chain \
+checks but has no end record (the run was interrupted, or the end of the file was cut off).";
     pub const VIEW: &str = "Exit codes: 0 served until stopped or exported, 1 exported a trace whose chain is broken, \
-2 usage error (unreadable trace, address not on loopback).";
+2 usage error (unreadable file or not a Zamburak trace: nothing is written; address not on loopback), 5 exported a \
+trace that is intact but has no end record (an interrupted run; also said on stderr).";
     pub const POLICY_INIT: &str = "Exit codes: 0 written, 2 usage error (FILE exists without --force, a folder \
 cannot be created, the server cannot be started).";
     pub const POLICY_CHECK: &str =
@@ -116,6 +120,12 @@ enum Command {
         /// Do not keep the run's values in PLAN.zvalues (private to you, read by `view --reveal`).
         #[arg(long)]
         no_values: bool,
+        /// Print every decision (default: one line per call site, repeats counted: `allow read_file ×95`).
+        #[arg(short, long, conflicts_with = "quiet")]
+        verbose: bool,
+        /// Print no decision lines, only the outcome.
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Approve the claim a suspended run waits on, and continue the run.
     #[command(after_help = exit_help::APPROVE)]
@@ -448,6 +458,8 @@ pub fn main() -> ExitCode {
             approval_ttl,
             confirm,
             no_values,
+            verbose,
+            quiet,
         } => run::run_command(&run::RunOptions {
             plan,
             policy,
@@ -457,6 +469,11 @@ pub fn main() -> ExitCode {
             approval_ttl_secs: approval_ttl,
             confirm_ask: confirm == Confirm::Ask,
             keep_values: !no_values,
+            verbosity: match (verbose, quiet) {
+                (true, _) => decisions::Verbosity::Every,
+                (_, true) => decisions::Verbosity::Quiet,
+                _ => decisions::Verbosity::Grouped,
+            },
         }),
         Command::Approve {
             snapshot,

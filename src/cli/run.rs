@@ -31,6 +31,8 @@ pub struct RunOptions {
     /// Keep the values the trace names by digest in `PLAN.zvalues` for `view --reveal` (`--no-values`
     /// turns it off).
     pub keep_values: bool,
+    /// The decision lines: every call (`-v`), one per call site (default), or none (`-q`).
+    pub verbosity: super::decisions::Verbosity,
 }
 
 /// The one JSON document `run --format json` prints (and `approve`/`reject --format json`, for the continued
@@ -231,15 +233,22 @@ fn execute(opts: &RunOptions, prepared: Prepared) -> Ran {
     if opts.keep_values {
         keep_values(&mut writer, &trace_path);
     }
-    if !opts.json {
-        print_decisions_as_recorded(&mut writer, &opts.plan);
-    }
+    let decisions = super::decisions::Decisions::new(
+        opts.plan.display().to_string(),
+        if opts.json {
+            super::decisions::Verbosity::Quiet
+        } else {
+            opts.verbosity
+        },
+    );
+    print_decisions_as_recorded(&mut writer, &decisions);
     let input = RunInput {
         source: &source,
         policy: &chosen.policy,
         mode,
     };
-    let report = run_plan(opts, &input, engine, &mut backend, &mut writer);
+    let report = run_plan(opts, &input, engine, &mut backend, &mut writer, &decisions);
+    decisions.flush();
     let (mut snapshot_path, mut exit_override) = (None, None);
     if report.status == Status::Suspended {
         let ctx = snapshot::SuspendContext {
@@ -290,25 +299,14 @@ fn keep_values(writer: &mut TraceWriter, trace_path: &Path) {
     }
 }
 
-/// Prints each decision as it is recorded (before its side effect), so a long run shows its progress and a
-/// `--confirm ask` question comes after the lines of the calls before it.
-fn print_decisions_as_recorded(writer: &mut TraceWriter, plan: &Path) {
-    let filename = plan.display().to_string();
+/// Prints the decisions as they are recorded (before their side effects), so a long run shows its progress
+/// and a `--confirm ask` question comes after the lines of the calls before it: every call, one line per
+/// call site, or none ([`super::decisions`]).
+fn print_decisions_as_recorded(writer: &mut TraceWriter, decisions: &super::decisions::Decisions) {
+    let decisions = decisions.clone();
     writer.observe(move |record| {
         if let crate::trace::Record::Call(c) = record {
-            let before = if c.before_run {
-                "denied before the run: "
-            } else {
-                ""
-            };
-            errln!(
-                "{filename}:{}: {} {}: {before}{} ({})",
-                c.line,
-                c.decision,
-                c.tool,
-                crate::text::visible(&c.reason),
-                c.rule
-            );
+            decisions.record(c);
         }
     });
 }
@@ -320,6 +318,7 @@ fn run_plan(
     engine: Engine,
     backend: &mut ToolBackend,
     writer: &mut TraceWriter,
+    decisions: &super::decisions::Decisions,
 ) -> RunReport {
     let json = opts.json;
     let mut print = |text: &str| {
@@ -341,7 +340,14 @@ fn run_plan(
     }
     let run = Run::new(input).on(engine);
     if ask {
-        run.asking(&mut ask_on_terminal)
+        // The repeats counted so far are said before the question, so it comes after every line it follows.
+        let decisions = decisions.clone();
+        let mut asking = move |call: &crate::trace::record::Call,
+                               shown: &crate::runtime::run::ClaimShown| {
+            decisions.flush();
+            ask_on_terminal(call, shown)
+        };
+        run.asking(&mut asking)
             .execute(backend, Some(writer), &mut print)
     } else {
         run.execute(backend, Some(writer), &mut print)

@@ -14,8 +14,9 @@ use crate::trace::{VerifyReport, verify};
 /// Prints `ok: N records, head H` (exit 0); `broken at seq N (line L): why` (exit 1); `suspended at call #N,
 /// waiting on SNAPSHOT until TIME` (exit 4, like the `run` that suspended: the chain checks and ends in a
 /// `suspend` record); `expired claim at call #N: ...` (exit 4 too: the claim still waits, for a rejection only);
-/// or `incomplete ...` (exit 1: the chain checks but has no end record, so a cut-off tail
-/// cannot be ruled out). A file that cannot be read is a usage error (exit 2).
+/// or `incomplete ...` (exit 5: the chain checks but has no end record, so a cut-off tail
+/// cannot be ruled out). A file that cannot be read, or that is not a trace at all, is a usage error (exit 2,
+/// one line on stderr).
 pub fn verify_command(file: &Path) -> i32 {
     let report = match verify(file) {
         Ok(report) => report,
@@ -24,6 +25,15 @@ pub fn verify_command(file: &Path) -> i32 {
             return exit::USAGE;
         }
     };
+    if report.not_a_trace {
+        let why = report.broken.as_ref().map_or("", |b| b.why.as_str());
+        errln!(
+            "error: {} is not a Zamburak trace ({})",
+            file.display(),
+            visible(why)
+        );
+        return exit::USAGE;
+    }
     match (&report.broken, &report.suspended) {
         (None, Some(s)) if !report.complete => {
             let snapshot = snapshot::snapshot_path(file);
@@ -63,6 +73,8 @@ pub fn verify_command(file: &Path) -> i32 {
             outln!("{}", visible(&summary(&report)));
             if report.is_ok() {
                 exit::OK
+            } else if report.is_incomplete() {
+                exit::INCOMPLETE
             } else {
                 exit::REJECTED
             }
@@ -75,7 +87,7 @@ pub fn verify_command(file: &Path) -> i32 {
 /// ```
 /// use zamburak::cli::verify::summary;
 /// use zamburak::trace::{Broken, VerifyReport};
-/// let r = VerifyReport { records: 2, head: None, complete: false, suspended: None,
+/// let r = VerifyReport { records: 2, head: None, complete: false, suspended: None, not_a_trace: false,
 ///     broken: Some(Broken { seq: 2, line: 3, why: "hash does not match".into() }) };
 /// assert_eq!(summary(&r), "broken at seq 2 (line 3): hash does not match");
 /// ```

@@ -66,7 +66,8 @@ pub fn queue_command(dirs: &[PathBuf], addr: Option<&str>, by: Option<&str>) -> 
 }
 
 /// Runs `zamburak view`. Exit 0 on success; 1 when the trace's chain is broken (the export is still
-/// written and says where); 2 for a bad address or an unreadable file.
+/// written and says where); 5 when it is intact but has no end record (exported, and said on stderr); 2 for
+/// a bad address, an unreadable file or one that is not a trace (nothing is written).
 ///
 /// `reveal` is owner mode: the values kept in `PLAN.zvalues` are shown on the served pages. It is refused
 /// with `--export`, because an export is a file made to be passed on.
@@ -117,11 +118,18 @@ pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>, rev
         errln!("policy: {path} (sha256 {short})");
     }
     let broken = !view.chain.ok;
+    let incomplete = view.chain.incomplete;
     if broken {
         errln!(
             "warning: the trace's chain is broken at seq {}: {}",
             view.chain.broken_seq.unwrap_or(0),
-            view.chain.broken_why.as_deref().unwrap_or("")
+            crate::text::visible(view.chain.broken_why.as_deref().unwrap_or(""))
+        );
+    } else if incomplete {
+        errln!(
+            "warning: the trace is incomplete: its {} records check but it has no end record (the run was \
+             interrupted, or the end of the file was cut off), so it may not show all that happened",
+            view.chain.records
         );
     }
     let pages = match render::Pages::new(view) {
@@ -144,7 +152,13 @@ pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>, rev
             return exit::USAGE;
         }
         errln!("wrote {}", out.display());
-        return if broken { exit::REJECTED } else { exit::OK };
+        return if broken {
+            exit::REJECTED
+        } else if incomplete {
+            exit::INCOMPLETE
+        } else {
+            exit::OK
+        };
     }
     let result = server::serve(pages, addr, &mut |url| {
         outln!("{url}");

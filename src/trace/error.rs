@@ -33,6 +33,9 @@ pub enum TraceError {
         #[source]
         source: std::io::Error,
     },
+    /// The file is not a Zamburak trace at all (`why` says what its first line is): nothing to verify or show.
+    #[error("{} is not a Zamburak trace ({why})", path.display())]
+    NotATrace { path: PathBuf, why: String },
     /// The existing trace does not verify (from `read` or `open_append`).
     #[error("trace is broken at seq {} (line {}): {}", .0.seq, .0.line, .0.why)]
     Broken(Broken),

@@ -38,6 +38,9 @@ pub struct VerifyReport {
     pub broken: Option<Broken>,
     /// When the last record is a `suspend`: the run waits for a human decision.
     pub suspended: Option<Suspended>,
+    /// The file is not a Zamburak trace at all (empty, or its first line is neither a trace line nor a
+    /// header record): `broken` says what its first line is. Not evidence of tampering; nothing to verify.
+    pub not_a_trace: bool,
 }
 
 /// A run that stopped for an approval: what its last record says it waits on.
@@ -54,6 +57,35 @@ impl VerifyReport {
     /// Intact and complete: what `zamburak verify` accepts with exit code 0.
     pub fn is_ok(&self) -> bool {
         self.broken.is_none() && self.complete
+    }
+
+    /// Intact as far as it goes, but without an `end` record and not waiting on an approval: the run was
+    /// interrupted, or the end of the file was cut at a line boundary (docs/trace.md, "What `zamburak verify`
+    /// checks").
+    pub fn is_incomplete(&self) -> bool {
+        self.broken.is_none() && !self.complete && self.suspended.is_none()
+    }
+}
+
+/// Why a file's first line is not a trace's, or `None` when it is one: the layout every record line starts
+/// with (`{"seq":`), or a JSON object saying it is a `header`. A file that fails both (a YAML file, a
+/// picture, a plan, JSON of another program) is not a Zamburak trace; one that passes and then does not
+/// check is a broken trace.
+fn not_a_trace(raw: &RawLine) -> Option<&'static str> {
+    const START: &[u8] = b"{\"seq\":";
+    let bytes = match raw {
+        // A first line cut short of the start every record has is a cut trace, not another file.
+        RawLine::Unterminated(b) if START.starts_with(b) => return None,
+        RawLine::Complete(b) | RawLine::Unterminated(b) => b,
+        RawLine::TooLong => return Some("its first line is longer than any trace record"),
+    };
+    if bytes.starts_with(START) {
+        return None;
+    }
+    match serde_json::from_slice::<Value>(bytes) {
+        Err(_) => Some("its first line is not JSON"),
+        Ok(v) if v.get("type").and_then(Value::as_str) == Some("header") => None,
+        Ok(_) => Some("its first line is not a trace record"),
     }
 }
 
@@ -72,6 +104,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport, TraceError> {
 /// ```
 /// use zamburak::trace::verify::verify_reader;
 /// let report = verify_reader(&b"not a trace\n"[..]).unwrap();
+/// assert!(report.not_a_trace);
 /// assert_eq!(report.broken.unwrap().seq, 0);
 /// ```
 pub fn verify_reader<R: BufRead>(reader: R) -> io::Result<VerifyReport> {
@@ -90,10 +123,12 @@ pub(crate) fn check<R: BufRead>(
         complete: false,
         broken: None,
         suspended: None,
+        not_a_trace: false,
     };
     while let Some(raw) = lines.next_line()? {
         let seq = report.records as u64;
         let line = report.records + 1;
+        let foreign = if seq == 0 { not_a_trace(&raw) } else { None };
         match check_line(raw, seq, report.head.as_deref(), report.complete) {
             Ok(checked) => {
                 report.records += 1;
@@ -103,16 +138,19 @@ pub(crate) fn check<R: BufRead>(
                 sink(checked.record);
             }
             Err(why) => {
+                report.not_a_trace = foreign.is_some();
+                let why = foreign.map_or(why, str::to_string);
                 report.broken = Some(Broken { seq, line, why });
                 return Ok(report);
             }
         }
     }
-    if report.records == 0 {
+    if report.records == 0 && report.broken.is_none() {
+        report.not_a_trace = true;
         report.broken = Some(Broken {
             seq: 0,
             line: 1,
-            why: "empty file: no header record".into(),
+            why: "the file is empty".into(),
         });
     }
     Ok(report)

@@ -1,12 +1,11 @@
 //! The lineage graph: tool calls and verifier uses as nodes; a data edge from A to B when a value from A
-//! reaches an argument of B, a control edge when it reaches B's control context. Laid out on the server:
-//! the run's graph one column per plan line in plan order ([`layout_in_plan_order`]), one call's lineage in
-//! layers by longest chain ([`layout`]), sources on the left, sinks on the right.
+//! reaches an argument of B, a control edge when it reaches B's control context, each labelled with what it
+//! reaches (the argument's name, or `control`). [`layout`] places it with [`super::layout`]: layered, sources
+//! on the left, sinks on the right, no edge through a node that is not one of its ends.
 //!
-//!
-//! [`focus`] keeps one call and everything it derives from (its ancestors through data and control), each
-//! edge labelled with the argument it reaches: the lineage of one decision, small enough to read whatever
-//! the size of the run.
+//! [`focus`] keeps one call and everything it derives from (its ancestors through data and control): the
+//! lineage of one decision, small enough to read whatever the size of the run. [`grouped`] draws a long run
+//! (or a long lineage) one node per call site.
 //!
 //! ```
 //! use zamburak::view::graph::{layout, Node};
@@ -15,23 +14,16 @@
 //!     Node { id: 2, call: Some(2), title: "send".into(), kind: "call", decision: "deny".into(), integrity: "trusted".into(), data_from: vec![1], data_args: vec![(1, "to".into())], ..Node::default() },
 //! ];
 //! let g = layout(&nodes);
-//! assert_eq!(g.nodes[1].layer, 1);
-//! assert_eq!(g.edges.len(), 1);
+//! assert!(g.nodes[0].x < g.nodes[1].x, "the source is left of the call it reaches");
+//! assert_eq!((g.edges.len(), g.edges[0].label.as_str()), (1, "to"));
 //! ```
 
 use std::collections::BTreeMap;
 
-use petgraph::graph::{DiGraph, NodeIndex};
 use serde::Serialize;
 
 use super::model::TraceView;
 
-/// Column pitch: a node and room for the labels of the edges between columns.
-const COL: u32 = 320;
-const ROW: u32 = 64;
-const W: u32 = 200;
-const H: u32 = 46;
-const MARGIN: u32 = 30;
 /// Most predicted call sites drawn for one call denied before the run.
 const MAX_PREDICTED: usize = 32;
 
@@ -65,7 +57,6 @@ pub struct PlacedNode {
     pub decision: String,
     pub integrity: String,
     pub tags: String,
-    pub layer: u32,
     pub x: u32,
     pub y: u32,
     pub w: u32,
@@ -84,7 +75,7 @@ pub struct PlacedEdge {
     pub label: String,
     /// A sentence for the edge's tooltip: `to: #1 read_inbox → #3 draft_reply`.
     pub title: String,
-    /// Where to draw the label: just before the edge's end.
+    /// Where to draw the label: its centre, on the edge, in room the layout kept for it.
     pub lx: u32,
     pub ly: u32,
 }
@@ -93,6 +84,8 @@ pub struct PlacedEdge {
 pub struct Graph {
     /// One node per call site ([`grouped`]) rather than per call.
     pub grouped: bool,
+    /// Why the graph is not drawn (too large to lay out); then it has no nodes.
+    pub too_large: Option<String>,
     pub width: u32,
     pub height: u32,
     pub nodes: Vec<PlacedNode>,
@@ -214,7 +207,13 @@ fn call_nodes(view: &TraceView) -> Vec<Node> {
         call: Some(v.id),
         title: v.verifier.clone(),
         kind: "verifier",
-        decision: if v.ok { "allow".into() } else { "deny".into() },
+        // A failed verifier is not a denial (`or_none` gives the plan `None`, and a raising one stops it with
+        // an error): it has a colour of its own, and red stays the policy's.
+        decision: if v.ok {
+            "verified".into()
+        } else {
+            "failed".into()
+        },
         integrity: integrity_class(&v.label.integrity),
         tags: v.label.tags.join("+"),
         line: v.line,
@@ -378,83 +377,64 @@ pub fn focus(nodes: &[Node], call: u32) -> Option<Vec<Node>> {
     )
 }
 
-/// Builds the graph and places it. Edges only go from a lower id to a higher one (a value can only come
-/// from an earlier call), so the graph is acyclic whatever the trace says, and one pass in id order gives
-/// every node its layer.
+/// Builds the graph and places it ([`super::layout`]): layered, sources on the left, sinks on the right, no
+/// edge through a node that is not one of its ends. Edges only go from a lower id to a higher one (a value
+/// can only come from an earlier call), so the graph is acyclic whatever the trace says. A graph too large to
+/// draw comes back without nodes, saying why ([`Graph::too_large`]).
 pub fn layout(nodes: &[Node]) -> Graph {
-    place(nodes, None)
-}
-
-/// Builds the graph with one column per plan line, in plan order: how a reader follows a plan, and what a
-/// graph of call sites ([`grouped`]) wants, since a loop's sites feed each other both ways. Predicted
-/// sites (no line) stand in the first column.
-///
-/// ```
-/// use zamburak::view::graph::{layout_in_plan_order, Node};
-/// let n = |id: u32, line: u32| Node { id, call: Some(id), kind: "call", line, ..Node::default() };
-/// // A send at line 9 with no inputs is not drawn among the sources: it is in the last column.
-/// let g = layout_in_plan_order(&[n(1, 2), n(2, 5), n(3, 9)]);
-/// let layers: Vec<u32> = g.nodes.iter().map(|n| n.layer).collect();
-/// assert_eq!(layers, [0, 1, 2]);
-/// ```
-pub fn layout_in_plan_order(nodes: &[Node]) -> Graph {
-    let mut lines: Vec<u32> = nodes.iter().map(|n| n.line).collect();
-    lines.sort_unstable();
-    lines.dedup();
-    let columns: BTreeMap<u32, u32> = nodes
-        .iter()
-        .map(|n| {
-            let rank = lines.partition_point(|l| *l < n.line);
-            (n.id, u32::try_from(rank).unwrap_or(u32::MAX))
-        })
-        .collect();
-    place(nodes, Some(&columns))
-}
-
-/// Places `nodes` in the given columns, or (`None`) each in the layer of its longest chain of inputs.
-fn place(nodes: &[Node], columns: Option<&BTreeMap<u32, u32>>) -> Graph {
-    let mut g: DiGraph<u32, &'static str> = DiGraph::new();
-    let mut index: BTreeMap<u32, NodeIndex> = BTreeMap::new();
+    let by_id: BTreeMap<u32, &Node> = nodes.iter().map(|n| (n.id, n)).collect();
+    let mut edges: Vec<(u32, u32, &'static str, String)> = Vec::new();
+    let mut feeds: std::collections::BTreeSet<u32> = std::collections::BTreeSet::new();
     for n in nodes {
-        index.insert(n.id, g.add_node(n.id));
-    }
-    for n in nodes {
-        let to = index[&n.id];
         for (srcs, kind) in [(&n.data_from, "data"), (&n.control_from, "control")] {
+            let mut seen: Vec<u32> = Vec::new();
             for s in srcs {
-                if let Some(&from) = index.get(s)
-                    && *s < n.id
-                {
-                    g.add_edge(from, to, kind);
+                if *s >= n.id || !by_id.contains_key(s) || seen.contains(s) {
+                    continue;
                 }
+                seen.push(*s);
+                feeds.insert(*s);
+                let label = if kind == "control" {
+                    "control".to_string()
+                } else {
+                    let mut names: Vec<&str> = n
+                        .data_args
+                        .iter()
+                        .filter(|(f, _)| f == s)
+                        .map(|(_, a)| a.as_str())
+                        .collect();
+                    names.dedup();
+                    names.join(", ")
+                };
+                edges.push((*s, n.id, kind, label));
             }
         }
     }
-    let mut layer: BTreeMap<u32, u32> = BTreeMap::new();
-    for n in nodes {
-        if let Some(c) = columns.and_then(|c| c.get(&n.id)) {
-            layer.insert(n.id, *c);
-            continue;
+    let input: Vec<super::layout::Input> = nodes
+        .iter()
+        .map(|n| super::layout::Input { id: n.id })
+        .collect();
+    let placed = match super::layout::place(&input, &edges) {
+        Ok(p) => p,
+        Err(e) => {
+            return Graph {
+                too_large: Some(format!(
+                    "This graph is not drawn: {e}. The call sites above list every call, and each call's page its own lineage."
+                )),
+                ..Graph::default()
+            };
         }
-        let idx = index[&n.id];
-        let l = g
-            .neighbors_directed(idx, petgraph::Direction::Incoming)
-            .filter_map(|p| layer.get(&g[p]))
-            .map(|l| l + 1)
-            .max()
-            .unwrap_or(0);
-        layer.insert(n.id, l);
-    }
-    let mut rows: BTreeMap<u32, u32> = BTreeMap::new();
-    let mut placed = Vec::with_capacity(nodes.len());
-    let mut pos: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
-    for n in nodes {
-        let l = layer[&n.id];
-        let row = rows.entry(l).or_insert(0);
-        let (x, y) = (MARGIN + l * COL, MARGIN + *row * ROW);
-        *row += 1;
-        pos.insert(n.id, (x, y));
-        placed.push(PlacedNode {
+    };
+    let name = |id: u32| {
+        by_id.get(&id).map_or_else(String::new, |n| match n.call {
+            Some(c) => format!("#{c} {}", n.title),
+            None => n.title.clone(),
+        })
+    };
+    let px = |v: f64| v.round().max(0.0) as u32;
+    let mut out_nodes = Vec::with_capacity(nodes.len());
+    for (n, p) in nodes.iter().zip(&placed.nodes) {
+        out_nodes.push(PlacedNode {
             id: n.id,
             call: n.call,
             title: n
@@ -466,89 +446,39 @@ fn place(nodes: &[Node], columns: Option<&BTreeMap<u32, u32>>) -> Graph {
             decision: n.decision.clone(),
             // A call whose result reaches no other call is a sink: its fill would only repeat its inputs'
             // integrity, so it is drawn plain.
-            integrity: if n.kind == "call"
-                && g.neighbors_directed(index[&n.id], petgraph::Direction::Outgoing)
-                    .next()
-                    .is_none()
-            {
+            integrity: if n.kind == "call" && !feeds.contains(&n.id) {
                 "sink".to_string()
             } else {
                 n.integrity.clone()
             },
             tags: n.tags.chars().take(40).collect(),
-            layer: l,
-            x,
-            y,
-            w: W,
-            h: H,
+            x: px(p.x),
+            y: px(p.y),
+            w: px(p.w),
+            h: px(p.h),
         });
     }
-    let args_of: BTreeMap<u32, &Node> = nodes.iter().map(|n| (n.id, n)).collect();
-    let edges = g
-        .edge_indices()
-        .filter_map(|e| {
-            let (a, b) = g.edge_endpoints(e)?;
-            let (from, to) = (g[a], g[b]);
-            let (x1, y1) = pos[&from];
-            let (x2, y2) = pos[&to];
-            // Data enters a node in its upper half, control in its lower half, so the two kinds of edge
-            // between the same nodes never lie on top of each other.
-            let (sy, ty) = if g[e] == "data" {
-                (y1 + H / 3, y2 + H / 3)
-            } else {
-                (y1 + 2 * H / 3, y2 + 2 * H / 3)
-            };
-            let (sx, tx) = (x1 + W, x2);
-            // Forward edges bend in the middle; an edge to the same or an earlier column (plan order, a
-            // loop) swings out to the right of its source and in from the left of its target.
-            let (c1, c2) = if tx > sx {
-                ((sx + tx) / 2, (sx + tx) / 2)
-            } else {
-                (sx + 80, tx.saturating_sub(80))
-            };
-            let label = if g[e] == "control" {
-                "control".to_string()
-            } else {
-                let mut names: Vec<&str> = args_of
-                    .get(&to)
-                    .map(|n| {
-                        n.data_args
-                            .iter()
-                            .filter(|(f, _)| *f == from)
-                            .map(|(_, a)| a.as_str())
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                names.dedup();
-                names.join(", ")
-            };
-            let name = |id: u32| {
-                args_of.get(&id).map_or_else(String::new, |n| match n.call {
-                    Some(c) => format!("#{c} {}", n.title),
-                    None => n.title.clone(),
-                })
-            };
-            let title = format!("{label}: {} → {}", name(from), name(to));
-            Some(PlacedEdge {
-                from,
-                to,
-                kind: g[e],
-                d: format!("M{sx},{sy} C{c1},{sy} {c2},{ty} {tx},{ty}"),
-                title,
-                label,
-                lx: tx.saturating_sub(COL - W - 8).max(sx),
-                ly: ty.saturating_sub(4),
-            })
+    let out_edges = placed
+        .edges
+        .into_iter()
+        .map(|e| PlacedEdge {
+            title: format!("{}: {} → {}", e.label, name(e.from), name(e.to)),
+            from: e.from,
+            to: e.to,
+            kind: e.kind,
+            d: e.d,
+            label: e.label,
+            lx: px(e.lx),
+            ly: px(e.ly),
         })
         .collect();
-    let layers = rows.keys().max().map_or(0, |l| l + 1);
-    let tallest = rows.values().max().copied().unwrap_or(0);
     Graph {
         grouped: false,
-        width: 2 * MARGIN + layers * COL,
-        height: 2 * MARGIN + tallest * ROW,
-        nodes: placed,
-        edges,
+        too_large: None,
+        width: px(placed.width),
+        height: px(placed.height),
+        nodes: out_nodes,
+        edges: out_edges,
     }
 }
 
@@ -574,15 +504,15 @@ mod tests {
 
     #[test]
     fn layers_are_longest_paths_and_edges_keep_their_kind() {
-        // 1 → 2 → 4, 1 → 3 (control), 3 → 4: node 4 sits after the longest chain, layer 2.
+        // 1 → 2 → 4, 1 → 3 (control), 3 → 4: node 4 sits after the longest chain, right of 2 and 3.
         let g = layout(&[
             node(1, &[], &[]),
             node(2, &[1], &[]),
             node(3, &[], &[1]),
             node(4, &[2, 3], &[]),
         ]);
-        let layers: Vec<(u32, u32)> = g.nodes.iter().map(|n| (n.id, n.layer)).collect();
-        assert_eq!(layers, [(1, 0), (2, 1), (3, 1), (4, 2)]);
+        let x: Vec<u32> = g.nodes.iter().map(|n| n.x).collect();
+        assert!(x[0] < x[1] && x[1] == x[2] && x[2] < x[3], "{x:?}");
         let mut edges: Vec<(u32, u32, &str)> =
             g.edges.iter().map(|e| (e.from, e.to, e.kind)).collect();
         edges.sort();
@@ -595,7 +525,7 @@ mod tests {
                 (3, 4, "data")
             ]
         );
-        // Two nodes share layer 1: they get different rows.
+        // Two nodes share a column: they get different rows.
         assert_ne!(g.nodes[1].y, g.nodes[2].y);
     }
 
@@ -605,7 +535,7 @@ mod tests {
         a.integrity = "untrusted".into();
         let mut b = node(2, &[1], &[]);
         b.integrity = "untrusted".into();
-        let g = layout_in_plan_order(&[a, b]);
+        let g = layout(&[a, b]);
         let fills: Vec<&str> = g.nodes.iter().map(|n| n.integrity.as_str()).collect();
         assert_eq!(fills, ["untrusted", "sink"]);
     }
@@ -614,6 +544,6 @@ mod tests {
     fn forged_edges_to_later_or_missing_calls_are_ignored() {
         let g = layout(&[node(1, &[2, 9], &[1]), node(2, &[], &[])]);
         assert!(g.edges.is_empty());
-        assert!(g.nodes.iter().all(|n| n.layer == 0));
+        assert_eq!(g.nodes[0].x, g.nodes[1].x, "one column: nothing links them");
     }
 }

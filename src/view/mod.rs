@@ -2,8 +2,8 @@
 //! graph, on a local server or as one self-contained HTML file.
 //!
 //! The trace is untrusted input. [`model`] reads it line by line and keeps what parses; [`sites`] groups
-//! its calls by call site for the summary; [`graph`] builds
-//! and lays out the lineage; [`render`] fills the templates with autoescaping; [`server`] serves them on
+//! its calls by call site for the summary; [`graph`] builds the lineage and [`layout`] places it (layered,
+//! no edge through a node not its own); [`render`] fills the templates with autoescaping; [`server`] serves them on
 //! loopback behind a token with a script-free Content-Security-Policy. [`queue`] is the review queue
 //! (`view --queue`): pending claims to approve or reject in the browser, served the same way. The command
 //! itself is `cli::view`.
@@ -15,6 +15,7 @@
 //! ```
 
 pub mod graph;
+pub mod layout;
 pub mod model;
 pub mod queue;
 pub mod render;

@@ -39,6 +39,8 @@ pub struct HeaderView {
 pub struct ChainView {
     pub ok: bool,
     pub complete: bool,
+    /// Intact, no end record, and not waiting on an approval: an interrupted run or a cut file.
+    pub incomplete: bool,
     pub records: usize,
     pub head: Option<String>,
     pub broken_seq: Option<u64>,
@@ -70,14 +72,19 @@ pub struct Revealed {
     /// Characters left out after [`REVEAL_CHARS`].
     pub cut: usize,
     pub untrusted: bool,
-    /// Who wrote it: the label's sources (`read_inbox#1`).
+    /// Who wrote it: the label's sources (`read_inbox#1`), a call site's calls as one range.
     pub from: Vec<String>,
 }
 
 /// Most characters of one revealed value on a page.
 pub const REVEAL_CHARS: usize = 20_000;
 
-fn revealed(label: &LabelView, digest: &str, values: &BTreeMap<String, Value>) -> Option<Revealed> {
+fn revealed(
+    label: &LabelView,
+    digest: &str,
+    values: &BTreeMap<String, Value>,
+    lines: &BTreeMap<u32, u32>,
+) -> Option<Revealed> {
     let v = values.get(digest)?;
     let full = match v {
         Value::String(s) => s.clone(),
@@ -88,7 +95,7 @@ fn revealed(label: &LabelView, digest: &str, values: &BTreeMap<String, Value>) -
         text: full.chars().take(REVEAL_CHARS).collect(),
         cut: n.saturating_sub(REVEAL_CHARS),
         untrusted: label.integrity != "trusted",
-        from: label.sources.clone(),
+        from: crate::label::compress_sources(&label.sources, &|id| lines.get(&id).copied()),
     })
 }
 
@@ -97,14 +104,15 @@ fn revealed(label: &LabelView, digest: &str, values: &BTreeMap<String, Value>) -
 pub fn reveal(view: &mut TraceView, values: &crate::trace::values::Loaded) {
     view.revealed = true;
     view.problems.extend(values.problems.iter().cloned());
+    let lines = view_lines(view);
     let mut shown = 0usize;
     for c in &mut view.calls {
         for a in &mut c.args {
-            a.revealed = revealed(&a.label, &a.digest, &values.values);
+            a.revealed = revealed(&a.label, &a.digest, &values.values, &lines);
             shown += usize::from(a.revealed.is_some());
         }
         if let Some(r) = &mut c.result {
-            r.revealed = revealed(&r.label, &r.digest, &values.values);
+            r.revealed = revealed(&r.label, &r.digest, &values.values, &lines);
             shown += usize::from(r.revealed.is_some());
         }
     }
@@ -132,7 +140,8 @@ pub struct CallView {
     /// Calls whose results flow into an argument (data) or into the control context (control).
     pub data_from: Vec<u32>,
     pub control_from: Vec<u32>,
-    /// The same calls with their tools, for the call page: `(id, tool)`.
+    /// The same calls for the call page, `(first id, text)`: `#1 read_inbox`, or a call site's calls as one
+    /// range `#2–#96 read_file (95 calls, line 6)` ([`named_runs`]).
     pub data_from_named: Vec<(u32, String)>,
     pub control_from_named: Vec<(u32, String)>,
     /// The argument the deciding rule is about (`args.to.require` → `to`), or `control` for a control rule.
@@ -187,6 +196,8 @@ pub struct OutputView {
     /// Shown only for a trusted, public, untagged segment ([`safe_preview`]).
     pub text: Option<String>,
     pub unverified: bool,
+    /// Its sources as read ([`crate::label::compress_sources`]): a loop's calls as one range.
+    pub from: Vec<String>,
 }
 
 /// A verifier use (a node of the graph too).
@@ -229,6 +240,17 @@ pub struct EndView {
     pub unverified: bool,
 }
 
+/// The claim a suspended run waits on, and how to decide it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PendingView {
+    pub call_id: u32,
+    /// The code `approve --claim` must name.
+    pub code: String,
+    /// The snapshot `run` saved beside the trace.
+    pub snapshot: String,
+    pub expires_at: String,
+}
+
 /// Everything the pages show.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct TraceView {
@@ -247,6 +269,10 @@ pub struct TraceView {
     pub errors: Vec<String>,
     /// Owner mode (`view --reveal`): private values are on the pages.
     pub revealed: bool,
+    /// The highest call or verifier id: calls and verifier uses share one numbering.
+    pub last_id: u32,
+    /// The claim the run waits on, when its last record is a `suspend` and the chain checks.
+    pub pending: Option<PendingView>,
 }
 
 /// A preview may be shown only for a trusted, public, untagged value: a forged record that carries one
@@ -286,7 +312,8 @@ fn known_decision(d: &str) -> String {
     }
 }
 
-/// Reads a trace tolerantly. `Err` only when the file cannot be opened.
+/// Reads a trace tolerantly. `Err` only when the file cannot be opened, or is not a trace at all (nothing of
+/// it would be worth a page).
 pub fn load(path: &Path) -> Result<TraceView, TraceError> {
     let file = File::open(path).map_err(|source| TraceError::Unreadable {
         path: path.to_path_buf(),
@@ -297,10 +324,17 @@ pub fn load(path: &Path) -> Result<TraceView, TraceError> {
         ..TraceView::default()
     };
     match verify::verify(path) {
+        Ok(r) if r.not_a_trace => {
+            return Err(TraceError::NotATrace {
+                path: path.to_path_buf(),
+                why: r.broken.map(|b| b.why).unwrap_or_default(),
+            });
+        }
         Ok(r) => {
             view.chain = ChainView {
                 ok: r.broken.is_none(),
                 complete: r.complete,
+                incomplete: r.is_incomplete(),
                 records: r.records,
                 head: r.head.clone(),
                 broken_seq: r.broken.as_ref().map(|b| b.seq),
@@ -364,7 +398,68 @@ pub fn load(path: &Path) -> Result<TraceView, TraceError> {
         }
     }
     build(&mut view, records);
+    if !view.chain.ok || view.chain.complete {
+        view.pending = None;
+    }
+    if let Some(p) = &mut view.pending {
+        p.snapshot = crate::runtime::snapshot::snapshot_path(path)
+            .display()
+            .to_string();
+    }
     Ok(view)
+}
+
+/// The plan line of every call and verifier use of `view`.
+pub fn view_lines(view: &TraceView) -> BTreeMap<u32, u32> {
+    view.calls
+        .iter()
+        .map(|c| (c.id, c.line))
+        .chain(view.verifiers.iter().map(|v| (v.id, v.line)))
+        .collect()
+}
+
+/// Calls for a list of links: `(id, "#id tool")`, and the calls of one call site (tool and line) as one
+/// range `(first id, "#2–#96 read_file (95 calls, line 6)")` once there are
+/// [`crate::label::SOURCE_RUN`] of them, in order of each site's first call.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use zamburak::view::model::named_runs;
+/// let tools: BTreeMap<u32, String> = (1..=5).map(|i| (i, if i == 1 { "read_inbox" } else { "read_file" }.into())).collect();
+/// let lines: BTreeMap<u32, u32> = (1..=5).map(|i| (i, if i == 1 { 2 } else { 6 })).collect();
+/// assert_eq!(named_runs(&[1, 2, 3, 4, 5], &tools, &lines),
+///     [(1, "#1 read_inbox".to_string()), (2, "#2–#5 read_file (4 calls, line 6)".to_string())]);
+/// ```
+pub fn named_runs(
+    ids: &[u32],
+    tools: &BTreeMap<u32, String>,
+    lines: &BTreeMap<u32, u32>,
+) -> Vec<(u32, String)> {
+    let mut sites: Vec<((String, Option<u32>), Vec<u32>)> = Vec::new();
+    for id in ids {
+        let key = (
+            tools.get(id).cloned().unwrap_or_else(|| "?".into()),
+            lines.get(id).copied(),
+        );
+        match sites.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, list)) => list.push(*id),
+            None => sites.push((key, vec![*id])),
+        }
+    }
+    let mut out = Vec::new();
+    for ((tool, line), list) in sites {
+        match (list.iter().min(), list.iter().max()) {
+            (Some(lo), Some(hi)) if list.len() >= crate::label::SOURCE_RUN => {
+                let line = line.map(|l| format!(", line {l}")).unwrap_or_default();
+                out.push((
+                    *lo,
+                    format!("#{lo}–#{hi} {tool} ({} calls{line})", list.len()),
+                ));
+            }
+            _ => out.extend(list.iter().map(|id| (*id, format!("#{id} {tool}")))),
+        }
+    }
+    out
 }
 
 fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
@@ -415,6 +510,7 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
                 text: safe_preview(&o.label, &o.preview),
                 label: o.label,
                 unverified,
+                from: Vec::new(),
             }),
             Record::Approval(a) => {
                 let mark = if unverified { " (NOT VERIFIED)" } else { "" };
@@ -423,7 +519,15 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
                     format!("{} by {} at {}{mark}", a.decision, a.by, a.at),
                 );
             }
-            Record::Suspend(_) => view.suspended = true,
+            Record::Suspend(s) => {
+                view.suspended = true;
+                view.pending = (!unverified).then(|| PendingView {
+                    call_id: s.call_id,
+                    code: crate::trace::record::claim_code(&s.claim_digest),
+                    snapshot: String::new(),
+                    expires_at: s.expires_at,
+                });
+            }
             Record::Error(e) => view.errors.push(format!(
                 "{}{}: {}",
                 e.exc_type,
@@ -432,6 +536,7 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
             )),
             Record::End(e) => {
                 view.suspended = false;
+                view.pending = None;
                 view.end = Some(EndView {
                     status: e.status,
                     outcome: e.outcome,
@@ -528,17 +633,18 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
     }
     // Names of the calls each call reads from, and the neighbours in the trace.
     let tools: BTreeMap<u32, String> = view.calls.iter().map(|c| (c.id, c.tool.clone())).collect();
-    let named = |ids: &[u32]| -> Vec<(u32, String)> {
-        ids.iter()
-            .map(|id| (*id, tools.get(id).cloned().unwrap_or_else(|| "?".into())))
-            .collect()
-    };
+    let lines = view_lines(view);
+    let named = |ids: &[u32]| named_runs(ids, &tools, &lines);
     let ids: Vec<u32> = view.calls.iter().map(|c| c.id).collect();
     for (i, c) in view.calls.iter_mut().enumerate() {
         c.data_from_named = named(&c.data_from);
         c.control_from_named = named(&c.control_from);
         c.prev = i.checked_sub(1).and_then(|j| ids.get(j)).copied();
         c.next = ids.get(i + 1).copied();
+    }
+    view.last_id = lines.keys().next_back().copied().unwrap_or(0);
+    for o in &mut view.outputs {
+        o.from = crate::label::compress_sources(&o.label.sources, &|id| lines.get(&id).copied());
     }
     let mut chips: BTreeMap<usize, Vec<(String, usize, u32)>> = BTreeMap::new();
     for c in &view.calls {

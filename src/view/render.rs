@@ -53,6 +53,8 @@ pub struct Pages {
     pub graph: Graph,
     /// The graph's nodes before layout, for the lineage of one call ([`graph::focus`]).
     nodes: Vec<graph::Node>,
+    /// Each call's plan line, for drawing a long lineage by call site.
+    lines: BTreeMap<u32, u32>,
     /// The calls by call site, failures first, and the sentence for the most severe decision.
     pub sites: Vec<SiteView>,
     pub headline: Option<String>,
@@ -75,16 +77,8 @@ impl Pages {
                 .map_err(|e| format!("template {name}: {e}"))?;
         }
         let nodes = graph::nodes(&view);
-        // Columns in plan order, so a reader follows the plan left to right; a long run's graph is drawn by
-        // call site. One call's lineage ([`Pages::focus`]) stays per call, laid out by its chains.
-        let graph = if nodes.len() > graph::GROUP_ABOVE {
-            let lines = view.calls.iter().map(|c| (c.id, c.line)).collect();
-            let mut g = graph::layout_in_plan_order(&graph::grouped(&nodes, &lines));
-            g.grouped = true;
-            g
-        } else {
-            graph::layout_in_plan_order(&nodes)
-        };
+        let lines: BTreeMap<u32, u32> = view.calls.iter().map(|c| (c.id, c.line)).collect();
+        let graph = laid_out(&nodes, &lines);
         Ok(Pages {
             sites: sites::group(&view.calls),
             headline: sites::headline(&view.calls),
@@ -92,12 +86,13 @@ impl Pages {
             view,
             graph,
             nodes,
+            lines,
         })
     }
 
     /// The lineage of one call, laid out; `None` when the trace has no such call.
     pub fn focus(&self, call: u32) -> Option<Graph> {
-        graph::focus(&self.nodes, call).map(|n| graph::layout(&n))
+        graph::focus(&self.nodes, call).map(|n| laid_out(&n, &self.lines))
     }
 
     /// One page of the server, whose links start with `root` (`/TOKEN/`). `None`: no such call.
@@ -173,7 +168,7 @@ impl Pages {
                 continue;
             }
             budget -= nodes.len();
-            focus.insert(c.id.to_string(), graph::layout(&nodes));
+            focus.insert(c.id.to_string(), laid_out(&nodes, &self.lines));
         }
         self.render(
             "export.html",
@@ -200,6 +195,18 @@ impl Pages {
             .get_template(name)
             .and_then(|t| t.render(ctx))
             .map_err(|e| format!("cannot render {name}: {e}"))
+    }
+}
+
+/// `nodes` laid out: one node per call, or per call site above [`graph::GROUP_ABOVE`] nodes (a loop of
+/// 500 calls is one node).
+fn laid_out(nodes: &[graph::Node], lines: &BTreeMap<u32, u32>) -> Graph {
+    if nodes.len() > graph::GROUP_ABOVE {
+        let mut g = graph::layout(&graph::grouped(nodes, lines));
+        g.grouped = true;
+        g
+    } else {
+        graph::layout(nodes)
     }
 }
 

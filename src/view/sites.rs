@@ -6,6 +6,8 @@
 //! read, and only from records before a broken chain: a forged record after the break is listed, marked,
 //! but decides no headline and no count.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::model::CallView;
@@ -131,6 +133,7 @@ pub fn headline(calls: &[CallView]) -> Option<String> {
         }
         _ => "Decided",
     };
+    let lines: BTreeMap<u32, u32> = calls.iter().map(|c| (c.id, c.line)).collect();
     let mut sentence = format!("{verb} `{}` at line {}", worst.tool, worst.line);
     let parts: Vec<&str> = worst.rule.split('.').collect();
     let cause = match parts.as_slice() {
@@ -145,12 +148,12 @@ pub fn headline(calls: &[CallView]) -> Option<String> {
             }
             format!(
                 "`{name}` built from {} ({what})",
-                sources(&label.sources, worst.before_run)
+                sources(&label.sources, worst.before_run, &lines)
             )
         }),
         ["control", ..] => Some(format!(
             "whether it ran depended on {}",
-            sources(&worst.pc.sources, worst.before_run)
+            sources(&worst.pc.sources, worst.before_run, &lines)
         )),
         _ => None,
     };
@@ -163,13 +166,15 @@ pub fn headline(calls: &[CallView]) -> Option<String> {
 }
 
 /// `a and b`, `a, b and c` (a call denied before the run names the predicted call sites, `tool (line
-/// N)`), or "values written in the plan" when a label names no source.
-fn sources(names: &[String], before_run: bool) -> String {
+/// N)`), or "values written in the plan" when a label names no source. A call site's calls are one range
+/// (`read_file#2–#96 (95 calls, line 6)`).
+fn sources(names: &[String], before_run: bool, lines: &BTreeMap<u32, u32>) -> String {
     let names: Vec<String> = names
         .iter()
         .filter(|s| !before_run || s.ends_with(", predicted)"))
         .map(|s| s.replace(", predicted)", ")"))
         .collect();
+    let names = crate::label::compress_sources(&names, &|id| lines.get(&id).copied());
     match names.as_slice() {
         [] => "values written in the plan".to_string(),
         [one] => one.clone(),
