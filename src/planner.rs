@@ -77,6 +77,14 @@ impl ContextLabel {
         *self == ContextLabel::trusted()
     }
 
+    /// Whether a literal with this context may be written down in clear (docs/semantics.md, "Redaction"):
+    /// trusted, untagged, public. Its sources alone say only where it came from.
+    pub fn is_clean(&self) -> bool {
+        self.integrity == ContextIntegrity::Trusted
+            && self.tags.is_empty()
+            && self.readers.is_none()
+    }
+
     /// The planner has read both: the worse integrity, every tag, the readers both allow, every source.
     /// Commutative, associative, idempotent, with [`ContextLabel::trusted`] as its identity.
     pub fn join(&self, other: &ContextLabel) -> ContextLabel {
@@ -223,9 +231,11 @@ mod tests {
             }
         }
         assert!(t.is_trusted() && !a.is_trusted());
+        assert!(t.is_clean() && !a.is_clean() && !b.is_clean() && !c.is_clean());
         // A trusted, public, untagged value with a source is not nothing: the context keeps its lineage.
         let lineage = ContextLabel::of_view(&view("trusted", &[], None, &["lookup#2"]), "run-4");
         assert!(!t.join(&lineage).is_trusted());
+        assert!(t.join(&lineage).is_clean());
     }
 
     #[test]

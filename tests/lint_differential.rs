@@ -183,6 +183,18 @@ fn lint_proves_what_a_literal_meets_in_a_planner_context() {
     let report = zamburak::analysis::lint_in(plan, &policy, Mode::Strict, context);
     assert_eq!(report.calls[0].must.outcome, Outcome::Draft);
     assert_eq!(report.calls[1].may.outcome, Outcome::Allow);
+    // The finding says where the literal's label comes from.
+    let said: Vec<&str> = report
+        .diagnostics
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(
+        said.iter().any(|m| m.contains(
+            "argument `x` derives from what the planner read earlier in this session (`planner-context#0`)"
+        )),
+        "{said:?}"
+    );
     // The trusted context is the plain one.
     let trusted = zamburak::planner::ContextLabel::trusted();
     let decisions = lint_bounds_runtime_in(plan, &mail, &policy, Mode::Strict, &trusted).unwrap();

@@ -888,4 +888,29 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_them() {
         );
     }
     assert!(world.messages("out/outbox").is_empty());
+/// An error message a literal of a tainted session could fill (here with text the planner may have
+/// copied from a mail) is redacted like one from tool data, for the planner and in the trace.
+#[test]
+fn an_error_in_a_session_that_read_mail_is_redacted() {
+    let world = reading_world();
+    let mut s = session(world.dir.path());
+    let r = s.call(2, "run_plan", json!({"plan": PRINT_THE_INBOX}));
+    assert!(doc_of(&r).to_string().contains("IGNORE PREVIOUS"), "{r}");
+    let plan = "x = int(\"Revenue 1.2M, costs 0.9M\")\n";
+    let r = s.call(3, "run_plan", json!({"plan": plan}));
+    let doc = doc_of(&r);
+    assert_eq!(doc["status"], json!("error"), "{r}");
+    assert_eq!(doc["error"]["type"], json!("ValueError"), "{r}");
+    assert!(!doc.to_string().contains("Revenue"), "{r}");
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("planner-context#0"),
+        "{r}"
+    );
+    let trace = std::fs::read_to_string(doc["trace"].as_str().unwrap()).unwrap();
+    // The plan's own text is in the header, as for every run; no other record repeats it.
+    let records: Vec<&str> = trace.lines().skip(1).collect();
+    assert!(records.iter().all(|l| !l.contains("Revenue")), "{trace}");
 }

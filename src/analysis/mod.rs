@@ -569,7 +569,17 @@ impl<'s> Broken<'s> {
                 srcs = untrusted;
             }
         }
-        let from = describe_sources(&srcs);
+        let from = if srcs.is_empty() && label.sources.contains(&crate::planner::CONTEXT_CALL) {
+            // A literal of a plan written in a planner context (docs/semantics.md, "The planner context
+            // label"): the data it may hold is what the planner read, in earlier runs.
+            format!(
+                "what the planner read earlier in this session (`{}#{}`)",
+                crate::planner::CONTEXT_SOURCE,
+                crate::planner::CONTEXT_CALL
+            )
+        } else {
+            describe_sources(&srcs)
+        };
         let tool = &site.tool;
         let what = match (rule, arg) {
             (

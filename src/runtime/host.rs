@@ -116,6 +116,16 @@ impl<'a, 't> RunHost<'a, 't> {
         } = state;
         let mut space = space;
         let literal = Packed::from_bits(planner_context.literal_bits(&mut space));
+        // A literal the planner may have copied from what it read can fill an error message: redact them
+        // as if it were tool data (docs/semantics.md, "Redaction").
+        let mut tainted_sources = tainted_sources;
+        if !planner_context.is_clean() {
+            tainted_sources.insert(format!(
+                "{}#{}",
+                crate::planner::CONTEXT_SOURCE,
+                crate::planner::CONTEXT_CALL
+            ));
+        }
         RunHost {
             policy,
             backend,

@@ -11,6 +11,22 @@
 use std::sync::Mutex;
 
 use crate::planner::ContextLabel;
+use crate::policy::model::ResolvedPlanner;
+
+/// What the client's model is told about the server when the session starts, in the planner mode of the
+/// policy (docs/serve.md, "The two planner modes").
+pub fn instructions(planner: &ResolvedPlanner) -> String {
+    let start = "Zamburak runs the plans you write (Python in a small subset) under its user's policy. Call \
+                 describe_tools first, lint_plan to check a plan, run_plan to run it.";
+    let data = if planner.reads_untrusted {
+        "Data from tools that you may read is returned to you, with its label. Once you have read untrusted \
+         data, every value you write in a later plan of this session counts as untrusted too: a recipient \
+         or URL you write then needs a verifier or the person's approval."
+    } else {
+        "Data from tools is shown to the person, not to you."
+    };
+    format!("{start} {data} Calls that need the person's approval wait for them.")
+}
 
 /// The state one client's session keeps.
 #[derive(Debug, Default)]
@@ -52,6 +68,19 @@ impl Session {
 mod tests {
     use super::*;
     use crate::planner::ContextIntegrity;
+
+    #[test]
+    fn the_instructions_say_what_the_model_is_given() {
+        let mut planner = ResolvedPlanner {
+            reader: "llm:planner".into(),
+            reads_untrusted: false,
+        };
+        assert!(instructions(&planner).contains("shown to the person, not to you"));
+        planner.reads_untrusted = true;
+        let said = instructions(&planner);
+        assert!(!said.contains("not to you"), "{said}");
+        assert!(said.contains("counts as untrusted too"), "{said}");
+    }
 
     #[test]
     fn a_session_starts_trusted_and_only_grows() {

@@ -381,12 +381,8 @@ impl ServerHandler for Server {
                 .enable_resources()
                 .build(),
         )
-            .with_server_info(Implementation::new("zamburak", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Zamburak runs the plans you write (Python in a small subset) under its user's policy. Call \
-                 describe_tools first, lint_plan to check a plan, run_plan to run it. Data from tools is \
-                 shown to the person, not to you; calls that need their approval wait for them.",
-            )
+        .with_server_info(Implementation::new("zamburak", env!("CARGO_PKG_VERSION")))
+        .with_instructions(session::instructions(&self.runner.chosen.policy.planner()))
     }
 
     async fn list_tools(
