@@ -253,7 +253,9 @@ fn a_claim_waits_as_long_as_approval_ttl_says() {
     assert!(text.contains("waiting_for_the_person"), "{r}");
     let snap = std::fs::read_dir(world.dir.path().join("runs"))
         .unwrap()
-        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        // Run directories only: the runs directory also holds the queue's address (queue.url).
+        .filter_map(|d| std::fs::read_dir(d.unwrap().path()).ok())
+        .flatten()
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|x| x == "zsnap"))
         .expect("a snapshot");
@@ -309,7 +311,10 @@ fn http(url: &str, method: &str, headers: &[(&str, &str)], body: &str) -> (u16, 
     let rest = url.strip_prefix("http://").unwrap();
     let (host, path) = rest.split_once('/').unwrap();
     let mut stream = std::net::TcpStream::connect(host).unwrap();
-    let mut req = format!("{method} /{path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    let mut req = format!(
+        "{method} /{path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
         req.push_str(&format!("Host: {host}\r\n"));
     }
@@ -352,20 +357,40 @@ fn the_claim_link_the_model_gets_opens_nothing_without_the_persons_session() {
     let (_s, doc) = waiting_run(&world, &[]);
     let url = doc["waiting"]["url"].as_str().unwrap().to_string();
     let code = doc["waiting"]["claim"].as_str().unwrap().to_string();
-    let address = std::fs::read_to_string(world.path("runs/queue.url")).unwrap().trim().to_string();
+    let address = std::fs::read_to_string(world.path("runs/queue.url"))
+        .unwrap()
+        .trim()
+        .to_string();
     let mode = std::os::unix::fs::PermissionsExt::mode(
-        &std::fs::metadata(world.path("runs/queue.url")).unwrap().permissions(),
+        &std::fs::metadata(world.path("runs/queue.url"))
+            .unwrap()
+            .permissions(),
     );
     assert_eq!(mode & 0o077, 0, "queue.url is readable by others: {mode:o}");
-    let token = address.trim_end_matches('/').rsplit('/').next().unwrap().to_string();
+    let token = address
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string();
     assert!(!url.contains(&token), "{url}");
-    assert!(!doc.to_string().contains(&token), "the answer carries the queue's token: {doc}");
+    assert!(
+        !doc.to_string().contains(&token),
+        "the answer carries the queue's token: {doc}"
+    );
 
     // Without the session: a page that says where the person looks, nothing of the claim.
     let (status, _, body) = http(&url, "GET", &[], "");
     assert_eq!(status, 403, "{body}");
-    assert!(!body.contains(&code) && !body.contains(&token) && !body.contains("bob@example.com"), "{body}");
-    for injected in ["IGNORE PREVIOUS INSTRUCTIONS", "mallory@evil.test", "Revenue 1.2M"] {
+    assert!(
+        !body.contains(&code) && !body.contains(&token) && !body.contains("bob@example.com"),
+        "{body}"
+    );
+    for injected in [
+        "IGNORE PREVIOUS INSTRUCTIONS",
+        "mallory@evil.test",
+        "Revenue 1.2M",
+    ] {
         assert!(!body.contains(injected), "{body}");
     }
     let base = url.split("/run/").next().unwrap().to_string();
@@ -391,27 +416,52 @@ fn the_claim_link_the_model_gets_opens_nothing_without_the_persons_session() {
     assert_eq!(status, 200);
     let cookie = head
         .lines()
-        .find_map(|l| l.strip_prefix("set-cookie: ").or_else(|| l.strip_prefix("Set-Cookie: ")))
+        .find_map(|l| {
+            l.strip_prefix("set-cookie: ")
+                .or_else(|| l.strip_prefix("Set-Cookie: "))
+        })
         .unwrap()
         .split(';')
         .next()
         .unwrap()
         .to_string();
-    assert!(head.contains("HttpOnly") && head.contains("SameSite=Lax"), "{head}");
+    assert!(
+        head.contains("HttpOnly") && head.contains("SameSite=Lax"),
+        "{head}"
+    );
     let (status, _, page) = http(&url, "GET", &[("Cookie", &cookie)], "");
     assert_eq!(status, 200, "{page}");
-    assert!(page.contains(&format!("Claim <code>{code}</code>")), "{page}");
-    assert!(page.contains("bob@example.com") && page.contains("UNTRUSTED"), "{page}");
+    assert!(
+        page.contains(&format!("Claim <code>{code}</code>")),
+        "{page}"
+    );
+    assert!(
+        page.contains("bob@example.com") && page.contains("UNTRUSTED"),
+        "{page}"
+    );
     // A stale link (another claim's code) says so, and shows what the run waits on now.
     let stale = url.replace(&code, "AAAA-BBBB-CCCC");
     let (status, _, page) = http(&stale, "GET", &[("Cookie", &cookie)], "");
     assert_eq!(status, 200);
-    assert!(page.contains("claim AAAA-BBBB-CCCC no longer waits"), "{page}");
+    assert!(
+        page.contains("claim AAAA-BBBB-CCCC no longer waits"),
+        "{page}"
+    );
     // A run that is not there, and a name that is not a run's.
-    let (status, _, page) = http(&format!("{base}/run/run-99"), "GET", &[("Cookie", &cookie)], "");
+    let (status, _, page) = http(
+        &format!("{base}/run/run-99"),
+        "GET",
+        &[("Cookie", &cookie)],
+        "",
+    );
     assert_eq!(status, 200);
     assert!(page.contains("no claim of run-99 waits"), "{page}");
-    let (status, _, _) = http(&format!("{base}/run/..%2f..%2fetc"), "GET", &[("Cookie", &cookie)], "");
+    let (status, _, _) = http(
+        &format!("{base}/run/..%2f..%2fetc"),
+        "GET",
+        &[("Cookie", &cookie)],
+        "",
+    );
     assert_eq!(status, 404);
     assert!(world.messages("out/outbox").is_empty());
 }
@@ -422,7 +472,13 @@ fn no_queue_means_no_link_and_the_queue_listens_only_on_loopback() {
     let world = World::new(None);
     let (_s, doc) = waiting_run(&world, &["--no-queue"]);
     assert!(doc["waiting"].get("url").is_none(), "{doc}");
-    assert!(doc["waiting"]["note"].as_str().unwrap().contains("zamburak view --queue"), "{doc}");
+    assert!(
+        doc["waiting"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("zamburak view --queue"),
+        "{doc}"
+    );
     assert!(!world.path("runs/queue.url").exists());
     let out = Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
         .args(["mcp", "serve", "--policy"])
@@ -508,7 +564,10 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_them() {
     };
     let stubs = call("describe_tools", None);
     let text = stubs["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("def read_inbox(") && text.contains("def send_email("), "{text}");
+    assert!(
+        text.contains("def read_inbox(") && text.contains("def send_email("),
+        "{text}"
+    );
 
     let lint = call("lint_plan", Some("plan=x = read_inbox(limt=1)\n"));
     let doc = &lint["structuredContent"];
@@ -517,21 +576,40 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_them() {
 
     let ran = call(
         "run_plan",
-        Some("plan=m = read_inbox(limit=3)\nfor x in m:\n    print(x[\"subject\"])\nprint(\"done\")\n"),
+        Some(
+            "plan=m = read_inbox(limit=3)\nfor x in m:\n    print(x[\"subject\"])\nprint(\"done\")\n",
+        ),
     );
     let doc = &ran["structuredContent"];
     assert_eq!(doc["status"], json!("completed"), "{ran}");
-    assert_eq!(doc["output"].as_array().unwrap().last(), Some(&json!({"text": "done\n"})));
+    assert_eq!(
+        doc["output"].as_array().unwrap().last(),
+        Some(&json!({"text": "done\n"}))
+    );
     let waiting = call(
         "run_plan",
-        Some("plan=m = read_inbox(limit=1)\nsend_email(to=\"bob@example.com\", subject=\"f\", body=m[0][\"body\"])\n"),
+        Some(
+            "plan=m = read_inbox(limit=1)\nsend_email(to=\"bob@example.com\", subject=\"f\", body=m[0][\"body\"])\n",
+        ),
     );
     let doc = &waiting["structuredContent"];
     assert_eq!(doc["status"], json!("waiting_for_the_person"), "{waiting}");
-    assert!(doc["waiting"]["url"].as_str().unwrap().starts_with("http://127.0.0.1:"));
+    assert!(
+        doc["waiting"]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1:")
+    );
     let everything = format!("{tools}{stubs}{lint}{ran}{waiting}");
-    for injected in ["IGNORE PREVIOUS INSTRUCTIONS", "mallory@evil.test", "Planning meeting on Thursday"] {
-        assert!(!everything.contains(injected), "{injected} reached the client");
+    for injected in [
+        "IGNORE PREVIOUS INSTRUCTIONS",
+        "mallory@evil.test",
+        "Planning meeting on Thursday",
+    ] {
+        assert!(
+            !everything.contains(injected),
+            "{injected} reached the client"
+        );
     }
     assert!(world.messages("out/outbox").is_empty());
 }

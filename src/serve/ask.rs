@@ -67,9 +67,7 @@ impl Shown {
             .expires_at
             .parse::<jiff::Timestamp>()
             .ok()
-            .and_then(|t| {
-                u64::try_from(t.duration_since(jiff::Timestamp::now()).as_secs()).ok()
-            })
+            .and_then(|t| u64::try_from(t.duration_since(jiff::Timestamp::now()).as_secs()).ok())
             .unwrap_or(0);
         Shown {
             run: run.to_string(),
@@ -200,7 +198,11 @@ pub fn decide(runner: &Runner, by: &str, shown: &Shown, approve: bool) -> Result
     if !printed.is_empty() {
         use std::io::Write;
         let out = path.with_file_name("output.txt");
-        if let Ok(mut f) = std::fs::OpenOptions::new().append(true).create(true).open(out) {
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(out)
+        {
             let _ = f.write_all(printed.as_bytes());
         }
     }
@@ -274,13 +276,32 @@ mod tests {
     #[test]
     fn only_an_accept_with_approve_true_approves() {
         use ElicitationAction::*;
-        assert_eq!(answer_of(&result(Accept, Some(json!({"approve": true})))), Answer::Approve);
-        assert_eq!(answer_of(&result(Accept, Some(json!({"approve": false})))), Answer::Reject);
-        for content in [None, Some(json!({})), Some(json!({"approve": "true"})), Some(json!({"approve": 1})), Some(json!([true]))] {
-            assert_eq!(answer_of(&result(Accept, content.clone())), Answer::Undecided, "{content:?}");
+        assert_eq!(
+            answer_of(&result(Accept, Some(json!({"approve": true})))),
+            Answer::Approve
+        );
+        assert_eq!(
+            answer_of(&result(Accept, Some(json!({"approve": false})))),
+            Answer::Reject
+        );
+        for content in [
+            None,
+            Some(json!({})),
+            Some(json!({"approve": "true"})),
+            Some(json!({"approve": 1})),
+            Some(json!([true])),
+        ] {
+            assert_eq!(
+                answer_of(&result(Accept, content.clone())),
+                Answer::Undecided,
+                "{content:?}"
+            );
         }
         assert_eq!(answer_of(&result(Decline, None)), Answer::Reject);
-        assert_eq!(answer_of(&result(Cancel, Some(json!({"approve": true})))), Answer::Undecided);
+        assert_eq!(
+            answer_of(&result(Cancel, Some(json!({"approve": true})))),
+            Answer::Undecided
+        );
     }
 
     #[test]
@@ -288,7 +309,10 @@ mod tests {
         let mut r = rmcp::model::InputResponses::new();
         assert_eq!(answer_in(None), Answer::Undecided);
         assert_eq!(answer_in(Some(&r)), Answer::Undecided);
-        r.insert(INPUT_KEY.into(), json!({"action": "accept", "content": {"approve": true}}));
+        r.insert(
+            INPUT_KEY.into(),
+            json!({"action": "accept", "content": {"approve": true}}),
+        );
         assert_eq!(answer_in(Some(&r)), Answer::Approve);
         r.insert(INPUT_KEY.into(), json!({"action": "sure"}));
         assert_eq!(answer_in(Some(&r)), Answer::Undecided);

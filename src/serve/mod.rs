@@ -225,7 +225,11 @@ impl Server {
         ) else {
             return;
         };
-        let Some(code) = waiting.get("claim").and_then(Value::as_str).map(str::to_string) else {
+        let Some(code) = waiting
+            .get("claim")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
             return;
         };
         let Some(queue) = &self.queue else {
@@ -246,7 +250,11 @@ impl Server {
 
     /// A run's answer; when it waits on a claim and the client can show the person a form, the form
     /// first ([`ask`]).
-    async fn run_answer(&self, doc: Value, context: &RequestContext<RoleServer>) -> CallToolResponse {
+    async fn run_answer(
+        &self,
+        doc: Value,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResponse {
         let complete = |doc: Value| CallToolResult::structured(doc).into();
         if !self.person.elicit || doc["status"] != "waiting_for_the_person" {
             return complete(doc);
@@ -312,9 +320,10 @@ impl Server {
         let runner = Arc::clone(&self.runner);
         let by = format!("{} (in the MCP client's form)", self.person.by);
         let what = shown.clone();
-        let decided = tokio::task::spawn_blocking(move || ask::decide(&runner, &by, &what, approve))
-            .await
-            .is_ok_and(|r| r.is_ok());
+        let decided =
+            tokio::task::spawn_blocking(move || ask::decide(&runner, &by, &what, approve))
+                .await
+                .is_ok_and(|r| r.is_ok());
         let mut doc = match self.status_doc(shown.run.clone()).await {
             Ok(now) => now,
             Err(_) => doc,

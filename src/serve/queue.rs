@@ -271,6 +271,9 @@ mod tests {
         assert!(!door.has_session(&with("zamburak_queue_4001=s3cret")));
         assert!(!door.has_session(&with("zamburak_queue_4000=s3cre")));
         assert!(!door.has_session(&with("zamburak_queue_4000=")));
-        assert_eq!(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(
+            escape("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
     }
 }
