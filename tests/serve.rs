@@ -888,6 +888,8 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_them() {
         );
     }
     assert!(world.messages("out/outbox").is_empty());
+}
+
 /// An error message a literal of a tainted session could fill (here with text the planner may have
 /// copied from a mail) is redacted like one from tool data, for the planner and in the trace.
 #[test]

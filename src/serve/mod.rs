@@ -382,7 +382,7 @@ impl ServerHandler for Server {
                 .build(),
         )
         .with_server_info(Implementation::new("zamburak", env!("CARGO_PKG_VERSION")))
-        .with_instructions(session::instructions(&self.runner.chosen.policy.planner()))
+        .with_instructions(context::instructions(&self.runner.chosen.policy.planner()))
     }
 
     async fn list_tools(
