@@ -627,3 +627,84 @@ fn refusals_to_decide_are_snapshot_error_variants() {
     );
     assert!(world.messages("out/outbox").is_empty(), "nothing was sent");
 }
+
+/// `run --format json` names the claim (its code and the text a person reads) and carries the planner's
+/// answer, which withholds the mail; `approve --format json` prints the continued run's document on stdout
+/// (the plan's prints on stderr), and `reject --format json` the closed run's. A wrong code decides nothing
+/// and says why as JSON too.
+#[test]
+fn approve_and_reject_report_the_continued_run_as_json() {
+    for verb in ["approve", "reject"] {
+        let world = World::new(None);
+        let plan = world.write_plan("plan.py", FORWARD);
+        let out = world.run(&plan, &["--format", "json"]);
+        assert_eq!(out.status.code(), Some(4));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let snapshot = world.path("plan.zsnap");
+        let code = common::cli::snapshot_claim_code(&snapshot);
+        assert_eq!(doc["approval"]["code"], code.as_str());
+        let text = doc["approval"]["text"].as_str().unwrap();
+        assert!(
+            text.contains("UNTRUSTED") && text.contains("bob@example.com"),
+            "{text}"
+        );
+        assert_eq!(doc["planner"]["status"], "waiting_for_the_person");
+        assert_eq!(doc["planner"]["waiting"]["claim"], code.as_str());
+        let body = doc["approval"]["values"]["body"].as_str().unwrap();
+        assert!(
+            !doc["planner"].to_string().contains(body),
+            "the planner is not told the mail"
+        );
+
+        let wrong = zamburak(&[
+            verb.as_ref(),
+            snapshot.as_os_str(),
+            "--claim".as_ref(),
+            "0000-0000-0000".as_ref(),
+            "--by".as_ref(),
+            "tester".as_ref(),
+            "--format".as_ref(),
+            "json".as_ref(),
+        ]);
+        assert_eq!(wrong.status.code(), Some(2));
+        let refused: Value = serde_json::from_slice(&wrong.stdout).unwrap();
+        assert!(
+            refused["error"].as_str().unwrap().contains("claim"),
+            "{refused}"
+        );
+        assert!(world.messages("out/outbox").is_empty());
+
+        let out = zamburak(&[
+            verb.as_ref(),
+            snapshot.as_os_str(),
+            "--claim".as_ref(),
+            code.as_ref(),
+            "--by".as_ref(),
+            "tester".as_ref(),
+            "--format".as_ref(),
+            "json".as_ref(),
+        ]);
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let decisions: Vec<(&str, &Value)> = doc["decisions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["tool"].as_str().unwrap(), &d["approval"]))
+            .collect();
+        if verb == "approve" {
+            assert_eq!(out.status.code(), Some(0));
+            assert_eq!(doc["status"], "completed");
+            assert!(String::from_utf8_lossy(&out.stderr).contains("forwarded"));
+            assert_eq!(doc["planner"]["output"][0]["text"], "forwarded\n");
+            assert_eq!(decisions[1], ("send_email", &Value::from("approved")));
+            assert_eq!(world.messages("out/outbox").len(), 1);
+        } else {
+            assert_eq!(out.status.code(), Some(0));
+            assert_eq!(doc["status"], "denied");
+            assert_eq!(decisions[1], ("send_email", &Value::from("rejected")));
+            assert!(world.messages("out/outbox").is_empty());
+        }
+        assert!(doc["approval"].is_null());
+        assert_eq!(doc["trace"], world.path("plan.zjson").display().to_string());
+    }
+}
