@@ -666,8 +666,9 @@ pub const SOURCE_RUN: usize = 3;
 /// assert_eq!(compress_sources(&sources[..3], &|_| None), ["read_inbox#1", "read_file#2", "read_file#3"]);
 /// ```
 pub fn compress_sources(sources: &[String], line_of: &dyn Fn(u32) -> Option<u32>) -> Vec<String> {
-    // Per site, in order of first appearance: its calls.
-    let mut sites: Vec<((String, Option<u32>), Vec<(u32, &String)>)> = Vec::new();
+    // Per site (tool and line), in order of first appearance: its calls.
+    type Site<'a> = ((String, Option<u32>), Vec<(u32, &'a String)>);
+    let mut sites: Vec<Site<'_>> = Vec::new();
     let mut others: Vec<(usize, &String)> = Vec::new();
     for (at, s) in sources.iter().enumerate() {
         let Some((tool, id)) = s

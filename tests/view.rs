@@ -1100,7 +1100,9 @@ fn a_list_argument_shows_its_elements_and_its_lineage() {
 
 /// Every `<svg class="lineage">` of a page: its node boxes by node id, and its edges `(from, to, d)`.
 type Boxes = Vec<(u64, (f64, f64, f64, f64))>;
-fn svgs(html: &str) -> Vec<(Boxes, Vec<(u64, u64, String)>)> {
+/// Edges `(from, to, d)`.
+type Edges = Vec<(u64, u64, String)>;
+fn svgs(html: &str) -> Vec<(Boxes, Edges)> {
     let node = regex::Regex::new(
         r#"<g class="node [^"]*"[^>]* data-node="(\d+)"><title>[^<]*</title><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)""#,
     )

@@ -143,11 +143,14 @@ fn longest_path_span(nodes: &[Input], edges: &[&(u32, u32, &'static str, String)
         .sum()
 }
 
+/// A point of the drawing.
+type Point = (f64, f64);
+
 /// What `dagre` gave: node centres, each edge's points and label centre.
 struct Laid {
-    centres: BTreeMap<u32, (f64, f64)>,
+    centres: BTreeMap<u32, Point>,
     /// Per edge (in input order): the points between its ends, and its label's centre.
-    points: Vec<(Vec<(f64, f64)>, Option<(f64, f64)>)>,
+    points: Vec<(Vec<Point>, Option<Point>)>,
 }
 
 fn run_dagre(nodes: &[Input], edges: &[&(u32, u32, &'static str, String)]) -> Laid {

@@ -435,7 +435,9 @@ pub fn named_runs(
     tools: &BTreeMap<u32, String>,
     lines: &BTreeMap<u32, u32>,
 ) -> Vec<(u32, String)> {
-    let mut sites: Vec<((String, Option<u32>), Vec<u32>)> = Vec::new();
+    // Per site (tool and line), in order of first appearance: its calls.
+    type Site = ((String, Option<u32>), Vec<u32>);
+    let mut sites: Vec<Site> = Vec::new();
     for id in ids {
         let key = (
             tools.get(id).cloned().unwrap_or_else(|| "?".into()),
