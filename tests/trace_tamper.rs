@@ -368,7 +368,9 @@ fn cli_reports_truncation_and_incomplete_trace() {
     assert_eq!(out.status.code(), Some(5));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("warning: the trace is incomplete: its 7 records check but it has no end record"),
+        stderr.contains(
+            "warning: the trace is incomplete: its 7 records check but it has no end record"
+        ),
         "{stderr}"
     );
 }
@@ -397,7 +399,10 @@ fn a_file_that_is_not_a_trace_is_said_to_be_one_and_shown_nowhere() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
         assert!(
-            stderr.starts_with(&format!("error: {} is not a Zamburak trace (", path.display())),
+            stderr.starts_with(&format!(
+                "error: {} is not a Zamburak trace (",
+                path.display()
+            )),
             "{name}: {stderr}"
         );
         let html = path.with_extension("html");
@@ -413,14 +418,19 @@ fn a_file_that_is_not_a_trace_is_said_to_be_one_and_shown_nowhere() {
         assert!(!html.exists(), "{name}: no page written");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
-        assert!(stderr.contains("is not a Zamburak trace"), "{name}: {stderr}");
+        assert!(
+            stderr.contains("is not a Zamburak trace"),
+            "{name}: {stderr}"
+        );
     }
     // A real trace cut after its first bytes, and one whose header was edited, are broken traces (exit 1).
     let f = fixture();
     std::fs::write(&f.path, &f.bytes[..4]).unwrap();
     zamburak_verify(&f.path)
         .code(1)
-        .stdout(predicates::str::starts_with("broken at seq 0 (line 1): truncated"));
+        .stdout(predicates::str::starts_with(
+            "broken at seq 0 (line 1): truncated",
+        ));
     let mut bytes = f.bytes.clone();
     let at = bytes.windows(6).position(|w| w == b"strict").unwrap();
     bytes[at] = b'S';
