@@ -11,5 +11,6 @@ pub const DENIED: i32 = 3;
 /// The run is suspended waiting for an approval.
 pub const SUSPENDED: i32 = 4;
 /// `verify` (and `view --export`) of a trace whose chain checks but that has no end record and waits on no
-/// approval: the run was interrupted, or the end of the file was cut (docs/trace.md).
+/// approval: the run was interrupted, or the end of the file was cut
+/// (docs/trace.md, "What `zamburak verify` checks").
 pub const INCOMPLETE: i32 = 5;

@@ -504,3 +504,81 @@ fn every_command_help_lists_its_exit_codes() {
         "--mode says which to pick: {run}"
     );
 }
+
+/// #39: repeated decisions of one call site are one line and a count, not one line per call; `-v` prints
+/// every call and `-q` only the outcome. The run is the same (the trace records every call).
+#[test]
+fn repeated_decisions_are_grouped_by_call_site() {
+    let world = common::world::World::new(None);
+    let plan = world.write_plan(
+        "loop.py",
+        "for i in range(40):\n    note = read_file(path=\"todo.txt\")\nemails = read_inbox(limit=20)\nfor e in emails:\n    draft_reply(to=e[\"from\"], subject=\"Re\", body=\"Thanks\")\n",
+    );
+    let run = |flag: Option<&str>| {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"));
+        cmd.current_dir(world.path(""))
+            .args(["run", "loop.py", "--policy", "policy.yaml"]);
+        if let Some(f) = flag {
+            cmd.arg(f);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let grouped = run(None);
+    let drafts = common::world::calls(&plan.with_extension("zjson"), Some("draft_reply")).len();
+    assert!(drafts > 1);
+    let lines: Vec<&str> = grouped
+        .lines()
+        .filter(|l| l.starts_with("loop.py:"))
+        .collect();
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("loop.py:2: allow read_file"))
+            .count(),
+        2,
+        "the first call in full, then the count: {grouped}"
+    );
+    assert!(
+        lines.contains(&"loop.py:2: allow read_file ×40 (allow; -v shows every call)"),
+        "{grouped}"
+    );
+    assert!(
+        lines.contains(
+            &"loop.py:3: allow read_inbox: every requirement of `read_inbox` holds (allow)"
+        )
+    );
+    assert!(
+        lines.iter().any(|l| *l
+            == format!(
+                "loop.py:5: draft draft_reply ×{drafts} (args.to.require; -v shows every call)"
+            )),
+        "{grouped}"
+    );
+    assert_eq!(lines.len(), 5, "{grouped}");
+
+    let every = run(Some("-v"));
+    assert_eq!(
+        every
+            .lines()
+            .filter(|l| l.starts_with("loop.py:2: allow read_file:"))
+            .count(),
+        40
+    );
+    assert!(!every.contains('×'), "{every}");
+
+    let quiet = run(Some("-q"));
+    assert!(!quiet.lines().any(|l| l.starts_with("loop.py:")), "{quiet}");
+    assert!(
+        quiet
+            .lines()
+            .any(|l| l.starts_with(&format!("completed (draft): 41 allowed, {drafts} drafted"))),
+        "{quiet}"
+    );
+    // Every call is in the trace, whatever was printed.
+    assert_eq!(
+        common::world::calls(&plan.with_extension("zjson"), Some("read_file")).len(),
+        40
+    );
+}

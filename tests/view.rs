@@ -509,13 +509,27 @@ fn garbage_traces_render_what_they_can() {
         ("long.zjson", vec![b'a'; 17 * 1024 * 1024]),
         ("notjson.zjson", b"{\"type\": \"call\"}\nhello\n".to_vec()),
     ];
+    // None of these is a trace (#39): one line, exit 2, no page; not a "broken chain" page.
     for (name, bytes) in cases {
         let p = dir.path().join(name);
         std::fs::write(&p, bytes).unwrap();
         let (code, html) = export(&p);
-        assert!(code == 0 || code == 1, "{name}: exit {code}");
-        assert!(html.contains("Run summary"), "{name}");
+        assert_eq!(code, 2, "{name}: exit {code}");
+        assert!(html.is_empty(), "{name}: no page");
     }
+    // A trace followed by garbage renders what parses and lists the rest.
+    let p = dir.path().join("tail.zjson");
+    TraceWriter::create(&p, Header::new("x = 1\n", "sha256:00".into(), "strict"))
+        .unwrap()
+        .close()
+        .unwrap();
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes.extend_from_slice(b"hello\n\x00\xff\n");
+    std::fs::write(&p, bytes).unwrap();
+    let (code, html) = export(&p);
+    assert_eq!(code, 1);
+    assert!(html.contains("Run summary") && html.contains("Hash chain BROKEN at seq 1"));
+    assert!(html.contains("line 2 is not a record"), "{html}");
     let missing = Command::new(bin())
         .arg("view")
         .arg(dir.path().join("missing.zjson"))
@@ -1056,7 +1070,7 @@ fn an_export_bounds_the_lineages_it_draws() {
     }
     w.close().unwrap();
     let (code, html) = export(&path);
-    assert_eq!(code, 0);
+    assert_eq!(code, 5, "exported; intact, but no end record");
     let outside_graph = html.replacen(graph_section(&html), "", 1);
     let drawn = outside_graph.matches("<g class=\"node ").count();
     assert!(drawn > 0 && drawn <= 5_000, "{drawn} lineage nodes drawn");

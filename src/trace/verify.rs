@@ -60,8 +60,8 @@ impl VerifyReport {
     }
 
     /// Intact as far as it goes, but without an `end` record and not waiting on an approval: the run was
-    /// interrupted, or the end of the file was cut at a line boundary (docs/trace.md, "What `zamburak verify`
-    /// checks").
+    /// interrupted, or the end of the file was cut at a line boundary
+    /// (docs/trace.md, "What `zamburak verify` checks").
     pub fn is_incomplete(&self) -> bool {
         self.broken.is_none() && !self.complete && self.suspended.is_none()
     }
