@@ -495,7 +495,7 @@ pub fn serve(
     let limits = crate::runtime::run::machine_limits(&chosen.policy);
     let pool = crate::runtime::worker::pool::Pool::start(
         exe,
-        crate::runtime::worker::client::WorkerArgs::for_limits(&limits),
+        crate::runtime::worker::process::WorkerArgs::for_limits(&limits),
         ops.warm_workers,
     );
     let live = runs::Runs::new(ops);

@@ -5,8 +5,8 @@
 //! for the person; the planner's answer is [`super::answer`]'s.
 //!
 //! Blocking: the server calls it on a blocking thread, one per run. The run's worker comes from the
-//! server's warm pool, and its stop switch ([`StopSwitch`]) ends it from outside (`super::runs`): once
-//! pulled, no further tool call starts.
+//! server's warm pool, and its stop switch ([`StopSwitch`]) ends it from outside (the run timeout, the
+//! shutdown): once pulled, no further tool call starts.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -20,6 +20,7 @@
 
 pub mod client;
 pub mod pool;
+pub mod process;
 pub mod serve;
 pub mod stop;
 

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use super::client::{Worker, WorkerArgs};
+use super::process::{Worker, WorkerArgs};
 use super::stop::StopSwitch;
 
 /// How long the pool waits before trying again when a worker cannot be started (out of processes or
