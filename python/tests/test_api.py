@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import zamburak
-from mailfixture import Mail, Mailbox
+from mailfixture import POLICY, Mail, Mailbox
 
 REPLY_TO_SENDER = """mail = read_inbox()[0]
 send_mail(to=mail["reply_to"], subject="Re: " + mail["subject"], body="Yes, see you then.")
@@ -127,3 +127,13 @@ def test_a_missing_policy_is_a_configuration_error_with_the_cli_text(tmp_path: P
         zamburak.lint("x = 1\n", tmp_path / "nowhere.yaml")
     assert caught.value.exit_code == 2
     assert "nowhere.yaml" in caught.value.message
+
+
+def test_a_missing_lock_says_how_to_lock_python_tools(tmp_path: Path, mailbox: Mailbox) -> None:
+    copy = tmp_path / "zamburak.yaml"
+    shutil.copy(POLICY, copy)
+    with pytest.raises(zamburak.ConfigurationError) as caught:
+        zamburak.run(REPLY_TO_ALICE, copy, tools=mailbox.tools())
+    assert "no lock file" in caught.value.message
+    assert "zamburak.lock(policy, tools)" in caught.value.message
+    assert mailbox.reads == 0 and mailbox.outbox == []

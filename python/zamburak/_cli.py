@@ -116,6 +116,20 @@ def error_lines(stderr: str) -> str:
     return "\n".join(kept)[len("error: "):].strip()
 
 
+LOCK_HINT = (
+    " (for tools served by Python functions, lock from Python instead: zamburak.lock(policy, tools), which "
+    "serves them while `zamburak mcp lock` asks)"
+)
+
+
+def _usage(message: str) -> ConfigurationError:
+    """A configuration error with the CLI's message; where it says to run `zamburak mcp lock`, how to do that
+    for Python tools, which the CLI alone cannot start."""
+    if "zamburak mcp lock" in message:
+        message += LOCK_HINT
+    return ConfigurationError(message, USAGE)
+
+
 def document(done: Completed, what: str) -> dict[str, Any]:
     """The JSON document a `--format json` command printed; a configuration error (exit 2) raised with the
     CLI's message, anything else unexpected raised too."""
@@ -124,9 +138,9 @@ def document(done: Completed, what: str) -> dict[str, Any]:
     except json.JSONDecodeError:
         doc = None
     if isinstance(doc, dict) and "error" in doc and done.code == USAGE:
-        raise ConfigurationError(str(doc["error"]), done.code)
+        raise _usage(str(doc["error"]))
     if done.code == USAGE:
-        raise ConfigurationError(error_lines(done.stderr) or f"`zamburak {what}` failed (exit 2)", done.code)
+        raise _usage(error_lines(done.stderr) or f"`zamburak {what}` failed (exit 2)")
     if not isinstance(doc, dict):
         said = error_lines(done.stderr)
         raise ZamburakError(
@@ -142,5 +156,5 @@ def text(done: Completed, what: str) -> str:
         return done.stdout
     message = error_lines(done.stderr) or f"`zamburak {what}` failed (exit {done.code})"
     if done.code == USAGE:
-        raise ConfigurationError(message, done.code)
+        raise _usage(message)
     raise ZamburakError(message, done.code)
