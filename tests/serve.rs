@@ -26,21 +26,30 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The pinned SDK's Python, or `None` (after saying so) where it is not installed outside CI.
-fn sdk_python() -> Option<PathBuf> {
-    let python = root().join("tests/serve/.venv/bin/python");
-    if python.is_file() {
-        return Some(python);
+/// `path`, a test dependency `.ci/run` installs, or `None` (after saying so) where it is missing outside CI;
+/// in CI a missing one fails the test, so nothing is skipped there.
+fn installed(path: PathBuf, what: &str, install: &str) -> Option<PathBuf> {
+    if path.exists() {
+        return Some(path);
     }
     let message = format!(
-        "{} is missing: `mcp serve` is not tested with the MCP Python SDK. Install it with\n  python3 -m venv tests/serve/.venv && tests/serve/.venv/bin/pip install -r tests/serve/requirements.txt",
-        python.display()
+        "{} is missing: `mcp serve` is not tested with {what}. Install it with\n  {install}",
+        path.display()
     );
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("{message}");
     }
     eprintln!("\n!!!!!!!!\n!!! SKIPPED: {message}\n!!!!!!!!\n");
     None
+}
+
+/// The pinned SDK's Python.
+fn sdk_python() -> Option<PathBuf> {
+    installed(
+        root().join("tests/serve/.venv/bin/python"),
+        "the MCP Python SDK",
+        "python3 -m venv tests/serve/.venv && tests/serve/.venv/bin/pip install -r tests/serve/requirements.txt",
+    )
 }
 
 #[test]
@@ -767,22 +776,13 @@ fn no_queue_means_no_link_and_the_queue_listens_only_on_loopback() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a loopback address"));
 }
 
-/// The MCP Inspector's CLI (npm `@modelcontextprotocol/inspector`, pinned in tests/mcp/package-lock.json), or
-/// `None` (after saying so) where it is not installed outside CI.
+/// The MCP Inspector's CLI (npm `@modelcontextprotocol/inspector`, pinned in tests/mcp/package-lock.json).
 fn inspector() -> Option<PathBuf> {
-    let bin = root().join("tests/mcp/node_modules/.bin/mcp-inspector");
-    if bin.exists() {
-        return Some(bin);
-    }
-    let message = format!(
-        "{} is missing: `mcp serve` is not tested with the MCP Inspector. Install it with\n  (cd tests/mcp && npm ci)",
-        bin.display()
-    );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{message}");
-    }
-    eprintln!("\n!!!!!!!!\n!!! SKIPPED: {message}\n!!!!!!!!\n");
-    None
+    installed(
+        root().join("tests/mcp/node_modules/.bin/mcp-inspector"),
+        "the MCP Inspector",
+        "(cd tests/mcp && npm ci)",
+    )
 }
 
 /// `npx mcp-inspector --cli` against the server: one request per process, its JSON answer on stdout.
