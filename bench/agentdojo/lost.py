@@ -40,7 +40,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("dir")
     parser.add_argument("plans")
-    parser.add_argument("--zamburak", default=os.path.join(HERE, "..", "..", "target", "debug", "zamburak"))
+    parser.add_argument("--zamburak", default=os.path.join(HERE, "..", "..", "target", "release", "zamburak"))
     args = parser.parse_args()
     groups = {}
     for suite in SUITES:

@@ -19,6 +19,12 @@ def pct(n, d):
     return f"{100 * n / d:.1f}%" if d else "–"
 
 
+def printed(v):
+    """How many of the attack successes reached their goal only through printed text."""
+    n = v["oh"] + v["oa"]
+    return f" ({v['oh']} / {v['oa']} printed only)" if n else ""
+
+
 def table(directory):
     rows = []
     total = {k: 0 for k in ("tasks", "utility", "approved", "completed", "pairs", "uh", "ua", "ah", "aa", "control", "confirm", "deny",
@@ -65,7 +71,7 @@ def table(directory):
         print(f"| {suite} | {v['tasks']} | {v['utility']} ({pct(v['utility'], v['tasks'])}) "
               f"| {v['approved']} ({pct(v['approved'], v['tasks'])}) | {v['pairs']} "
               f"| {v['uh']} ({pct(v['uh'], v['pairs'])}) / {v['ua']} ({pct(v['ua'], v['pairs'])}) "
-              f"| **{v['ah']} / {v['aa']}** | {v['control']} | {v['stopped']} of {v['replayed']} |")
+              f"| **{v['ah']} / {v['aa']}**{printed(v)} | {v['control']} | {v['stopped']} of {v['replayed']} |")
     print()
     print("Autonomy (consequential calls: every call whose effect is not `read`, asking the model aside) without "
           "attack, with a user who approves every confirmation; and the attacks that reached their goal only "
