@@ -126,5 +126,11 @@ fn garbage_policies_and_traces_are_usage_errors() {
     let t = dir.path().join("t.zjson");
     std::fs::write(&t, b"\xff{\"seq\":0}\n[[[[[[\n").unwrap();
     let out = zamburak().arg("verify").arg(&t).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    // Garbage from its first byte is not a trace at all: a usage error, never "tampered" (docs/trace.md).
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is not a Zamburak trace"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
