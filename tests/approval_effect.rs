@@ -231,7 +231,7 @@ fn claim_text(effect: Outcome) -> String {
         tool_sha256: None,
         on_approval: (effect == Outcome::Draft).then(|| "draft".into()),
     };
-    zamburak::cli::approve::claim_text(&call, &ClaimShown::default())
+    zamburak::cli::claim::claim_text(&call, &ClaimShown::default())
 }
 
 proptest! {

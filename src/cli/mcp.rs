@@ -238,7 +238,7 @@ pub fn serve_command(
     };
     // MCP clients often start servers with a bare environment: without `--by` or $USER the decider is
     // recorded as "the person" rather than the server refusing to start.
-    let by = super::approve::decider(person.by.as_deref()).unwrap_or_else(|| "the person".into());
+    let by = super::claim::decider(person.by.as_deref()).unwrap_or_else(|| "the person".into());
     let queue_addr = if person.no_queue {
         None
     } else {
@@ -259,7 +259,7 @@ pub fn serve_command(
     let ttl = approval_ttl_secs.unwrap_or(crate::runtime::snapshot::DEFAULT_TTL_SECS);
     let asker = crate::serve::ask::Person {
         by: by.clone(),
-        claim_text: super::approve::claim_text,
+        claim_text: super::claim::claim_text,
         elicit: !person.no_elicit,
     };
     let mut ready = |address: &str| {
@@ -589,25 +589,4 @@ pub fn init_command(
         }
         Err(e) => usage(&e.to_string()),
     }
-}
-
-/// Ctrl-C during a run with MCP servers. Each server leads its own process group (so a forced stop reaches
-/// the processes it started), which also keeps the terminal's interrupt from reaching it: kill them all,
-/// then exit like an interrupted program (130).
-pub(super) fn on_interrupt_kill_servers() {
-    std::thread::spawn(|| {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
-            crate::mcp::client::kill_all_servers();
-            errln!(
-                "interrupted: the MCP servers were stopped; the trace ends without an `end` record"
-            );
-            std::process::exit(130);
-        }
-    });
 }

@@ -3,7 +3,9 @@
 //! typed errors.
 
 pub mod approve;
+pub mod claim;
 pub mod decisions;
+pub mod interrupt;
 pub mod lint;
 pub mod mcp;
 pub mod output;

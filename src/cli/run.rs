@@ -156,7 +156,7 @@ fn prepare(opts: &RunOptions) -> Result<Prepared, RunSetupError> {
     let mut backend = ToolBackend::for_policy(policy, chosen.origin.path())?;
     let mut lock_sha256 = None;
     if let Some(hub) = backend.hub() {
-        super::mcp::on_interrupt_kill_servers();
+        super::interrupt::on_interrupt_kill_servers();
         if let Err(e) = hub.start_named(policy, &source) {
             hub.shutdown();
             return Err(RunSetupError::McpStart(e));
@@ -263,7 +263,7 @@ fn execute(opts: &RunOptions, prepared: Prepared) -> Ran {
         };
         match snapshot::suspend(&report, &ctx, &mut writer) {
             Ok(path) => {
-                errln!("{}", super::approve::describe_claim(&report, &path));
+                errln!("{}", super::claim::describe_claim(&report, &path));
                 snapshot_path = Some(path);
             }
             Err(e) => {
@@ -485,7 +485,7 @@ pub(super) fn json_document<'a>(
             (Some(s), Some(p)) => Some(JsonApproval {
                 snapshot: p.display().to_string(),
                 code: s.claim.claim_code(),
-                text: super::approve::claim_text(&s.claim, &s.shown),
+                text: super::claim::claim_text(&s.claim, &s.shown),
                 claim: &s.claim,
                 values: s.shown.values.iter().cloned().collect(),
                 non_readers: s
@@ -508,7 +508,7 @@ fn ask_on_terminal(
 ) -> (bool, String) {
     use std::io::Write;
     let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{}", super::approve::claim_text(call, shown));
+    let _ = write!(err, "{}", super::claim::claim_text(call, shown));
     let _ = write!(err, "approve? [y/N] ");
     let _ = err.flush();
     let mut answer = String::new();
