@@ -582,23 +582,10 @@ fn forged_replayed_and_stale_posts_are_refused_and_change_nothing() {
     assert!(list.body.contains("No claim is pending"), "{}", list.body);
 }
 
-/// The queue records who decides, so it does not start without a name; it serves no trace's export.
+/// The queue serves no trace's export, and only on loopback. (Without `--by` and `$USER` it records the
+/// account's own name, as `approve` does: tests/approval_binding.rs.)
 #[test]
-fn the_queue_needs_a_decider_and_takes_no_export() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("zamburak")
-        .unwrap()
-        .args(["view", "--queue"])
-        .arg(dir.path())
-        .env_remove("USER")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("--by NAME"),
-        "{}",
-        text(&out.stderr)
-    );
+fn the_queue_takes_no_export_and_serves_only_loopback() {
     let out = zamburak(&["view", "--queue", "--export", "x.html"]);
     assert_eq!(out.status.code(), Some(2));
     let out = zamburak(&["view", "--queue", "--addr", "0.0.0.0:0"]);
