@@ -70,6 +70,8 @@ pub struct Run<'i, 'a> {
     preflight: bool,
     approver: Option<&'a mut Approver>,
     engine: Engine,
+    /// A machine the caller made and prepared ([`Run::on_machine`]); else one of `engine`'s.
+    machine: Option<Box<dyn Machine>>,
     compile: lower::Options,
 }
 
@@ -81,6 +83,7 @@ impl<'i, 'a> Run<'i, 'a> {
             preflight: true,
             approver: None,
             engine: Engine::InProcess,
+            machine: None,
             compile: lower::Options::default(),
         }
     }
@@ -98,6 +101,16 @@ impl<'i, 'a> Run<'i, 'a> {
     /// process, so a plan that exhausts memory or the stack ends the worker, not the run's process.
     pub fn on(self, engine: Engine) -> Run<'i, 'a> {
         Run { engine, ..self }
+    }
+
+    /// Runs the plan's interpreter on `machine`, which the caller made (and may have
+    /// [`Machine::prepare`]d with [`machine_limits`], so its prelude session loads while the caller sets
+    /// up the run; `zamburak run` does, before it starts MCP servers and the trace).
+    pub fn on_machine(self, machine: Box<dyn Machine>) -> Run<'i, 'a> {
+        Run {
+            machine: Some(machine),
+            ..self
+        }
     }
 
     /// Without the pre-flight analysis: a call that lint proves denied is still attempted and denied when
@@ -183,6 +196,7 @@ fn run_plan<'a>(
         preflight,
         approver,
         engine,
+        machine,
         compile,
     } = run;
     let sigs = input.policy.signatures();
@@ -190,6 +204,11 @@ fn run_plan<'a>(
         trace,
         failed: None,
     };
+    let exec_limits = exec_limits(input.policy);
+    // The prelude session loads while the plan is checked, lowered and analysed (docs/lowering.md,
+    // "Speed"); a plan refused on the way leaves it unused.
+    let mut machine = machine.unwrap_or_else(|| engine.machine());
+    machine.prepare(&exec_limits.machine());
 
     let (parsed, lowered) = match front_end(input, &sigs, compile) {
         Ok(both) => both,
@@ -232,7 +251,6 @@ fn run_plan<'a>(
         }
     }
 
-    let exec_limits = exec_limits(input.policy);
     let mut host = RunHost::new(
         input.policy,
         backend,
@@ -242,7 +260,6 @@ fn run_plan<'a>(
         approver,
     );
     let mut parked = None;
-    let mut machine = engine.machine();
     let outcome = guarded(|| {
         exec::execute_on(
             machine.as_mut(),

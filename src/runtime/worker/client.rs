@@ -28,6 +28,9 @@ pub const DEADLINE_GRACE: Duration = Duration::from_secs(1);
 pub struct WorkerMachine {
     exe: PathBuf,
     worker: Option<Worker>,
+    /// The limits of a worker started by [`Machine::prepare`] that has not been asked anything yet: it is
+    /// loading the prelude session, and the next `start` with the same limits uses it.
+    prepared: Option<MachineLimits>,
 }
 
 struct Worker {
@@ -62,10 +65,15 @@ fn read_replies(output: ChildStdout, replies: Sender<Result<Option<Reply>, Strin
 impl WorkerMachine {
     /// A machine whose worker is `exe __worker`; `exe` must be a zamburak binary.
     pub fn new(exe: PathBuf) -> WorkerMachine {
-        WorkerMachine { exe, worker: None }
+        WorkerMachine {
+            exe,
+            worker: None,
+            prepared: None,
+        }
     }
 
-    fn spawn(&mut self, limits: &MachineLimits) -> Result<(), Death> {
+    /// Starts a worker under `limits`; `preload`: it loads the prelude session before its first request.
+    fn spawn(&mut self, limits: &MachineLimits, preload: bool) -> Result<(), Death> {
         self.stop();
         let mb = limits.max_memory.unwrap_or(usize::MAX) >> 20;
         let mb = u32::try_from(mb.max(1)).unwrap_or(u32::MAX);
@@ -74,10 +82,15 @@ impl WorkerMachine {
         let cpu_secs = (limits.timeout_ms / 1000)
             .saturating_mul(2)
             .saturating_add(5);
-        let mut child = Command::new(&self.exe)
+        let mut command = Command::new(&self.exe);
+        command
             .arg(SUBCOMMAND)
             .arg(mb.to_string())
-            .arg(cpu_secs.to_string())
+            .arg(cpu_secs.to_string());
+        if preload {
+            command.arg("--preload");
+        }
+        let mut child = command
             // The plan's process gets nothing of the user's environment (API keys live there).
             .env_clear()
             .current_dir("/")
@@ -203,6 +216,7 @@ impl WorkerMachine {
     }
 
     fn stop(&mut self) {
+        self.prepared = None;
         if let Some(mut worker) = self.worker.take() {
             drop(worker.input);
             let _ = worker.child.kill();
@@ -239,8 +253,20 @@ impl Drop for WorkerMachine {
 }
 
 impl Machine for WorkerMachine {
+    fn prepare(&mut self, limits: &MachineLimits) {
+        if self.prepared.as_ref() == Some(limits) && self.worker.is_some() {
+            return;
+        }
+        // A worker that cannot be started now is started (or fails to start, saying why) by `start`.
+        if self.spawn(limits, true).is_ok() {
+            self.prepared = Some(limits.clone());
+        }
+    }
+
     fn start(&mut self, snippet: &str, limits: &MachineLimits) -> Step {
-        if let Err(death) = self.spawn(limits) {
+        // The prepared worker, if it was started under these limits and has not been asked anything yet.
+        let ready = self.prepared.take().is_some_and(|l| &l == limits) && self.worker.is_some();
+        if !ready && let Err(death) = self.spawn(limits, true) {
             return crashed(death);
         }
         self.step(&Request::Start {
@@ -250,7 +276,7 @@ impl Machine for WorkerMachine {
     }
 
     fn restore(&mut self, paused: &Value, limits: &MachineLimits) -> Result<RawCall, MachineError> {
-        self.spawn(limits).map_err(MachineError::NoWorker)?;
+        self.spawn(limits, false).map_err(MachineError::NoWorker)?;
         match self.exchange(&Request::Restore {
             paused: paused.clone(),
             limits: limits.clone(),
