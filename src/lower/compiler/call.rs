@@ -159,7 +159,7 @@ impl Compiler<'_> {
                     return "None".into();
                 };
                 let flat_args = c.arguments.keywords.is_empty()
-                    && c.arguments.args.len() <= 2
+                    && c.arguments.args.len() <= crate::lower::generated::MAX_FLAT_ARGS
                     && c.arguments.args.iter().all(|x| self.is_flat_expr(x));
                 if flat_args && let Some((name, _)) = str_fast(method) {
                     let recv = self.expr(&a.value, pc);
@@ -170,7 +170,6 @@ impl Compiler<'_> {
                         parts.push(f.label);
                     }
                     let n = c.arguments.args.len();
-                    self.str_methods.insert((name, n));
                     return format!("_ms_{name}_{n}({}, {pc}, {line})", parts.join(", "));
                 }
                 if method == "get"

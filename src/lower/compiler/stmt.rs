@@ -634,7 +634,6 @@ impl Compiler<'_> {
                     parts.push(f.raw);
                     parts.push(f.label);
                 }
-                self.split_iters.insert((method, args.len()));
                 let line = self.line;
                 Some(format!(
                     "_msr_{method}_{}({}, _pc, {line})",
