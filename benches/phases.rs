@@ -6,7 +6,7 @@
 //! `benches/results/overhead.md`.
 //!
 //! `cargo bench --bench phases` prints the medians; `cargo bench --bench phases -- --once agent` runs the
-//! agent plan once (what callgrind measures).
+//! agent plan once (what callgrind measures); `-- --snippet agent` prints its lowered snippet.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -57,7 +57,10 @@ fn phase_lower(code: &str) -> Lowered {
 
 #[inline(never)]
 fn phase_load() -> Box<MontyRepl> {
-    match Dump::load(zamburak::lower::prelude_session()).unwrap().state {
+    match Dump::load(zamburak::lower::prelude_session())
+        .unwrap()
+        .state
+    {
         Session::Idle(repl) => repl,
         _ => panic!("the prelude session is not idle"),
     }
@@ -76,7 +79,11 @@ fn phase_compile(repl: Box<MontyRepl>, snippet: &str) {
     }
     let mut out = String::new();
     let p = repl
-        .feed_start(&guarded, Vec::new(), PrintWriter::CollectString(&mut out, None))
+        .feed_start(
+            &guarded,
+            Vec::new(),
+            PrintWriter::CollectString(&mut out, None),
+        )
         .unwrap();
     assert!(matches!(p, ReplProgress::Complete { .. }));
     // Leaked on purpose: the drop is measured on its own.
@@ -85,7 +92,11 @@ fn phase_compile(repl: Box<MontyRepl>, snippet: &str) {
 
 /// Answers one call: the host's side of the boundary (arguments unboxed, the result boxed).
 #[inline(never)]
-fn phase_convert(args: &[MontyObject], kwargs: &[(MontyObject, MontyObject)], result: &LValue) -> MontyObject {
+fn phase_convert(
+    args: &[MontyObject],
+    kwargs: &[(MontyObject, MontyObject)],
+    result: &LValue,
+) -> MontyObject {
     for a in args {
         black_box(unbox(a).unwrap());
     }
@@ -106,7 +117,11 @@ fn phase_convert(args: &[MontyObject], kwargs: &[(MontyObject, MontyObject)], re
 fn phase_run(repl: Box<MontyRepl>, snippet: &str, result: &LValue) -> MontyRepl {
     let mut out = String::new();
     let mut progress = repl
-        .feed_start(snippet, Vec::new(), PrintWriter::CollectString(&mut out, None))
+        .feed_start(
+            snippet,
+            Vec::new(),
+            PrintWriter::CollectString(&mut out, None),
+        )
         .unwrap();
     loop {
         match progress {
@@ -233,7 +248,15 @@ fn report(name: &str, n: usize) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    if let Some(pos) = args.iter().position(|a| a == "--snippet") {
+        let name = args.get(pos + 1).map_or("agent", String::as_str);
+        print!("{}", phase_lower(workload(name).0).snippet);
+        return;
+    }
     if let Some(pos) = args.iter().position(|a| a == "--once") {
         let name = args.get(pos + 1).map_or("agent", String::as_str);
         let (code, data) = workload(name);
