@@ -103,4 +103,3 @@ pub fn to_monty(v: &Value) -> MontyObject {
         ),
     }
 }
-
