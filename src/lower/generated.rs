@@ -12,13 +12,43 @@
 /// compiler calls one only for calls with that many or fewer, all flat.
 pub const MAX_FLAT_ARGS: usize = 2;
 
+/// How many positional arguments a method takes in Python, where fewer than `0..=MAX_FLAT_ARGS` (every
+/// other method gets all of those). Only a matter of size: every generated helper is loaded with the
+/// prelude session on every run, and a call with another number of arguments is compiled to the general
+/// helper, which raises as Python does.
+const ARITIES: &[(&str, &[usize])] = &[
+    ("lower", &[0]),
+    ("upper", &[0]),
+    ("title", &[0]),
+    ("strip", &[0, 1]),
+    ("lstrip", &[0, 1]),
+    ("rstrip", &[0, 1]),
+    ("splitlines", &[0, 1]),
+    ("replace", &[2]),
+    ("startswith", &[1, 2]),
+    ("endswith", &[1, 2]),
+    ("find", &[1, 2]),
+    ("count", &[1, 2]),
+    ("index", &[1, 2]),
+    ("zfill", &[1]),
+];
+
+/// Whether `method` called with `n` flat positional arguments has a generated helper.
+pub fn has_fast_path(method: &str, n: usize) -> bool {
+    n <= MAX_FLAT_ARGS
+        && ARITIES
+            .iter()
+            .find(|(m, _)| *m == method)
+            .is_none_or(|(_, ns)| ns.contains(&n))
+}
+
 /// The text of every generated helper, for the `str` methods with a fast path (`(name, list)`: `list`, the
 /// method gives a list of strings, which also gets a raw loop).
 pub fn helpers<'a>(methods: impl IntoIterator<Item = (&'a str, bool)>) -> String {
     let mut out =
         String::from("\n# Generated from src/plan/catalogue.rs by src/lower/generated.rs.\n");
     for (method, list) in methods {
-        for n in 0..=MAX_FLAT_ARGS {
+        for n in (0..=MAX_FLAT_ARGS).filter(|n| has_fast_path(method, *n)) {
             out.push_str(&str_method_helper(method, n, list));
             if list {
                 out.push_str(&split_iter_helper(method, n));
@@ -92,4 +122,29 @@ fn str_method_helper(method: &str, n: usize, list: bool) -> String {
     format!(
         "def _ms_{method}_{n}(c{params}, pc, line):\n    x = c[0]\n    if type(x) is str:\n        return {ret}\n    return _m(c, '{method}', {boxed}, _NOKW, pc, line)\n"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::catalogue::METHODS;
+
+    /// Every helper the compiler may call ([`has_fast_path`]) is in the text the session is built from, and
+    /// a call Python refuses for its number of arguments gets none (it goes through the general helper).
+    #[test]
+    fn the_compiler_calls_only_helpers_that_exist() {
+        let methods: Vec<(&str, bool)> = METHODS
+            .iter()
+            .filter_map(|m| m.str_fast.map(|list| (m.name, list)))
+            .collect();
+        let text = helpers(methods.iter().copied());
+        for (m, list) in &methods {
+            for n in 0..=MAX_FLAT_ARGS + 1 {
+                let has = has_fast_path(m, n);
+                assert_eq!(text.contains(&format!("def _ms_{m}_{n}(")), has, "{m} {n}");
+                assert_eq!(text.contains(&format!("def _msr_{m}_{n}(")), has && *list);
+            }
+        }
+        assert!(!has_fast_path("lower", 1) && has_fast_path("split", 2));
+    }
 }

@@ -161,7 +161,10 @@ impl Compiler<'_> {
                 let flat_args = c.arguments.keywords.is_empty()
                     && c.arguments.args.len() <= crate::lower::generated::MAX_FLAT_ARGS
                     && c.arguments.args.iter().all(|x| self.is_flat_expr(x));
-                if flat_args && let Some((name, _)) = str_fast(method) {
+                if flat_args
+                    && let Some((name, _)) = str_fast(method)
+                    && crate::lower::generated::has_fast_path(name, c.arguments.args.len())
+                {
                     let recv = self.expr(&a.value, pc);
                     let mut parts = vec![recv];
                     for arg in &c.arguments.args {

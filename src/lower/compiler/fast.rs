@@ -55,7 +55,7 @@ impl Compiler<'_> {
             matches!(a.value.as_ref(), Expr::Name(m) if matches!(m.id.as_str(), "json" | "re"));
         let ok = !module
             && c.arguments.keywords.is_empty()
-            && c.arguments.args.len() <= crate::lower::generated::MAX_FLAT_ARGS
+            && crate::lower::generated::has_fast_path(method, c.arguments.args.len())
             && c.arguments.args.iter().all(|x| self.is_flat_expr(x));
         ok.then_some((method, a.value.as_ref(), c.arguments.args.as_ref()))
     }
