@@ -203,6 +203,7 @@ fn loop_100k_lowered_without_constant_labels(b: Bencher) {
     let r = labelled(&Value::Null);
     let off = Options {
         constant_labels: false,
+        ..Options::default()
     };
     b.bench(|| {
         run_compiled_with(

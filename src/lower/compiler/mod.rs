@@ -3,12 +3,14 @@
 //!
 //! Split along its seams: this file holds the compiler's state, the entry points, linking and emission;
 //! [`stmt`] lowers statements (assignments, branches, loops, `def`), [`expr`] expressions (names, operators,
-//! f-strings, lambdas, comprehensions), [`call`] calls (builtins, methods, module functions, tools), and
-//! [`fast`] the unboxed scalars and generated fast paths (`flat.rs` decides which variables are flat).
+//! f-strings, lambdas, comprehensions), [`call`] calls (builtins, methods, module functions, tools),
+//! [`fast`] the unboxed scalars and generated fast paths (`flat.rs` decides which variables are flat), and
+//! [`fused`] the statement shapes compiled to one fused helper.
 
 mod call;
 mod expr;
 mod fast;
+mod fused;
 mod stmt;
 
 use std::collections::BTreeSet;
@@ -115,6 +117,8 @@ struct Compiler<'a> {
     strict: bool,
     /// [`Options::constant_labels`].
     constant_labels: bool,
+    /// [`Options::fused_idioms`].
+    fused: bool,
     out: Vec<Line>,
     /// Hoisted definitions (lambdas, comprehensions) waiting to be emitted before the current statement.
     pre: Vec<Line>,
@@ -161,12 +165,15 @@ pub fn compile(
 pub struct Options {
     /// Drop the run-time label code of values whose label is known when compiling (`constant.rs`).
     pub constant_labels: bool,
+    /// Compile common statement shapes to one fused helper call (`fused.rs`).
+    pub fused_idioms: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             constant_labels: true,
+            fused_idioms: true,
         }
     }
 }
@@ -213,6 +220,7 @@ fn lower_plan<'a>(
         sigs,
         strict: mode == Mode::Strict,
         constant_labels: options.constant_labels,
+        fused: options.fused_idioms,
         out: Vec::new(),
         pre: Vec::new(),
         line: 0,

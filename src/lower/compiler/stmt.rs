@@ -61,6 +61,9 @@ impl Compiler<'_> {
                 }
             }
             Stmt::Assign(s) => {
+                if self.fused_assign(s, indent) {
+                    return;
+                }
                 let v = self.expr(&s.value, "_pc");
                 self.flush_pre(indent);
                 if s.targets.len() == 1 {
