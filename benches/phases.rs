@@ -6,7 +6,9 @@
 //! `benches/results/overhead.md`.
 //!
 //! `cargo bench --bench phases` prints the medians; `cargo bench --bench phases -- --once agent` runs the
-//! agent plan once (what callgrind measures); `-- --snippet agent` prints its lowered snippet.
+//! agent plan once (what callgrind measures); `-- --snippet agent` prints its lowered snippet, and
+//! `-- --once agent --from FILE` runs a hand-edited snippet in its place (to measure a compiler change before
+//! making it).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -319,6 +321,15 @@ fn main() {
         } else if args.iter().any(|a| a == "--compile-only") {
             let lowered = phase_lower(code);
             phase_compile(phase_load(), &lowered.snippet);
+        } else if let Some(file) = args
+            .iter()
+            .position(|a| a == "--from")
+            .and_then(|i| args.get(i + 1))
+        {
+            // A hand-edited snippet of the workload (what a compiler change would write), run in its place.
+            let snippet = std::fs::read_to_string(file).unwrap();
+            let repl = phase_load();
+            phase_drop(phase_run(repl, &snippet, &result));
         } else {
             lowered_once(code, &result);
         }
