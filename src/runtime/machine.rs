@@ -163,14 +163,14 @@ enum Preload {
     Loaded(Option<Box<MontyRepl>>),
 }
 
-/// What becomes of a session once its run has ended (completed, failed or refused). Freeing a session's
-/// heap entry by entry takes about as long as loading it (0.4 ms for the agent plan's), so it is never done
-/// on the run's way to its end.
+/// What becomes of a session once its run has ended (completed, failed or refused).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Finished {
-    /// Handed to a background thread that frees it.
+enum Finished {
+    /// Freed at once. Freeing a session's heap entry by entry costs about a tenth of a lowered agent
+    /// plan's run; handing it to a background thread instead was measured slower in process (the freeing
+    /// competes with the next run for the allocator), so it stays on the run's path here.
     #[default]
-    FreedInBackground,
+    Freed,
     /// Left to the process's exit: a worker whose run has ended is only waiting to be ended (it is never
     /// reused: every run and every restore starts a new worker), and its memory budget bounds what it holds.
     LeftToExit,
@@ -182,27 +182,6 @@ fn load_prelude() -> Option<Box<MontyRepl>> {
         Ok(Session::Idle(repl)) => Some(repl),
         _ => None,
     }
-}
-
-/// Frees finished sessions on one background thread, started on first use; where no thread can be
-/// started, the session is freed here.
-fn free_in_background(repl: MontyRepl) {
-    use std::sync::mpsc::{Sender, channel};
-    use std::sync::{Mutex, OnceLock};
-    static FREER: OnceLock<Option<Mutex<Sender<MontyRepl>>>> = OnceLock::new();
-    let freer = FREER.get_or_init(|| {
-        let (send, receive) = channel::<MontyRepl>();
-        std::thread::Builder::new()
-            .name("zamburak-free-sessions".into())
-            .spawn(move || receive.into_iter().for_each(drop))
-            .ok()
-            .map(|_| Mutex::new(send))
-    });
-    let unsent = match freer.as_ref().map(|f| f.lock()) {
-        Some(Ok(send)) => send.send(repl).err().map(|e| e.0),
-        _ => Some(repl),
-    };
-    drop(unsent);
 }
 
 /// What is left of a session's time budget: Monty's clock counts execution only, across every step.
@@ -244,7 +223,7 @@ impl InProcess {
     /// Disposes of a session whose run has ended ([`Finished`]).
     fn finish(&self, repl: MontyRepl) {
         match self.finished {
-            Finished::FreedInBackground => free_in_background(repl),
+            Finished::Freed => drop(repl),
             Finished::LeftToExit => std::mem::forget(repl),
         }
     }
