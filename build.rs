@@ -3,8 +3,9 @@
 //! feeds only the plan's own code, instead of compiling the ~1,400-line prelude again (about 2 ms).
 //! A prelude Monty cannot compile or run fails the build.
 //!
-//! The prelude's method dispatch tables are generated from the subset catalogue (`src/plan/catalogue.rs`),
-//! and every catalogue row must have its prelude helper: a row without one fails the build, naming it.
+//! The prelude's method dispatch tables and `str` fast paths (`src/lower/generated.rs`) are generated from
+//! the subset catalogue (`src/plan/catalogue.rs`), and every catalogue row must have its prelude helper: a
+//! row without one fails the build, naming it.
 #![expect(
     clippy::expect_used,
     clippy::panic,
@@ -23,6 +24,9 @@ use std::path::PathBuf;
 #[path = "src/plan/catalogue.rs"]
 mod catalogue;
 
+#[path = "src/lower/generated.rs"]
+mod generated;
+
 use monty::{MontyRepl, SessionRef, dump};
 use monty_types::{CompileOptions, PrintWriter, ResourceTracker};
 
@@ -32,6 +36,7 @@ const SCRIPT: &str = "plan.py";
 fn main() {
     println!("cargo:rerun-if-changed=src/lower/prelude.py");
     println!("cargo:rerun-if-changed=src/plan/catalogue.rs");
+    println!("cargo:rerun-if-changed=src/lower/generated.rs");
     println!("cargo:rerun-if-changed=build.rs");
     let mut source =
         std::fs::read_to_string("src/lower/prelude.py").expect("src/lower/prelude.py is readable");
@@ -46,6 +51,11 @@ fn main() {
         );
     }
     source.push_str(&catalogue::dispatch_tables());
+    source.push_str(&generated::helpers(
+        catalogue::METHODS
+            .iter()
+            .filter_map(|m| m.str_fast.map(|list| (m.name, list))),
+    ));
     let mut repl = MontyRepl::new(
         SCRIPT,
         ResourceTracker::default(),

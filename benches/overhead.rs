@@ -103,11 +103,9 @@ fn run_on(engine: &Engine, code: &str, host: &mut dyn Host) {
     run_compiled_with(engine, code, host, Options::default());
 }
 
+/// As `zamburak run` does it: the machine is prepared (its prelude session starts loading) before the plan
+/// is lowered.
 fn run_compiled_with(engine: &Engine, code: &str, host: &mut dyn Host, options: Options) {
-    let module = ruff_python_parser::parse_module(code)
-        .unwrap()
-        .into_syntax();
-    let lowered = compile_with(&module, code, &sigs(), Mode::Strict, options).unwrap();
     let limits = ExecLimits {
         timeout: Duration::from_secs(60),
         max_recursion: 200,
@@ -115,6 +113,11 @@ fn run_compiled_with(engine: &Engine, code: &str, host: &mut dyn Host, options: 
         max_memory_mb: 512,
     };
     let mut machine = engine.machine();
+    machine.prepare(&limits.machine());
+    let module = ruff_python_parser::parse_module(code)
+        .unwrap()
+        .into_syntax();
+    let lowered = compile_with(&module, code, &sigs(), Mode::Strict, options).unwrap();
     let out = execute_on(
         machine.as_mut(),
         &lowered,
@@ -200,6 +203,7 @@ fn loop_100k_lowered_without_constant_labels(b: Bencher) {
     let r = labelled(&Value::Null);
     let off = Options {
         constant_labels: false,
+        ..Options::default()
     };
     b.bench(|| {
         run_compiled_with(

@@ -6,7 +6,9 @@
 //! `benches/results/overhead.md`.
 //!
 //! `cargo bench --bench phases` prints the medians; `cargo bench --bench phases -- --once agent` runs the
-//! agent plan once (what callgrind measures).
+//! agent plan once (what callgrind measures); `-- --snippet agent` prints its lowered snippet, and
+//! `-- --once agent --from FILE` runs a hand-edited snippet in its place (to measure a compiler change before
+//! making it).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -25,6 +27,9 @@ use zamburak::lower::{Lowered, Mode, compile};
 use zamburak::plan::Signatures;
 use zamburak::policy::{Policy, label_result};
 use zamburak::runtime::boxing::{rebox, unbox};
+use zamburak::runtime::exec::{ExecLimits, ExecOutcome, Host, HostReply, execute_on};
+use zamburak::runtime::machine::Machine;
+use zamburak::runtime::run::Engine;
 use zamburak::value::LValue;
 
 #[path = "common/plans.rs"]
@@ -151,6 +156,39 @@ fn lowered_once(code: &str, result: &LValue) {
     phase_drop(repl);
 }
 
+struct FixedHost(LValue);
+impl Host for FixedHost {
+    fn call(&mut self, _: &str, _: Vec<(String, LValue)>, _: Packed, _: u32) -> HostReply {
+        HostReply::Return(self.0.clone())
+    }
+}
+
+/// What `zamburak run` does in its interpreter, end to end on `engine`: the machine made (and, with
+/// `prepare`, its prelude session loading ahead), the plan lowered, the run to its end.
+fn end_to_end(engine: &Engine, code: &str, result: &LValue, prepare: bool) {
+    let limits = ExecLimits {
+        timeout: Duration::from_secs(60),
+        max_recursion: 200,
+        max_host_calls: 5000,
+        max_memory_mb: 512,
+    };
+    let mut machine: Box<dyn Machine> = engine.machine();
+    if prepare {
+        machine.prepare(&limits.machine());
+    }
+    let lowered = phase_lower(code);
+    let out = execute_on(
+        machine.as_mut(),
+        &lowered,
+        &sigs(),
+        &mut FixedHost(result.clone()),
+        &limits,
+        &mut |_| {},
+        &mut None,
+    );
+    assert_eq!(out, ExecOutcome::Completed);
+}
+
 /// Plain Monty on the same plan, answering with the raw result.
 #[inline(never)]
 fn plain_once(code: &str, result: &MontyObject) {
@@ -234,6 +272,21 @@ fn report(name: &str, n: usize) {
         drops.push(t.elapsed());
     }
     let run_and_compile = median(run_and_compile);
+    // Interleaved, so both see the same machine.
+    let (mut ahead, mut not) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        for (prepare, into) in [(true, &mut ahead), (false, &mut not)] {
+            let t = Instant::now();
+            end_to_end(&Engine::InProcess, code, &result, prepare);
+            into.push(t.elapsed());
+        }
+    }
+    println!(
+        "{name}: in process end to end {} prepared, {} not | plain {}",
+        ms(median(ahead)),
+        ms(median(not)),
+        ms(plain),
+    );
     println!(
         "{name}: whole {} | plain {} | ratio {:.2}x | lowering {} | load {} | compile {} | compile+run {} | drop {}",
         ms(whole),
@@ -252,15 +305,31 @@ fn main() {
         .skip(1)
         .filter(|a| a != "--bench")
         .collect();
+    if let Some(pos) = args.iter().position(|a| a == "--snippet") {
+        let name = args.get(pos + 1).map_or("agent", String::as_str);
+        print!("{}", phase_lower(workload(name).0).snippet);
+        return;
+    }
     if let Some(pos) = args.iter().position(|a| a == "--once") {
         let name = args.get(pos + 1).map_or("agent", String::as_str);
         let (code, data) = workload(name);
         let result = labelled(&data);
         if args.iter().any(|a| a == "--plain") {
             plain_once(code, &plans::to_monty(&data));
+        } else if args.iter().any(|a| a == "--end-to-end") {
+            end_to_end(&Engine::InProcess, code, &result, false);
         } else if args.iter().any(|a| a == "--compile-only") {
             let lowered = phase_lower(code);
             phase_compile(phase_load(), &lowered.snippet);
+        } else if let Some(file) = args
+            .iter()
+            .position(|a| a == "--from")
+            .and_then(|i| args.get(i + 1))
+        {
+            // A hand-edited snippet of the workload (what a compiler change would write), run in its place.
+            let snippet = std::fs::read_to_string(file).unwrap();
+            let repl = phase_load();
+            phase_drop(phase_run(repl, &snippet, &result));
         } else {
             lowered_once(code, &result);
         }

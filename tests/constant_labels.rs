@@ -21,9 +21,11 @@ use zamburak::value::{LValue, Raw};
 
 const ON: Options = Options {
     constant_labels: true,
+    fused_idioms: true,
 };
 const OFF: Options = Options {
     constant_labels: false,
+    fused_idioms: true,
 };
 
 fn s(v: &str, l: i64) -> LValue {

@@ -437,3 +437,51 @@ fn a_worker_dies_with_the_run_that_started_it() {
     }
     assert!(!alive(worker), "worker {worker} outlived its run");
 }
+
+/// A worker started ahead (`Machine::prepare`, loading the prelude while the plan is lowered) runs the plan
+/// only under the limits it was started with: a `start` under other limits gets a new worker under those.
+#[test]
+fn a_prepared_worker_is_used_only_under_the_limits_it_was_started_with() {
+    use zamburak::runtime::machine::{Event, MachineLimits};
+    use zamburak::runtime::run::Engine;
+    let limits = |mb: usize| MachineLimits {
+        timeout_ms: 20_000,
+        max_recursion_depth: 300,
+        max_suspensions: 10,
+        max_memory: Some(mb << 20),
+    };
+    // About 100 MB of strings.
+    let plan = "xs = []\nfor i in range(100):\n    xs.append('a' * 1000000 + str(i))\n";
+    let module = ruff_python_parser::parse_module(plan)
+        .unwrap()
+        .into_syntax();
+    let lowered = zamburak::lower::compile(
+        &module,
+        plan,
+        &zamburak::plan::Signatures::default(),
+        zamburak::lower::Mode::Strict,
+    )
+    .unwrap();
+    let engine = Engine::Worker(assert_cmd::cargo::cargo_bin("zamburak"));
+    let run = |prepared: usize, started: usize| {
+        let mut machine = engine.machine();
+        machine.prepare(&limits(prepared));
+        machine.start(&lowered.snippet, &limits(started)).event
+    };
+    let over = |e: &Event| {
+        matches!(e, Event::Failed { exc_type, .. } if exc_type == "MemoryError")
+            || matches!(e, Event::Crashed(zamburak::runtime::machine::Death::Memory))
+    };
+    assert!(matches!(run(512, 512), Event::Complete), "under the limit");
+    let e = run(512, 64);
+    assert!(
+        over(&e),
+        "the prepared worker's 512 MB must not serve a 64 MB start: {e:?}"
+    );
+    let e = run(64, 64);
+    assert!(over(&e), "{e:?}");
+    assert!(
+        matches!(run(64, 512), Event::Complete),
+        "a new worker under 512 MB"
+    );
+}

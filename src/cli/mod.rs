@@ -220,7 +220,13 @@ enum Command {
     },
     /// The plan's interpreter in a worker process (started by `run` and `approve`; not for people).
     #[command(name = "__worker", hide = true)]
-    Worker { max_memory_mb: u32, cpu_secs: u64 },
+    Worker {
+        max_memory_mb: u32,
+        cpu_secs: u64,
+        /// Load the prelude session before the first request.
+        #[arg(long)]
+        preload: bool,
+    },
     /// MCP servers: list a server's tools, pin the policy's tools in a lock file, show what changed;
     /// serve Zamburak to an MCP client.
     Mcp {
@@ -508,7 +514,8 @@ pub fn main() -> ExitCode {
         Command::Worker {
             max_memory_mb,
             cpu_secs,
-        } => crate::runtime::worker::serve::serve(max_memory_mb, cpu_secs),
+            preload,
+        } => crate::runtime::worker::serve::serve(max_memory_mb, cpu_secs, preload),
         Command::View {
             paths,
             addr,

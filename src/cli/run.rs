@@ -11,7 +11,8 @@ use crate::lower::Mode;
 use crate::plan;
 use crate::policy::discover::{self, Chosen};
 use crate::policy::{Outcome, Policy};
-use crate::runtime::run::{Engine, Run, RunInput, RunReport, Status, ToolBackend};
+use crate::runtime::machine::Machine;
+use crate::runtime::run::{Run, RunInput, RunReport, Status, ToolBackend};
 use crate::runtime::setup::{self, RunSetupError};
 use crate::runtime::snapshot;
 use crate::trace::TraceWriter;
@@ -102,7 +103,8 @@ struct Prepared {
     source: String,
     mode: Mode,
     trace_path: PathBuf,
-    engine: Engine,
+    /// The run's worker, started (and loading the prelude session) while the rest is set up.
+    machine: Box<dyn Machine>,
     backend: ToolBackend,
     writer: TraceWriter,
     /// Held until the command ends ([`setup::lock`]); last, so it is dropped last.
@@ -150,7 +152,10 @@ fn prepare(opts: &RunOptions) -> Result<Prepared, RunSetupError> {
         .clone()
         .unwrap_or_else(|| opts.plan.with_extension("zjson"));
     let lock = setup::lock(&opts.plan, &trace_path)?;
-    let engine = super::worker_engine()?;
+    // The worker starts now and loads the prelude session while the servers start and the plan is
+    // checked and lowered.
+    let mut machine = super::worker_engine()?.machine();
+    machine.prepare(&crate::runtime::run::machine_limits(policy));
     // MCP servers: the lock must cover the policy, and every server the plan names must still match it,
     // before anything is written or run.
     let mut backend = ToolBackend::for_policy(policy, chosen.origin.path())?;
@@ -179,7 +184,7 @@ fn prepare(opts: &RunOptions) -> Result<Prepared, RunSetupError> {
         source,
         mode,
         trace_path,
-        engine,
+        machine,
         backend,
         writer,
         lock,
@@ -225,7 +230,7 @@ fn execute(opts: &RunOptions, prepared: Prepared) -> Ran {
         source,
         mode,
         trace_path,
-        engine,
+        machine,
         mut backend,
         mut writer,
         lock,
@@ -247,7 +252,7 @@ fn execute(opts: &RunOptions, prepared: Prepared) -> Ran {
         policy: &chosen.policy,
         mode,
     };
-    let report = run_plan(opts, &input, engine, &mut backend, &mut writer, &decisions);
+    let report = run_plan(opts, &input, machine, &mut backend, &mut writer, &decisions);
     decisions.flush();
     let (mut snapshot_path, mut exit_override) = (None, None);
     if report.status == Status::Suspended {
@@ -315,7 +320,7 @@ fn print_decisions_as_recorded(writer: &mut TraceWriter, decisions: &super::deci
 fn run_plan(
     opts: &RunOptions,
     input: &RunInput<'_>,
-    engine: Engine,
+    machine: Box<dyn Machine>,
     backend: &mut ToolBackend,
     writer: &mut TraceWriter,
     decisions: &super::decisions::Decisions,
@@ -338,7 +343,7 @@ fn run_plan(
             "not asking: stdin is not a terminal (text piped in never approves); a claim suspends the run"
         );
     }
-    let run = Run::new(input).on(engine);
+    let run = Run::new(input).on_machine(machine);
     if ask {
         // The repeats counted so far are said before the question, so it comes after every line it follows.
         let decisions = decisions.clone();

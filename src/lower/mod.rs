@@ -23,6 +23,7 @@
 mod compiler;
 mod constant;
 mod flat;
+pub(crate) mod generated;
 mod prelude;
 pub(crate) mod scope;
 

@@ -1647,3 +1647,58 @@ def _mulf(a, y, ly):
     if (tx is int or tx is float) and type(y) is tx:
         return (x * y, a[1] | ly | _UV)
     return _bin('*', a, (y, ly))
+
+
+# ---- fused idioms --------------------------------------------------------------------------------------
+# One call where the unfused code makes two or three (compiler/fused.rs), with the same checks in the same
+# order and the same labels; where its fast path does not apply, each makes exactly the unfused calls.
+
+def _dinc(c, kr, kl, d, y, ly, pc, line):
+    # `c[k] = c.get(k, d) + y` with a flat key and a flat `y`: `_mg2`, `_addf` and `_sif` in one.
+    x = c[0]
+    if type(x) is list and x[0] == _KD:
+        s = x[2]
+        ch = c[1] | s | kl
+        ch = (ch | _UV) if ch & 1 else (ch & _NUV)
+        kv = x[1].get(kr)
+        e = d if kv is None else kv[1]
+        a = e[0]
+        t = type(a)
+        if (t is int or t is str or t is float) and type(y) is t:
+            r = a + y
+            l = e[1] | ch | ly | _UV
+        else:
+            v = _bin('+', (a, e[1] | ch), (y, ly))
+            r = v[0]
+            l = v[1]
+        # `_sif`: `c` is still a dict (nothing above runs plan code).
+        if _STRICT and pc:
+            if (s | pc | _UV) != (s | _UV):
+                _violation(line)
+            l = l | pc
+            s = s | pc
+        x[1][kr] = ((kr, kl), (r, l))
+        x[2] = s | ((kl | _UV) if kl & 1 else kl)
+        return
+    _sif(c, kr, kl, _addf(_mg2(c, kr, kl, d, pc, line), y, ly), pc, line)
+
+
+def _addp(a, b, pc):
+    # `x = a + b` under a control context (STRICT): `_add`, then the assignment's join of pc.
+    x = a[0]
+    y = b[0]
+    tx = type(x)
+    if (tx is int or tx is str or tx is float) and type(y) is tx:
+        return (x + y, a[1] | b[1] | pc | _UV)
+    v = _bin('+', a, b)
+    return (v[0], v[1] | pc)
+
+
+def _addfp(a, y, ly, pc):
+    # `x = a + y` with a flat `y` given raw, under a control context (STRICT): `_addf`, then the join of pc.
+    x = a[0]
+    tx = type(x)
+    if (tx is int or tx is str or tx is float) and type(y) is tx:
+        return (x + y, a[1] | ly | pc | _UV)
+    v = _bin('+', a, (y, ly))
+    return (v[0], v[1] | pc)

@@ -9,6 +9,18 @@ use std::sync::OnceLock;
 
 use super::PRELUDE;
 
+/// The prelude as the session `build.rs` compiles holds it, less the dispatch tables: `prelude.py` and the
+/// generated fast paths (`generated.rs`).
+fn text() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        let methods = crate::plan::catalogue::METHODS
+            .iter()
+            .filter_map(|m| m.str_fast.map(|list| (m.name, list)));
+        format!("{PRELUDE}{}", super::generated::helpers(methods))
+    })
+}
+
 /// The prelude split into its header (imports and constants, always kept) and its definitions.
 struct Split {
     header: String,
@@ -46,7 +58,7 @@ fn split() -> &'static Split {
     SPLIT.get_or_init(|| {
         let mut header = String::new();
         let mut defs: Vec<(String, String, BTreeSet<String>)> = Vec::new();
-        for line in PRELUDE.lines() {
+        for line in text().lines() {
             if let Some(rest) = line.strip_prefix("def ") {
                 let name = rest.split('(').next().unwrap_or("").trim().to_string();
                 defs.push((name, String::new(), BTreeSet::new()));
@@ -111,7 +123,7 @@ mod tests {
 
     #[test]
     fn every_prelude_definition_is_found() {
-        let defs = PRELUDE.lines().filter(|l| l.starts_with("def ")).count();
+        let defs = text().lines().filter(|l| l.starts_with("def ")).count();
         assert_eq!(split().defs.len(), defs);
         // Asking for everything gives back every definition.
         let all: BTreeSet<String> = split().index.keys().cloned().collect();

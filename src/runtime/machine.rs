@@ -7,7 +7,7 @@
 //! same code in a child process under memory and CPU limits, which is what `zamburak run` uses, so a plan
 //! that exhausts memory or the stack ends its worker, not the process holding the policy and the trace.
 
-use monty::{Dump, ReplFunctionCall, ReplProgress, ReplStartError, Session};
+use monty::{Dump, MontyRepl, ReplFunctionCall, ReplProgress, ReplStartError, Session};
 use monty_types::{MontyException, MontyObject, PrintWriter, ResourceLimits, ResourceTracker};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -121,7 +121,7 @@ impl Step {
 }
 
 /// What the interpreter enforces itself, from the policy's `limits:`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MachineLimits {
     pub timeout_ms: u64,
     pub max_recursion_depth: usize,
@@ -133,6 +133,11 @@ pub struct MachineLimits {
 /// Runs the plan's program and hands over each external call. A machine that cannot do what is asked says
 /// so with [`Event::Crashed`] (or `Err`), never by panicking.
 pub trait Machine {
+    /// Gets ready for [`Machine::start`] with these limits: the prelude session starts loading now, while
+    /// the caller checks and lowers the plan, instead of after (a worker process is started and loads it
+    /// before its first request). Optional: `start` loads it itself when this was not called, and a
+    /// `start` with other limits starts afresh.
+    fn prepare(&mut self, _limits: &MachineLimits) {}
     /// Loads the prelude session and runs `snippet` to its first external call or its end.
     fn start(&mut self, snippet: &str, limits: &MachineLimits) -> Step;
     /// Loads a paused call saved by [`Machine::park`] and returns the call it waits on.
@@ -157,6 +162,38 @@ pub struct InProcess {
     paused: Option<ReplFunctionCall>,
     /// What is left of the paused call's time budget (`None`: no budget).
     time_left: Option<Duration>,
+    /// The prelude session loaded ahead of `start` ([`Machine::prepare`]).
+    ready: Option<Preload>,
+    /// What becomes of a session whose run has ended.
+    finished: Finished,
+}
+
+/// A prelude session loaded ahead: on a thread of its own (in process), or already (a worker, before its
+/// first request). `None` inside: it could not be loaded; `start` then says so.
+enum Preload {
+    Loading(std::thread::JoinHandle<Option<Box<MontyRepl>>>),
+    Loaded(Option<Box<MontyRepl>>),
+}
+
+/// What becomes of a session once its run has ended (completed, failed or refused).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Finished {
+    /// Freed at once. Freeing a session's heap entry by entry costs about a tenth of a lowered agent
+    /// plan's run; handing it to a background thread instead was measured slower in process (the freeing
+    /// competes with the next run for the allocator), so it stays on the run's path here.
+    #[default]
+    Freed,
+    /// Left to the process's exit: a worker whose run has ended is only waiting to be ended (it is never
+    /// reused: every run and every restore starts a new worker), and its memory budget bounds what it holds.
+    LeftToExit,
+}
+
+/// The session the build compiled (`build.rs`), loaded; `None` if it cannot be (a defect of the build).
+fn load_prelude() -> Option<Box<MontyRepl>> {
+    match Dump::load(crate::lower::prelude_session()).map(|d| d.state) {
+        Ok(Session::Idle(repl)) => Some(repl),
+        _ => None,
+    }
 }
 
 /// What is left of a session's time budget: Monty's clock counts execution only, across every step.
@@ -172,6 +209,37 @@ impl InProcess {
         InProcess::default()
     }
 
+    /// A machine that leaves a finished session to the process's exit ([`Finished::LeftToExit`]).
+    pub fn leaving_finished_sessions() -> InProcess {
+        InProcess {
+            finished: Finished::LeftToExit,
+            ..InProcess::default()
+        }
+    }
+
+    /// Loads the prelude session now, on this thread (a worker, before its first request).
+    pub fn preload(&mut self) {
+        self.ready = Some(Preload::Loaded(load_prelude()));
+    }
+
+    /// The prelude session: the one loaded ahead, or loaded now.
+    fn session(&mut self) -> Option<Box<MontyRepl>> {
+        match self.ready.take() {
+            Some(Preload::Loaded(repl)) => repl,
+            // A loading thread that panicked gave nothing: load it here.
+            Some(Preload::Loading(handle)) => handle.join().ok().flatten().or_else(load_prelude),
+            None => load_prelude(),
+        }
+    }
+
+    /// Disposes of a session whose run has ended ([`Finished`]).
+    fn finish(&self, repl: MontyRepl) {
+        match self.finished {
+            Finished::Freed => drop(repl),
+            Finished::LeftToExit => std::mem::forget(repl),
+        }
+    }
+
     /// What is left of the paused call's time budget: the most the plan may still run when it resumes.
     pub fn time_left(&self) -> Option<Duration> {
         self.time_left
@@ -185,7 +253,8 @@ impl InProcess {
         self.time_left = progress.as_ref().ok().and_then(time_left);
         let event = match progress {
             Err(e) => {
-                let mut event = failed(&e.error);
+                let ReplStartError { mut repl, error } = *e;
+                let mut event = failed(&error);
                 if let Event::Failed {
                     exc_type,
                     snippet_lines,
@@ -197,20 +266,27 @@ impl InProcess {
                     if snippet_lines.is_empty()
                         && (exc_type == "TimeoutError" || exc_type == "MemoryError")
                     {
-                        *running_line = match read_back(e.repl, crate::lower::RUNNING_LINE) {
+                        let (line, rest) = read_back(repl, crate::lower::RUNNING_LINE);
+                        repl = rest;
+                        *running_line = match line {
                             Some(MontyObject::Int(line)) => {
                                 u32::try_from(line).ok().filter(|l| *l > 0)
                             }
                             _ => None,
                         };
                     } else if exc_type == "KeyError" {
-                        *missing_key = read_back(e.repl, crate::lower::MISSING_KEY)
-                            .filter(|k| !matches!(k, MontyObject::None));
+                        let (key, rest) = read_back(repl, crate::lower::MISSING_KEY);
+                        repl = rest;
+                        *missing_key = key.filter(|k| !matches!(k, MontyObject::None));
                     }
                 }
+                self.finish(repl);
                 event
             }
-            Ok(ReplProgress::Complete { .. }) => Event::Complete,
+            Ok(ReplProgress::Complete { repl, .. }) => {
+                self.finish(repl);
+                Event::Complete
+            }
             Ok(ReplProgress::FunctionCall(call)) => {
                 let raw = RawCall {
                     function_name: call.function_name.clone(),
@@ -220,20 +296,28 @@ impl InProcess {
                 self.paused = Some(call);
                 Event::Call(raw)
             }
-            Ok(ReplProgress::OsCall(_)) => Event::Refused {
-                message: "operating-system access is not available to plans".into(),
-            },
+            Ok(progress @ ReplProgress::OsCall(_)) => {
+                self.finish(progress.into_repl());
+                Event::Refused {
+                    message: "operating-system access is not available to plans".into(),
+                }
+            }
             // The lowered program defines every name it reads; an undefined one means the prelude the
             // binary loaded is not the one the compiler emitted code for.
-            Ok(ReplProgress::NameLookup(lookup)) => Event::Refused {
-                message: format!(
+            Ok(ReplProgress::NameLookup(lookup)) => {
+                let message = format!(
                     "unsupported interpreter request: name `{}` is not defined",
                     lookup.name
-                ),
-            },
-            Ok(ReplProgress::ResolveFutures(_)) => Event::Refused {
-                message: "unsupported interpreter request".into(),
-            },
+                );
+                self.finish(lookup.into_repl());
+                Event::Refused { message }
+            }
+            Ok(progress @ ReplProgress::ResolveFutures(_)) => {
+                self.finish(progress.into_repl());
+                Event::Refused {
+                    message: "unsupported interpreter request".into(),
+                }
+            }
         };
         Step { printed, event }
     }
@@ -256,20 +340,23 @@ fn failed(exc: &MontyException) -> Event {
 
 /// Reads a prelude global back from a session that stopped with an error: Monty checks time and memory
 /// between instructions and raises there without a traceback, but leaves the session usable. The read gets
-/// a fresh 100 ms budget; anything unexpected gives nothing rather than a wrong value.
-fn read_back(mut repl: monty::MontyRepl, expr: &str) -> Option<MontyObject> {
+/// a fresh 100 ms budget; anything unexpected gives nothing rather than a wrong value. The session comes
+/// back with the value.
+fn read_back(mut repl: MontyRepl, expr: &str) -> (Option<MontyObject>, MontyRepl) {
     *repl.tracker_mut() = ResourceTracker::new(ResourceLimits {
         max_duration: Some(std::time::Duration::from_millis(100)),
         ..ResourceLimits::default()
     });
     let mut out = String::new();
+    // The session is handed back either way, for the caller to dispose of ([`Finished`]).
     match repl.feed_start(
         expr,
         Vec::new(),
         PrintWriter::CollectString(&mut out, Some(0)),
     ) {
-        Ok(ReplProgress::Complete { value, .. }) => Some(value),
-        _ => None,
+        Ok(ReplProgress::Complete { value, repl }) => (Some(value), repl),
+        Ok(progress) => (None, progress.into_repl()),
+        Err(e) => (None, e.repl),
     }
 }
 
@@ -284,16 +371,27 @@ fn tracker(limits: &MachineLimits) -> ResourceTracker {
 }
 
 impl Machine for InProcess {
+    fn prepare(&mut self, _limits: &MachineLimits) {
+        if self.ready.is_some() {
+            return;
+        }
+        // The limits are set on the session at `start`; loading needs none. Where no thread can be started,
+        // `start` loads it.
+        self.ready = std::thread::Builder::new()
+            .name("zamburak-load-prelude".into())
+            .spawn(load_prelude)
+            .ok()
+            .map(Preload::Loading);
+    }
+
     fn start(&mut self, snippet: &str, limits: &MachineLimits) -> Step {
         self.paused = None;
-        // The prelude session built at build time; the plan's snippet is compiled and run on it.
-        let mut session = match Dump::load(crate::lower::prelude_session()).map(|d| d.state) {
-            Ok(Session::Idle(repl)) => repl,
-            _ => {
-                return Step::crashed(Death::Other(
-                    "the prelude session of this build cannot be loaded".into(),
-                ));
-            }
+        // The prelude session built at build time (loaded ahead when `prepare` was called); the plan's
+        // snippet is compiled and run on it.
+        let Some(mut session) = self.session() else {
+            return Step::crashed(Death::Other(
+                "the prelude session of this build cannot be loaded".into(),
+            ));
         };
         *session.tracker_mut() = tracker(limits);
         let mut out = String::new();
@@ -373,5 +471,48 @@ mod tests {
             got.to_string(),
             "the worker could not load the paused run: Memory"
         );
+    }
+
+    fn lowered(plan: &str) -> String {
+        let module = ruff_python_parser::parse_module(plan)
+            .unwrap()
+            .into_syntax();
+        crate::lower::compile(
+            &module,
+            plan,
+            &crate::plan::Signatures::default(),
+            crate::lower::Mode::Strict,
+        )
+        .unwrap()
+        .snippet
+    }
+
+    #[test]
+    fn a_session_loaded_ahead_runs_the_plan_as_one_loaded_at_start() {
+        let limits = MachineLimits {
+            timeout_ms: 5000,
+            max_recursion_depth: 100,
+            max_suspensions: 10,
+            max_memory: None,
+        };
+        let snippet = lowered("xs = [1, 2]\nprint(len(xs) + 40)\n");
+        let mut ahead = InProcess::new();
+        ahead.prepare(&limits);
+        // Preparing again while loading changes nothing.
+        ahead.prepare(&limits);
+        let with = ahead.start(&snippet, &limits);
+        let without = InProcess::leaving_finished_sessions().start(&snippet, &limits);
+        assert!(matches!(with.event, Event::Complete), "{:?}", with.event);
+        assert!(
+            matches!(without.event, Event::Complete),
+            "{:?}",
+            without.event
+        );
+        assert_eq!(with.printed, without.printed);
+        assert!(with.printed.contains("42"), "{}", with.printed);
+        // The loaded session was used up: the next start loads another.
+        assert!(ahead.ready.is_none());
+        let again = ahead.start(&snippet, &limits);
+        assert_eq!(again.printed, with.printed);
     }
 }

@@ -79,6 +79,8 @@ pub struct Run<'i, 'a> {
     preflight: bool,
     approver: Option<&'a mut Approver>,
     engine: Engine,
+    /// A machine the caller made and prepared ([`Run::on_machine`]); else one of `engine`'s.
+    machine: Option<Box<dyn Machine>>,
     compile: lower::Options,
     context: ContextLabel,
 }
@@ -91,6 +93,7 @@ impl<'i, 'a> Run<'i, 'a> {
             preflight: true,
             approver: None,
             engine: Engine::InProcess,
+            machine: None,
             compile: lower::Options::default(),
             context: ContextLabel::trusted(),
         }
@@ -119,6 +122,16 @@ impl<'i, 'a> Run<'i, 'a> {
     /// process, so a plan that exhausts memory or the stack ends the worker, not the run's process.
     pub fn on(self, engine: Engine) -> Run<'i, 'a> {
         Run { engine, ..self }
+    }
+
+    /// Runs the plan's interpreter on `machine`, which the caller made (and may have
+    /// [`Machine::prepare`]d with [`machine_limits`], so its prelude session loads while the caller sets
+    /// up the run; `zamburak run` does, before it starts MCP servers and the trace).
+    pub fn on_machine(self, machine: Box<dyn Machine>) -> Run<'i, 'a> {
+        Run {
+            machine: Some(machine),
+            ..self
+        }
     }
 
     /// Without the pre-flight analysis: a call that lint proves denied is still attempted and denied when
@@ -186,8 +199,10 @@ fn front_end(
     let options = if context.is_trusted() {
         options
     } else {
+        // Both rest on literals being trusted, which a planner that read untrusted data does not give.
         lower::Options {
             constant_labels: false,
+            fused_idioms: false,
         }
     };
     let parsed = plan::check(input.source, sigs)?;
@@ -226,6 +241,7 @@ fn run_plan<'a>(
         preflight,
         approver,
         engine,
+        machine,
         compile,
         context,
     } = run;
@@ -234,6 +250,11 @@ fn run_plan<'a>(
         trace,
         failed: None,
     };
+    let exec_limits = exec_limits(input.policy);
+    // The prelude session loads while the plan is checked, lowered and analysed (docs/lowering.md,
+    // "Speed"); a plan refused on the way leaves it unused.
+    let mut machine = machine.unwrap_or_else(|| engine.machine());
+    machine.prepare(&exec_limits.machine());
 
     // The literal label is the context's in this run's label space (where its principals are interned
     // and its source recorded before any call); the host computes the same from the same space.
@@ -283,14 +304,12 @@ fn run_plan<'a>(
         }
     }
 
-    let exec_limits = exec_limits(input.policy);
     let state = HostState {
         planner_context: context,
         ..HostState::fresh()
     };
     let mut host = RunHost::new(input.policy, backend, space, recorder, state, approver);
     let mut parked = None;
-    let mut machine = engine.machine();
     let outcome = guarded(|| {
         exec::execute_on(
             machine.as_mut(),

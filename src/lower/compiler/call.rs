@@ -159,9 +159,12 @@ impl Compiler<'_> {
                     return "None".into();
                 };
                 let flat_args = c.arguments.keywords.is_empty()
-                    && c.arguments.args.len() <= 2
+                    && c.arguments.args.len() <= crate::lower::generated::MAX_FLAT_ARGS
                     && c.arguments.args.iter().all(|x| self.is_flat_expr(x));
-                if flat_args && let Some((name, _)) = str_fast(method) {
+                if flat_args
+                    && let Some((name, _)) = str_fast(method)
+                    && crate::lower::generated::has_fast_path(name, c.arguments.args.len())
+                {
                     let recv = self.expr(&a.value, pc);
                     let mut parts = vec![recv];
                     for arg in &c.arguments.args {
@@ -170,7 +173,6 @@ impl Compiler<'_> {
                         parts.push(f.label);
                     }
                     let n = c.arguments.args.len();
-                    self.str_methods.insert((name, n));
                     return format!("_ms_{name}_{n}({}, {pc}, {line})", parts.join(", "));
                 }
                 if method == "get"

@@ -55,7 +55,7 @@ impl Compiler<'_> {
             matches!(a.value.as_ref(), Expr::Name(m) if matches!(m.id.as_str(), "json" | "re"));
         let ok = !module
             && c.arguments.keywords.is_empty()
-            && c.arguments.args.len() <= 2
+            && crate::lower::generated::has_fast_path(method, c.arguments.args.len())
             && c.arguments.args.iter().all(|x| self.is_flat_expr(x));
         ok.then_some((method, a.value.as_ref(), c.arguments.args.as_ref()))
     }
@@ -165,7 +165,6 @@ impl Compiler<'_> {
                     parts.push(f.raw);
                     parts.push(f.label);
                 }
-                self.split_iters.insert((method, args.len()));
                 let t = self.fresh("f");
                 let line = self.line;
                 Some(Flat {

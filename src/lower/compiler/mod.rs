@@ -3,12 +3,14 @@
 //!
 //! Split along its seams: this file holds the compiler's state, the entry points, linking and emission;
 //! [`stmt`] lowers statements (assignments, branches, loops, `def`), [`expr`] expressions (names, operators,
-//! f-strings, lambdas, comprehensions), [`call`] calls (builtins, methods, module functions, tools), and
-//! [`fast`] the unboxed scalars and generated fast paths (`flat.rs` decides which variables are flat).
+//! f-strings, lambdas, comprehensions), [`call`] calls (builtins, methods, module functions, tools),
+//! [`fast`] the unboxed scalars and generated fast paths (`flat.rs` decides which variables are flat), and
+//! [`fused`] the statement shapes compiled to one fused helper.
 
 mod call;
 mod expr;
 mod fast;
+mod fused;
 mod stmt;
 
 use std::collections::BTreeSet;
@@ -115,6 +117,8 @@ struct Compiler<'a> {
     strict: bool,
     /// [`Options::constant_labels`].
     constant_labels: bool,
+    /// [`Options::fused_idioms`].
+    fused: bool,
     out: Vec<Line>,
     /// Hoisted definitions (lambdas, comprehensions) waiting to be emitted before the current statement.
     pre: Vec<Line>,
@@ -129,10 +133,6 @@ struct Compiler<'a> {
     constants: std::collections::BTreeMap<String, String>,
     /// Plan functions defined at module level, by name: a direct call's mutation set is pre-raised.
     functions: std::collections::BTreeMap<String, &'a [Stmt]>,
-    /// `str` method fast paths used (method, number of flat arguments); their helpers are generated.
-    str_methods: BTreeSet<(&'static str, usize)>,
-    /// `for x in s.split(...)` loops iterating the raw list (method, number of flat arguments).
-    split_iters: BTreeSet<(&'static str, usize)>,
 }
 
 /// A method whose result a `for` loop iterates raw (a list of `str` that all carry one label), and its
@@ -147,72 +147,6 @@ fn split_method(name: &str) -> Option<&'static str> {
 /// is a list.
 fn str_fast(name: &str) -> Option<(&'static str, bool)> {
     catalogue::method_row(name).and_then(|m| m.str_fast.map(|list| (m.name, list)))
-}
-
-/// The helper for `for x in s.split(a0, ...)`: the raw list and the one label every element and the
-/// structure carry (what `_box` would give each of them). On anything but a `str` the general `_m` raises.
-fn split_iter_helper(method: &str, n: usize) -> String {
-    let FlatArgs {
-        params,
-        raws,
-        label,
-        boxed,
-    } = flat_args(n);
-    format!(
-        "def _msr_{method}_{n}(c{params}, pc, line):\n    x = c[0]\n    if type(x) is str:\n        return (x.{method}({raws}), {label} | _UV)\n    _m(c, '{method}', {boxed}, _NOKW, pc, line)\n    raise TypeError('{method}() needs a str')\n"
-    )
-}
-
-/// The pieces of a generated helper over a receiver `c` and `n` flat arguments passed as raw value and
-/// label (`a0, l0, ...`).
-struct FlatArgs {
-    /// `, a0, l0, a1, l1` (empty without arguments).
-    params: String,
-    /// `a0, a1`.
-    raws: String,
-    /// The join of the receiver's and the arguments' labels.
-    label: String,
-    /// The arguments boxed again, for the general helper.
-    boxed: String,
-}
-
-fn flat_args(n: usize) -> FlatArgs {
-    let raws: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
-    let boxed: Vec<String> = (0..n).map(|i| format!("(a{i}, l{i})")).collect();
-    FlatArgs {
-        params: (0..n).map(|i| format!(", a{i}, l{i}")).collect(),
-        raws: raws.join(", "),
-        label: std::iter::once("c[1]".to_string())
-            .chain((0..n).map(|i| format!("l{i}")))
-            .collect::<Vec<_>>()
-            .join(" | "),
-        boxed: if n > 0 {
-            format!("[{}]", boxed.join(", "))
-        } else {
-            "_NOARGS".into()
-        },
-    }
-}
-
-/// The helper for `s.method(a0, ...)` with `n` flat arguments passed as raw value and label: on a `str`
-/// receiver it applies the method to raw values (the label is the join of all, computed); anything else
-/// goes through the general `_m` with the arguments boxed again.
-fn str_method_helper(method: &str, n: usize, list: bool) -> String {
-    let FlatArgs {
-        params,
-        raws,
-        label,
-        boxed,
-    } = flat_args(n);
-    let result = format!("x.{method}({raws})");
-    let ret = if list {
-        format!("_box({result}, {label} | _UV)")
-    } else {
-        format!("({result}, {label} | _UV)")
-    };
-    format!(
-        "def _ms_{method}_{n}(c{params}, pc, line):\n    x = c[0]\n    if type(x) is str:\n        return {ret}\n    return _m(c, '{method}', {boxed}, _NOKW, pc, line)\n"
-    )
 }
 
 /// Compiles a parsed plan. `source` is the text the module was parsed from (for line numbers).
@@ -231,12 +165,15 @@ pub fn compile(
 pub struct Options {
     /// Drop the run-time label code of values whose label is known when compiling (`constant.rs`).
     pub constant_labels: bool,
+    /// Compile common statement shapes to one fused helper call (`fused.rs`).
+    pub fused_idioms: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             constant_labels: true,
+            fused_idioms: true,
         }
     }
 }
@@ -305,6 +242,7 @@ fn lower_plan<'a>(
         sigs,
         strict: mode == Mode::Strict,
         constant_labels: options.constant_labels,
+        fused: options.fused_idioms,
         out: Vec::new(),
         pre: Vec::new(),
         line: 0,
@@ -322,8 +260,6 @@ fn lower_plan<'a>(
                 _ => None,
             })
             .collect(),
-        str_methods: BTreeSet::new(),
-        split_iters: BTreeSet::new(),
     };
     let mut names = BTreeSet::new();
     assigned_names(&module.body, &mut names);
@@ -378,19 +314,10 @@ fn link(c: Compiler<'_>, literal: i64) -> Result<Lowered, Vec<Diagnostic>> {
         UNVERIFIED_MASK,
         super::RUNNING_LINE
     );
-    let mut generated = String::new();
-    for (method, n) in &c.str_methods {
-        let list = str_fast(method).is_some_and(|(_, list)| list);
-        generated.push_str(&str_method_helper(method, *n, list));
-    }
-    for (method, n) in &c.split_iters {
-        generated.push_str(&split_iter_helper(method, *n));
-    }
-    // The plan's own snippet: constants, generated helpers, boxed literals, the plan. It runs on the
-    // prelude session built at build time (`runtime::exec`).
-    let mut snippet = String::with_capacity(header.len() + generated.len() + c.out.len() * 40);
+    // The plan's own snippet: constants, boxed literals, the plan. It runs on the prelude session built at
+    // build time (`runtime::exec`), which also holds the generated fast paths it calls (`generated.rs`).
+    let mut snippet = String::with_capacity(header.len() + c.out.len() * 40);
     snippet.push_str(&header);
-    snippet.push_str(&generated);
     for (boxed, name) in &c.constants {
         snippet.push_str(&format!("{name} = {boxed}\n"));
     }

@@ -61,6 +61,9 @@ impl Compiler<'_> {
                 }
             }
             Stmt::Assign(s) => {
+                if self.fused_assign(s, indent) {
+                    return;
+                }
                 let v = self.expr(&s.value, "_pc");
                 self.flush_pre(indent);
                 if s.targets.len() == 1 {
@@ -634,7 +637,6 @@ impl Compiler<'_> {
                     parts.push(f.raw);
                     parts.push(f.label);
                 }
-                self.split_iters.insert((method, args.len()));
                 let line = self.line;
                 Some(format!(
                     "_msr_{method}_{}({}, _pc, {line})",

@@ -31,6 +31,9 @@ pub struct WorkerMachine {
     pool: Option<Arc<Pool>>,
     /// What kills this machine's worker from outside (`mcp serve`'s run timeout and shutdown).
     switch: Option<Arc<StopSwitch>>,
+    /// The limits of a worker started by [`Machine::prepare`] that has not been asked anything yet: it is
+    /// loading the prelude session, and the next `start` with the same limits uses it.
+    prepared: Option<MachineLimits>,
 }
 impl WorkerMachine {
     /// A machine whose worker is `exe __worker`; `exe` must be a zamburak binary.
@@ -40,6 +43,7 @@ impl WorkerMachine {
             worker: None,
             pool: None,
             switch: None,
+            prepared: None,
         }
     }
 
@@ -51,15 +55,19 @@ impl WorkerMachine {
             worker: None,
             pool: Some(pool),
             switch: Some(switch),
+            prepared: None,
         }
     }
 
-    fn spawn(&mut self, limits: &MachineLimits) -> Result<(), Death> {
+    /// Starts a worker under `limits`; `preload`: it loads the prelude session before its first request.
+    fn spawn(&mut self, limits: &MachineLimits, preload: bool) -> Result<(), Death> {
         self.stop();
         let args = WorkerArgs::for_limits(limits);
-        let worker = match self.pool.as_ref().and_then(|p| p.take(args)) {
+        // A warm worker has its prelude loaded already, which a restore does not need but tolerates.
+        let warm = self.pool.as_ref().and_then(|p| p.take(args));
+        let worker = match warm {
             Some(warm) => warm,
-            None => Worker::start(&self.exe, args)?,
+            None => Worker::start(&self.exe, WorkerArgs { preload, ..args })?,
         };
         if let Some(switch) = &self.switch
             && let Err(why) = switch.attach(worker.pid())
@@ -153,6 +161,7 @@ impl WorkerMachine {
     }
 
     fn stop(&mut self) {
+        self.prepared = None;
         if let Some(worker) = self.worker.take() {
             if let Some(switch) = &self.switch {
                 switch.detach();
@@ -187,8 +196,20 @@ impl Drop for WorkerMachine {
 }
 
 impl Machine for WorkerMachine {
+    fn prepare(&mut self, limits: &MachineLimits) {
+        if self.prepared.as_ref() == Some(limits) && self.worker.is_some() {
+            return;
+        }
+        // A worker that cannot be started now is started (or fails to start, saying why) by `start`.
+        if self.spawn(limits, true).is_ok() {
+            self.prepared = Some(limits.clone());
+        }
+    }
+
     fn start(&mut self, snippet: &str, limits: &MachineLimits) -> Step {
-        if let Err(death) = self.spawn(limits) {
+        // The prepared worker, if it was started under these limits and has not been asked anything yet.
+        let ready = self.prepared.take().is_some_and(|l| &l == limits) && self.worker.is_some();
+        if !ready && let Err(death) = self.spawn(limits, true) {
             return crashed(death);
         }
         self.step(&Request::Start {
@@ -198,7 +219,7 @@ impl Machine for WorkerMachine {
     }
 
     fn restore(&mut self, paused: &Value, limits: &MachineLimits) -> Result<RawCall, MachineError> {
-        self.spawn(limits).map_err(MachineError::NoWorker)?;
+        self.spawn(limits, false).map_err(MachineError::NoWorker)?;
         match self.exchange(&Request::Restore {
             paused: paused.clone(),
             limits: limits.clone(),

@@ -208,6 +208,7 @@ mod tests {
         let args = WorkerArgs {
             memory_mb: 64,
             cpu_secs: 5,
+            preload: false,
         };
         let pool = Pool::start(fake_exe(tmp.path()), args, 2);
         wait_for(&pool, 2);

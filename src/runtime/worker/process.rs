@@ -20,6 +20,9 @@ const MAX_STDERR: u64 = 64 << 10;
 pub struct WorkerArgs {
     pub memory_mb: u32,
     pub cpu_secs: u64,
+    /// The worker loads the prelude session before its first request (while the parent checks and lowers
+    /// the plan, or while it waits in a pool); a worker started to restore a paused run needs none.
+    pub preload: bool,
 }
 
 /// One worker process and the threads that read it.
@@ -63,6 +66,7 @@ impl WorkerArgs {
             cpu_secs: (limits.timeout_ms / 1000)
                 .saturating_mul(2)
                 .saturating_add(5),
+            preload: true,
         }
     }
 }
@@ -70,10 +74,15 @@ impl WorkerArgs {
 impl Worker {
     /// Starts `exe __worker` with `args`; it arms its limits and waits for its first request.
     pub(super) fn start(exe: &Path, args: WorkerArgs) -> Result<Worker, Death> {
-        let mut child = Command::new(exe)
+        let mut command = Command::new(exe);
+        command
             .arg(SUBCOMMAND)
             .arg(args.memory_mb.to_string())
-            .arg(args.cpu_secs.to_string())
+            .arg(args.cpu_secs.to_string());
+        if args.preload {
+            command.arg("--preload");
+        }
+        let mut child = command
             // The plan's process gets nothing of the user's environment (API keys live there).
             .env_clear()
             .current_dir("/")

@@ -16,7 +16,9 @@ const MAX_REQUEST: usize = 512 << 20;
 const ADDRESS_SPACE_HEADROOM: u64 = 1 << 30;
 
 /// Runs a worker on stdin/stdout until the parent closes stdin. Returns the process's exit status.
-pub fn serve(max_memory_mb: u32, cpu_secs: u64) -> i32 {
+/// `preload`: load the prelude session before the first request, while the parent is still checking and
+/// lowering the plan (a worker started for a new run; one that restores a paused run needs none).
+pub fn serve(max_memory_mb: u32, cpu_secs: u64, preload: bool) -> i32 {
     if !die_with_parent() {
         return BROKEN_EXIT_CODE;
     }
@@ -35,15 +37,20 @@ pub fn serve(max_memory_mb: u32, cpu_secs: u64) -> i32 {
     std::thread::Builder::new()
         .name("zamburak-worker".into())
         .stack_size(super::PARSE_STACK)
-        .spawn(answer_requests)
+        .spawn(move || answer_requests(preload))
         .map_or(BROKEN_EXIT_CODE, |t| t.join().unwrap_or(BROKEN_EXIT_CODE))
 }
 
 /// One reply per request until the parent closes the pipe; the worker's exit status.
-fn answer_requests() -> i32 {
+fn answer_requests(preload: bool) -> i32 {
+    // A run that has ended leaves this worker only waiting to be ended: its session is not freed.
+    let mut machine = InProcess::leaving_finished_sessions();
+    if preload {
+        // Under the memory limit already: the session counts against the plan's budget, as it always did.
+        machine.preload();
+    }
     let mut input = BufReader::new(io::stdin().lock());
     let mut output = BufWriter::new(io::stdout().lock());
-    let mut machine = InProcess::new();
     loop {
         let request = match read_frame(&mut input, MAX_REQUEST) {
             Ok(Some(frame)) => super::parse::<Request>(&frame),
