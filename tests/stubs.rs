@@ -68,7 +68,12 @@ fn suites() -> Vec<(&'static str, PathBuf, Vec<PathBuf>)> {
         out.push((
             suite,
             root().join(format!("bench/agentdojo/policies/{suite}.yaml")),
-            py_files(&root().join(format!("bench/agentdojo/plans/{suite}"))),
+            py_files(&root().join(format!("bench/agentdojo/plans/{suite}")))
+                .into_iter()
+                .chain(py_files(
+                    &root().join(format!("bench/agentdojo/plans-naive/{suite}")),
+                ))
+                .collect(),
         ));
     }
     out
@@ -428,8 +433,15 @@ fn every_committed_plan_type_checks_against_its_policy_stubs() {
         let sources: Vec<(String, String)> = plans
             .iter()
             .map(|p| {
+                // A careful and a naive plan share a file name: the naive one's is told apart.
+                let naive = p.components().any(|c| c.as_os_str() == "plans-naive");
+                let stem = p.file_stem().unwrap().to_string_lossy();
                 (
-                    p.file_stem().unwrap().to_string_lossy().into_owned(),
+                    if naive {
+                        format!("naive_{stem}")
+                    } else {
+                        stem.into_owned()
+                    },
                     std::fs::read_to_string(p).unwrap(),
                 )
             })
@@ -439,7 +451,11 @@ fn every_committed_plan_type_checks_against_its_policy_stubs() {
             failures.push(format!("{name}/{e}"));
         }
     }
-    assert_eq!(count, 4 + 97, "the examples and AgentDojo's 97 plans");
+    assert_eq!(
+        count,
+        4 + 97 + 97,
+        "the examples and AgentDojo's 97 careful and 97 naive plans"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
