@@ -48,9 +48,15 @@ def main():
             sys.exit(f"tasks in two shards: {sorted(clash)}")
         fooled, seconds = merged["fooled_agent"], max(merged["seconds"], r["seconds"])
         cpu = merged.get("cpu_seconds", merged["seconds"]) + r["seconds"]
+        # Every shard replays the same fooled agent: its tallies (under `outcomes` and `decisions`) are
+        # counted once, from the first shard, not once per shard.
+        once = {k: merged[k]["fooled_agent"] for k in ("outcomes", "decisions")
+                if "fooled_agent" in merged.get(k, {})}
         merged = add({**merged, "fooled_agent": None, "seconds": 0},
                      {**r, "fooled_agent": None, "seconds": 0})
         merged["fooled_agent"], merged["seconds"], merged["cpu_seconds"] = fooled, seconds, round(cpu, 1)
+        for k, v in once.items():
+            merged[k]["fooled_agent"] = v
     merged["per_task"] = dict(sorted(merged["per_task"].items(), key=lambda kv: int(kv[0].split("_")[-1])))
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, name), "w") as f:
