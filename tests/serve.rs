@@ -12,7 +12,7 @@
     reason = "a test fails by panicking, with a message saying what went wrong"
 )]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -20,36 +20,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 mod common;
+use common::serve::{Raw, installed, sdk_python};
 use common::world::World;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `path`, a test dependency `.ci/run` installs, or `None` (after saying so) where it is missing outside CI;
-/// in CI a missing one fails the test, so nothing is skipped there.
-fn installed(path: PathBuf, what: &str, install: &str) -> Option<PathBuf> {
-    if path.exists() {
-        return Some(path);
-    }
-    let message = format!(
-        "{} is missing: `mcp serve` is not tested with {what}. Install it with\n  {install}",
-        path.display()
-    );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{message}");
-    }
-    eprintln!("\n!!!!!!!!\n!!! SKIPPED: {message}\n!!!!!!!!\n");
-    None
-}
-
-/// The pinned SDK's Python.
-fn sdk_python() -> Option<PathBuf> {
-    installed(
-        root().join("tests/serve/.venv/bin/python"),
-        "the MCP Python SDK",
-        "python3 -m venv tests/serve/.venv && tests/serve/.venv/bin/pip install -r tests/serve/requirements.txt",
-    )
 }
 
 #[test]
@@ -73,101 +48,11 @@ fn a_scripted_agent_on_the_python_sdk_never_receives_mail_text() {
     assert!(stdout.contains("every check passed"), "{stdout}");
 }
 
-/// A server on raw stdio, its answers read by id.
-struct Raw {
-    child: std::process::Child,
-    lines: std::sync::mpsc::Receiver<String>,
-    /// Answers read while waiting for another.
-    early: std::collections::BTreeMap<u64, Value>,
-}
-
-impl Raw {
-    fn start(world: &Path) -> Raw {
-        Raw::start_with(world, &[])
-    }
-
-    fn start_with(world: &Path, extra: &[&str]) -> Raw {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
-            .args(["mcp", "serve", "--policy"])
-            .arg(world.join("policy.yaml"))
-            .arg("--runs")
-            .arg(world.join("runs"))
-            .args(extra)
-            .current_dir(world)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Raw {
-            child,
-            lines,
-            early: Default::default(),
-        }
-    }
-
-    fn send(&mut self, bytes: &[u8]) {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        stdin.write_all(bytes).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn request(&mut self, id: u64, method: &str, params: Value) {
-        let doc = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.send(doc.to_string().as_bytes());
-    }
-
-    /// The answer to request `id` (answers to others are kept for later, notifications skipped).
-    fn answer(&mut self, id: u64) -> Value {
-        if let Some(doc) = self.early.remove(&id) {
-            return doc;
-        }
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self
-                .lines
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no answer to request {id}"));
-            let doc: Value = serde_json::from_str(&line).unwrap();
-            match doc["id"].as_u64() {
-                Some(got) if got == id => return doc,
-                Some(other) => {
-                    self.early.insert(other, doc);
-                }
-                None => {}
-            }
-        }
-    }
-
-    fn call(&mut self, id: u64, tool: &str, args: Value) -> Value {
-        self.request(id, "tools/call", json!({"name": tool, "arguments": args}));
-        self.answer(id)
-    }
-}
-
 #[test]
 fn hostile_requests_and_a_dying_worker_get_error_results_and_the_server_goes_on() {
     let world = World::new(None);
-    let mut s = Raw::start(world.dir.path());
-    s.request(
-        1,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
-    );
-    assert!(s.answer(1)["result"]["serverInfo"]["name"] == "zamburak");
-    s.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut s = Raw::spawn_in(world.dir.path(), &[]);
+    s.handshake(1);
 
     // Not JSON, and not UTF-8: whatever the transport makes of them, the server still answers after.
     s.send(b"{not json");
@@ -244,14 +129,8 @@ fn hostile_requests_and_a_dying_worker_get_error_results_and_the_server_goes_on(
 #[test]
 fn a_claim_waits_as_long_as_approval_ttl_says() {
     let world = World::new(None);
-    let mut s = Raw::start_with(world.dir.path(), &["--approval-ttl", "7200"]);
-    s.request(
-        1,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
-    );
-    s.answer(1);
-    s.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut s = Raw::spawn_in(world.dir.path(), &["--approval-ttl", "7200"]);
+    s.handshake(1);
     let plan =
         "m = read_inbox(limit=1)\nsend_email(to=m[0][\"from\"], subject=\"re\", body=\"ok\")\n";
     let r = s.call(2, "run_plan", json!({"plan": plan}));
@@ -298,14 +177,8 @@ fn reading_world() -> World {
 
 /// A server on `world` past the MCP handshake.
 fn session(world: &Path) -> Raw {
-    let mut s = Raw::start(world);
-    s.request(
-        1,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
-    );
-    s.answer(1);
-    s.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut s = Raw::spawn_in(world, &[]);
+    s.handshake(1);
     s
 }
 
@@ -618,14 +491,8 @@ fn http(url: &str, method: &str, headers: &[(&str, &str)], body: &str) -> (u16, 
 
 /// Starts a raw session whose first run waits on a claim; returns the server and the run's answer.
 fn waiting_run(world: &World, extra: &[&str]) -> (Raw, Value) {
-    let mut s = Raw::start_with(world.dir.path(), extra);
-    s.request(
-        1,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
-    );
-    s.answer(1);
-    s.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut s = Raw::spawn_in(world.dir.path(), extra);
+    s.handshake(1);
     let plan = "m = read_inbox(limit=1)\nsend_email(to=\"bob@example.com\", subject=\"fwd\", body=m[0][\"body\"])\n";
     let r = s.call(2, "run_plan", json!({"plan": plan}));
     let doc = r["result"]["structuredContent"].clone();

@@ -10,14 +10,15 @@
 )]
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 mod common;
+use common::serve::{Raw, sdk_python};
 use common::world::World;
 
 fn root() -> PathBuf {
@@ -26,145 +27,6 @@ fn root() -> PathBuf {
 
 fn zamburak() -> PathBuf {
     assert_cmd::cargo::cargo_bin("zamburak")
-}
-
-/// A server on raw stdio, its answers read by id.
-struct Raw {
-    child: Child,
-    lines: std::sync::mpsc::Receiver<String>,
-    early: BTreeMap<u64, Value>,
-    stderr: std::thread::JoinHandle<String>,
-}
-
-impl Raw {
-    fn start(policy: &Path, runs: &Path, cwd: &Path, extra: &[&str]) -> Raw {
-        let mut child = Command::new(zamburak())
-            .args(["mcp", "serve", "--policy"])
-            .arg(policy)
-            .arg("--runs")
-            .arg(runs)
-            .args(extra)
-            .current_dir(cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let mut stderr = child.stderr.take().unwrap();
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stderr = std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = stderr.read_to_string(&mut text);
-            text
-        });
-        let mut raw = Raw {
-            child,
-            lines,
-            early: BTreeMap::new(),
-            stderr,
-        };
-        raw.request(
-            0,
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
-        );
-        assert_eq!(raw.answer(0)["result"]["serverInfo"]["name"], "zamburak");
-        raw.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        raw
-    }
-
-    fn in_world(world: &World, extra: &[&str]) -> Raw {
-        let dir = world.dir.path();
-        Raw::start(&dir.join("policy.yaml"), &dir.join("runs"), dir, extra)
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    fn send(&mut self, bytes: &[u8]) {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        stdin.write_all(bytes).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn request(&mut self, id: u64, method: &str, params: Value) {
-        let doc = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.send(doc.to_string().as_bytes());
-    }
-
-    fn run_plan(&mut self, id: u64, plan: &str) {
-        self.request(
-            id,
-            "tools/call",
-            json!({"name": "run_plan", "arguments": {"plan": plan}}),
-        );
-    }
-
-    /// Whether the answer to `id` has arrived (read so far).
-    fn answered(&mut self, id: u64) -> bool {
-        while let Ok(line) = self.lines.try_recv() {
-            self.keep(&line);
-        }
-        self.early.contains_key(&id)
-    }
-
-    fn keep(&mut self, line: &str) {
-        let doc: Value = serde_json::from_str(line).unwrap();
-        if let Some(id) = doc["id"].as_u64() {
-            self.early.insert(id, doc);
-        }
-    }
-
-    /// The answer to request `id`.
-    fn answer(&mut self, id: u64) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(doc) = self.early.remove(&id) {
-                return doc;
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self
-                .lines
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no answer to request {id}"));
-            self.keep(&line);
-        }
-    }
-
-    /// The run document of the answer to `id`.
-    fn run_answer(&mut self, id: u64) -> Value {
-        let r = self.answer(id);
-        let doc = r["result"]["structuredContent"].clone();
-        assert!(doc.is_object(), "{r}");
-        doc
-    }
-
-    /// Waits for the server to exit by itself.
-    fn exit_status(&mut self, within: Duration) -> ExitStatus {
-        let deadline = Instant::now() + within;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "the server did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn stderr(self) -> String {
-        self.stderr.join().unwrap()
-    }
 }
 
 /// `(ppid, start time)` of a live, non-zombie process.
@@ -256,7 +118,7 @@ const LOOP: &str = "while True:\n    pass\n";
 #[test]
 fn runs_go_at_once_and_the_run_timeout_stops_one_while_the_server_goes_on() {
     let world = World::new(None);
-    let mut s = Raw::in_world(&world, &["--run-timeout", "2"]);
+    let mut s = Raw::start_in(world.dir.path(), &["--run-timeout", "2"]);
     let started = Instant::now();
     s.run_plan(1, LOOP);
     s.run_plan(2, LOOP);
@@ -299,7 +161,7 @@ fn runs_go_at_once_and_the_run_timeout_stops_one_while_the_server_goes_on() {
 fn a_worker_killed_by_a_signal_or_its_memory_limit_ends_only_its_run() {
     let world = World::new(None);
     // No warm workers: the only worker under the server is the run's own.
-    let mut s = Raw::in_world(&world, &["--warm-workers", "0"]);
+    let mut s = Raw::start_in(world.dir.path(), &["--warm-workers", "0"]);
     let server = s.pid();
     s.run_plan(1, LOOP);
     wait_until("the run's worker", || workers(server).len() == 1);
@@ -345,7 +207,7 @@ fn a_run_stuck_in_a_builtin_call_is_answered_at_its_timeout_and_its_trace_ends_l
         }
     });
     let world = World::new(Some(port));
-    let mut s = Raw::in_world(&world, &["--run-timeout", "1"]);
+    let mut s = Raw::start_in(world.dir.path(), &["--run-timeout", "1"]);
     s.run_plan(
         1,
         &format!("p = fetch_url(url=\"http://127.0.0.1:{port}/page\")\nprint(\"fetched\")\n"),
@@ -520,7 +382,7 @@ fn sigint_kills_every_child_and_exits_130() {
 #[test]
 fn a_giant_line_closes_the_session_without_holding_it() {
     let world = World::new(None);
-    let mut s = Raw::in_world(&world, &[]);
+    let mut s = Raw::start_in(world.dir.path(), &[]);
     let server = s.pid();
     s.run_plan(1, "print(\"before\")\n");
     assert_eq!(s.run_answer(1)["status"], "completed");
@@ -544,23 +406,6 @@ fn a_giant_line_closes_the_session_without_holding_it() {
     assert_all_gone(&tree);
     let stderr = s.stderr();
     assert!(stderr.contains("larger than 8388608 bytes"), "{stderr}");
-}
-
-/// The pinned SDK's Python, or `None` (after saying so) where it is not installed outside CI.
-fn sdk_python() -> Option<PathBuf> {
-    let python = root().join("tests/serve/.venv/bin/python");
-    if python.is_file() {
-        return Some(python);
-    }
-    let message = format!(
-        "{} is missing: the load test is skipped. Install it with\n  python3 -m venv tests/serve/.venv && tests/serve/.venv/bin/pip install -r tests/serve/requirements.txt",
-        python.display()
-    );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{message}");
-    }
-    eprintln!("\n!!!!!!!!\n!!! SKIPPED: {message}\n!!!!!!!!\n");
-    None
 }
 
 #[test]

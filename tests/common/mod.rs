@@ -12,6 +12,7 @@ pub mod bounds;
 pub mod cli;
 pub mod fixes;
 pub mod monty;
+pub mod serve;
 pub mod world;
 
 use proptest::prelude::*;
