@@ -162,7 +162,9 @@ def main():
         server.episode = episode
         trace = os.path.join(workdir, f"{tag}.zjson")
         try:
-            done = subprocess.run([zamburak, "run", plan, "--policy", policy_path, "--trace", trace],
+            # `-v`: a line for every call (by default repeats at one call site share a line), so that the
+            # decisions and the autonomy counts are per call.
+            done = subprocess.run([zamburak, "run", plan, "-v", "--policy", policy_path, "--trace", trace],
                                   env=child_env, capture_output=True, text=True, timeout=300, cwd=workdir)
             code, out, err = done.returncode, done.stdout, done.stderr
         except subprocess.TimeoutExpired:
