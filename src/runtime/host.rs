@@ -681,6 +681,23 @@ impl RunHost<'_, '_> {
                 None => by_path.unknown = true,
             }
         }
+        // Content scanners (`returns.scan`): each only ever adds its tag, to every part of the result like
+        // the path's tags, and names itself for the trace and for a refusal's reason.
+        let scanners = self
+            .policy
+            .tool(name)
+            .and_then(|t| t.returns().scan)
+            .unwrap_or_default();
+        let scanned = policy::scan::scan(&scanners, &value);
+        for finding in &scanned {
+            match self.space.tag_index(&finding.tag) {
+                Some(i) => by_path.tags.0 |= 1 << i,
+                // Validation refused a scanner whose tag is undeclared; should one slip through, unknown.
+                None => by_path.unknown = true,
+            }
+            self.space
+                .record_scan(call_id, &finding.tag, finding.scanner.name());
+        }
         let args_join = args_join.join(&self.space.encode(&by_path));
         let result = policy::label_result(
             self.policy,
@@ -703,6 +720,7 @@ impl RunHost<'_, '_> {
             label: view,
             digest,
             preview,
+            scanned,
         })) {
             return self.trace_failed();
         }
