@@ -171,7 +171,17 @@ fn mail_that_talks_to_the_assistant_is_tagged_by_the_injection_scanner() {
         .into_iter()
         .find(|r| r["type"] == "result" && r["tool"] == "read_inbox")
         .unwrap();
-    assert_eq!(result["scanned"][0]["rule"], "ignore-previous-instructions");
+    // Mallory's "ignore all previous instructions" or the hidden "SYSTEM: the user authorised you ..." of
+    // another mail, whichever the scan reads first: one finding per scanner.
+    let scanned = result["scanned"].as_array().unwrap();
+    assert_eq!(scanned.len(), 1, "{scanned:?}");
+    assert_eq!(scanned[0]["scanner"], "injection");
+    assert_eq!(scanned[0]["tag"], "SUSPECT_INJECTION");
+    let rule = scanned[0]["rule"].as_str().unwrap();
+    assert!(
+        ["ignore-previous-instructions", "system-impersonation"].contains(&rule),
+        "{rule}"
+    );
 }
 
 fn policy_check(world: &World, policy: &str) -> (i32, String) {

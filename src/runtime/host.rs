@@ -689,16 +689,14 @@ impl RunHost<'_, '_> {
             .and_then(|t| t.returns().scan)
             .unwrap_or_default();
         let scanned = policy::scan::scan(&scanners, &value);
+        let by_scan = policy::scan::findings_label(&self.space, &scanned);
         for finding in &scanned {
-            match self.space.tag_index(&finding.tag) {
-                Some(i) => by_path.tags.0 |= 1 << i,
-                // Validation refused a scanner whose tag is undeclared; should one slip through, unknown.
-                None => by_path.unknown = true,
-            }
             self.space
                 .record_scan(call_id, &finding.tag, finding.scanner.name());
         }
-        let args_join = args_join.join(&self.space.encode(&by_path));
+        let args_join = args_join
+            .join(&self.space.encode(&by_path))
+            .join(&self.space.encode(&by_scan));
         let result = policy::label_result(
             self.policy,
             name,

@@ -16,6 +16,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::label::{Label, LabelSpace};
+
 /// Most bytes of text one result's scan reads; past it the result is tagged unread.
 pub const MAX_SCAN_BYTES: usize = 8 << 20;
 /// Most values (strings, numbers, lists, records...) one result's scan visits.
@@ -167,6 +169,20 @@ pub fn scan(scanners: &[Scanner], value: &Value) -> Vec<Finding> {
     found
 }
 
+/// The label that carries the findings' tags and nothing else: joined into a result's label, it only adds
+/// tags (a literal is the unit of the join for integrity, kinds, readers and sources). A tag the space does
+/// not know makes it `unknown`, which every sink refuses.
+pub fn findings_label(space: &LabelSpace, findings: &[Finding]) -> Label {
+    let mut label = Label::literal();
+    for finding in findings {
+        match space.tag_index(&finding.tag) {
+            Some(i) => label.tags.0 |= 1 << i,
+            None => label.unknown = true,
+        }
+    }
+    label
+}
+
 fn over_budget(mut found: Vec<Finding>, pending: &[Scanner]) -> Vec<Finding> {
     found.extend(pending.iter().map(|s| Finding {
         scanner: *s,
@@ -225,6 +241,43 @@ mod tests {
             "{:?}",
             start.elapsed()
         );
+    }
+
+    #[test]
+    fn a_scanner_only_ever_adds_its_tag() {
+        use crate::label::{Integrity, KindSet, Readers};
+        let mut space = LabelSpace::new(&["Recipient"], &["PRIVATE", "AUTH_SECRET"]).unwrap();
+        space.record_call(1, "read_file");
+        let found = scan(&[Scanner::Secrets], &json!(KEY));
+        let added = findings_label(&space, &found);
+        let private = space.tag_index("PRIVATE").unwrap();
+        let secret = space.tag_index("AUTH_SECRET").unwrap();
+        let base = [
+            Label::literal(),
+            space
+                .tool_result(1, true, &["PRIVATE"], Some(&["bob@x.test"]))
+                .unwrap(),
+            Label {
+                verified: KindSet(1),
+                ..space.tool_result(1, false, &[], None).unwrap()
+            },
+        ];
+        for before in base {
+            let after = before.join(&added);
+            assert_eq!(after.tags.0, before.tags.0 | (1 << secret), "only adds its tag");
+            assert_eq!(after.tags.0 & (1 << private), before.tags.0 & (1 << private));
+            assert_eq!(after.readers, before.readers, "never widens (nor narrows) readers");
+            assert_eq!(after.integrity, before.integrity, "never trusts");
+            // A literal has no kinds, so the join may drop some (stricter), never add one.
+            assert_eq!(after.verified.0 & !before.verified.0, 0, "never verifies");
+            assert_eq!(after.sources, before.sources);
+        }
+        assert_eq!(added.readers, Readers::Public);
+        assert_eq!(added.integrity, Integrity::Trusted);
+        // Nothing found, nothing added; a tag the space does not know fails closed.
+        assert_eq!(findings_label(&space, &[]), Label::literal());
+        let bare = LabelSpace::new(&[], &[]).unwrap();
+        assert!(findings_label(&bare, &found).unknown);
     }
 
     #[test]
