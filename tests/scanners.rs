@@ -43,9 +43,7 @@ fn world() -> World {
 }
 
 fn mail_plan(file: &str, to: &str) -> String {
-    format!(
-        "r = read_file(path=\"{file}\")\nsend_email(to=\"{to}\", subject=\"report\", body=r)\n"
-    )
+    format!("r = read_file(path=\"{file}\")\nsend_email(to=\"{to}\", subject=\"report\", body=r)\n")
 }
 
 #[test]

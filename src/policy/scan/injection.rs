@@ -69,11 +69,9 @@ const PATTERNS: &[(&str, &str)] = &[
 
 fn set() -> Result<&'static RegexSet, &'static str> {
     static SET: OnceLock<Result<RegexSet, String>> = OnceLock::new();
-    SET.get_or_init(|| {
-        RegexSet::new(PATTERNS.iter().map(|(p, _)| *p)).map_err(|e| e.to_string())
-    })
-    .as_ref()
-    .map_err(String::as_str)
+    SET.get_or_init(|| RegexSet::new(PATTERNS.iter().map(|(p, _)| *p)).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(String::as_str)
 }
 
 /// The name of the first pattern that matches `text`; `Err` when the patterns cannot be compiled (a test

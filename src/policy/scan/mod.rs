@@ -208,7 +208,13 @@ mod tests {
         let mut keyed = serde_json::Map::new();
         keyed.insert(KEY.to_string(), json!(1));
         assert_eq!(scan(&[Scanner::Secrets], &Value::Object(keyed)).len(), 1);
-        assert!(scan(&[Scanner::Secrets], &json!({"a": "hello", "b": [1, 2.5, true]})).is_empty());
+        assert!(
+            scan(
+                &[Scanner::Secrets],
+                &json!({"a": "hello", "b": [1, 2.5, true]})
+            )
+            .is_empty()
+        );
         assert!(scan(&[], &json!(KEY)).is_empty());
     }
 
@@ -264,9 +270,19 @@ mod tests {
         ];
         for before in base {
             let after = before.join(&added);
-            assert_eq!(after.tags.0, before.tags.0 | (1 << secret), "only adds its tag");
-            assert_eq!(after.tags.0 & (1 << private), before.tags.0 & (1 << private));
-            assert_eq!(after.readers, before.readers, "never widens (nor narrows) readers");
+            assert_eq!(
+                after.tags.0,
+                before.tags.0 | (1 << secret),
+                "only adds its tag"
+            );
+            assert_eq!(
+                after.tags.0 & (1 << private),
+                before.tags.0 & (1 << private)
+            );
+            assert_eq!(
+                after.readers, before.readers,
+                "never widens (nor narrows) readers"
+            );
             assert_eq!(after.integrity, before.integrity, "never trusts");
             // A literal has no kinds, so the join may drop some (stricter), never add one.
             assert_eq!(after.verified.0 & !before.verified.0, 0, "never verifies");

@@ -146,8 +146,8 @@ impl Allow {
             Target::Match => whole,
             Target::Line => line,
         };
-        let by_regex = (!self.regexes.is_empty())
-            .then(|| self.regexes.iter().any(|r| r.is_match(target)));
+        let by_regex =
+            (!self.regexes.is_empty()).then(|| self.regexes.iter().any(|r| r.is_match(target)));
         let by_stopword = (!self.stopwords.is_empty()).then(|| {
             let lower = secret.to_ascii_lowercase();
             self.stopwords
