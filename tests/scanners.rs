@@ -223,3 +223,87 @@ fn unknown_scanners_and_undeclared_scanner_tags_are_policy_errors() {
     );
     assert_eq!(code, 0, "{err}");
 }
+
+/// The attacker MCP server of tests/mcp (`inbox` returns a message saying "IGNORE PREVIOUS INSTRUCTIONS"),
+/// under a locked policy whose `inbox` runs `scan` (or not) and whose `deliver` forbids the tag.
+fn mcp_world(scan: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let server =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/attacker_server.py");
+    std::fs::write(dir.join("description.txt"), "Adds two integers.").unwrap();
+    let policy = format!(
+        "version: 1\ntags: [SUSPECT_INJECTION]\nservers:\n  attacker:\n    command: python3\n    args: [{:?}, {:?}]\n    call_timeout_ms: 3000\ntools:\n  inbox:\n    source: mcp.attacker.inbox\n    effect: read\n    args: {{}}\n    control: {{ require: any }}\n    returns: {{ readers: {{ from_fields: [from] }}, structure_readers: public{scan} }}\n  deliver:\n    source: mcp.attacker.deliver\n    effect: send\n    args:\n      to: {{ readers_must_include: to }}\n      body: {{ readers_must_include: to, forbid_tags: [SUSPECT_INJECTION] }}\n    control: {{ require: any }}\n",
+        server.to_str().unwrap(),
+        dir.to_str().unwrap()
+    );
+    std::fs::write(dir.join("zamburak.yaml"), policy).unwrap();
+    let out = Command::cargo_bin("zamburak")
+        .unwrap()
+        .current_dir(dir)
+        .args(["mcp", "lock"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(
+        dir.join("p.py"),
+        "m = inbox()\ndeliver(to=m[0][\"from\"], body=m[0][\"body\"])\n",
+    )
+    .unwrap();
+    tmp
+}
+
+fn delivered(dir: &std::path::Path) -> usize {
+    std::fs::read_to_string(dir.join("calls.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("\"deliver\""))
+        .count()
+}
+
+#[test]
+fn an_mcp_tools_result_is_scanned_too() {
+    let run = |dir: &std::path::Path| {
+        Command::cargo_bin("zamburak")
+            .unwrap()
+            .current_dir(dir)
+            .args(["run", "p.py", "--trace", "t.zjson"])
+            .output()
+            .unwrap()
+    };
+    // Without the scanner: Alice's own message goes back to her (the control, so the test can fail).
+    let tmp = mcp_world("");
+    let out = run(tmp.path());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(delivered(tmp.path()), 1);
+    // With it: the whole result carries SUSPECT_INJECTION (Mallory's message is in it), so nothing of it
+    // is delivered, and the server never sees the call.
+    let tmp = mcp_world(", scan: [injection]");
+    let out = run(tmp.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert_eq!(
+        delivered(tmp.path()),
+        0,
+        "a refused delivery reached the server"
+    );
+    assert!(
+        stderr.contains("added by scanner `injection` on inbox's result"),
+        "{stderr}"
+    );
+    let result = records(&tmp.path().join("t.zjson"))
+        .into_iter()
+        .find(|r| r["type"] == "result" && r["tool"] == "inbox")
+        .unwrap();
+    assert_eq!(result["scanned"][0]["rule"], "ignore-previous-instructions");
+}
