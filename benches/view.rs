@@ -97,6 +97,7 @@ fn trace() -> &'static PathBuf {
                     label: label("untrusted", vec![format!("tool#{i}")]),
                     digest: "sha256:00".into(),
                     preview: None,
+                    scanned: Vec::new(),
                 }))
                 .expect("append");
             }

@@ -380,6 +380,10 @@ pub struct LabelSpace {
     /// The policy's user (lowercased), who reads everything: never listed among a label's readers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     user: Option<String>,
+    /// Tags a content scanner added to a call's result, with the scanner's name, so that a refusal caused by
+    /// one can name it (docs/policy.md, "Scanners").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    scanned: BTreeMap<u32, Vec<(String, String)>>,
 }
 
 impl LabelSpace {
@@ -447,6 +451,31 @@ impl LabelSpace {
     /// Records that call `id` of `tool` happened, so folded sources can be decoded.
     pub fn record_call(&mut self, id: u32, tool: &str) {
         self.calls.insert(id, tool.to_string());
+    }
+
+    /// Records that `scanner` added `tag` to the result of call `id`.
+    pub fn record_scan(&mut self, id: u32, tag: &str, scanner: &str) {
+        self.scanned
+            .entry(id)
+            .or_default()
+            .push((tag.to_string(), scanner.to_string()));
+    }
+
+    /// The scanners that added `tag` to the results `label` derives from, as `(scanner, tool)` pairs.
+    pub fn scanners_of(&self, label: &Label, tag: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for id in &label.sources {
+            for (t, scanner) in self.scanned.get(id).into_iter().flatten() {
+                let pair = (
+                    scanner.clone(),
+                    self.call_tool(*id).unwrap_or("call").to_string(),
+                );
+                if t == tag && !out.contains(&pair) {
+                    out.push(pair);
+                }
+            }
+        }
+        out
     }
 
     /// The label of a tool result before argument labels are joined in: integrity, tags, readers (a list of

@@ -80,6 +80,7 @@ fn fixture() -> Fixture {
             label: secret.clone(),
             digest: "sha256:22".into(),
             preview: None,
+            scanned: Vec::new(),
         }),
         Record::Verifier(VerifierUse {
             call_id: 1,

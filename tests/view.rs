@@ -242,6 +242,7 @@ fn hostile_trace(dir: &Path, port: u16) -> PathBuf {
         digest: "sha256:00".into(),
         // A forged preview of an untrusted, private value: never shown.
         preview: Some(Value::String(PRIVATE.into())),
+        scanned: Vec::new(),
     }))
     .unwrap();
     w.append(Record::Call(Call {
@@ -1065,6 +1066,7 @@ fn an_export_bounds_the_lineages_it_draws() {
             label: view_label("untrusted", &[], false, &[]),
             digest: "none".into(),
             preview: None,
+            scanned: Vec::new(),
         }))
         .unwrap();
     }

@@ -438,8 +438,9 @@ impl Checker<'_> {
                         check: Check::ForbidTags,
                     },
                     format!(
-                        "argument `{name}` carries {}, which `{}` forbids here; it is: {}{}",
+                        "argument `{name}` carries {}{}, which `{}` forbids here; it is: {}{}",
                         self.tag_list(bad),
+                        self.scanner_note(bad, &whole),
                         self.claim.tool,
                         self.describe(&whole),
                         self.default_note(name)
@@ -498,8 +499,9 @@ impl Checker<'_> {
                         forbid,
                         Rule::Control(Check::ForbidTags),
                         format!(
-                            "the control context carries {}, which argument `{name}` forbids; it is: {}{}",
+                            "the control context carries {}{}, which argument `{name}` forbids; it is: {}{}",
                             self.tag_list(bad),
+                            self.scanner_note(bad, pc),
                             self.describe(pc),
                             self.default_note(name)
                         ),
@@ -552,6 +554,28 @@ impl Checker<'_> {
                     .fold(0u16, |acc, i| acc | (1 << i))
                     & tags.0,
             ),
+        }
+    }
+
+    /// ` (added by scanner `secrets` on read_file's result)` for the forbidden tags a content scanner added
+    /// to a result `label` derives from; empty when none did.
+    fn scanner_note(&self, tags: TagSet, label: &Label) -> String {
+        let mut parts = Vec::new();
+        for t in tags.iter() {
+            let Some(tag) = self.space.tag_name(t) else {
+                continue;
+            };
+            for (scanner, tool) in self.space.scanners_of(label, tag) {
+                let part = format!("{tag} added by scanner `{scanner}` on {tool}'s result");
+                if !parts.contains(&part) {
+                    parts.push(part);
+                }
+            }
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", parts.join("; "))
         }
     }
 

@@ -25,6 +25,7 @@ mod named_map;
 pub mod path_tags;
 pub mod providers;
 pub mod rule;
+pub mod scan;
 pub mod servers;
 pub mod sinks;
 pub mod starter;

@@ -110,6 +110,7 @@ impl ToolSpec {
             fields: r.fields,
             tags_when: r.tags_when,
             structure_readers: r.structure_readers,
+            scan: r.scan,
         }
     }
     /// The declared argument names, in positional order.
@@ -463,6 +464,11 @@ pub struct ReturnsSpec {
     /// tool whose result count and order are not secret, such as the inbox; elements keep their own readers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structure_readers: Option<ReadersSpec>,
+    /// Content scanners run over every string of the result: `secrets` adds `AUTH_SECRET`, `injection` adds
+    /// `SUSPECT_INJECTION` (both tags must be declared). A scanner only ever adds its tag, to the whole
+    /// result (docs/policy.md, "Scanners").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scan: Option<Vec<super::scan::Scanner>>,
 }
 
 /// `{ arg: path, glob: "secrets/**", tags: [AUTH_SECRET] }`: when argument `arg` is a path matching

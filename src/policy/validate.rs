@@ -929,6 +929,22 @@ fn check_returns<'a>(
             check_declared(cx, file, &at(&[Seg::Key("tags"), Seg::Index(j)]), tag)?;
         }
     }
+    // A scanner adds its own tag, which must be declared like any other (docs/policy.md, "Scanners").
+    for (i, scanner) in returns.scan.iter().flatten().enumerate() {
+        let tag = scanner.tag();
+        if !file.tags.iter().any(|t| t == tag) {
+            return Err(cx
+                .at_value(
+                    Kind::Undeclared,
+                    &sub(&[Seg::Key("scan"), Seg::Index(i)]),
+                    format!(
+                        "scanner `{}` adds tag `{tag}`, which is not declared",
+                        scanner.name()
+                    ),
+                )
+                .expected(format!("`{tag}` among the tags declared under `tags:`")));
+        }
+    }
     for (field, spec) in returns.fields.iter().flat_map(|f| f.iter()) {
         for (i, tag) in spec.tags.iter().flatten().enumerate() {
             check_declared(

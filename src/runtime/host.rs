@@ -681,7 +681,22 @@ impl RunHost<'_, '_> {
                 None => by_path.unknown = true,
             }
         }
-        let args_join = args_join.join(&self.space.encode(&by_path));
+        // Content scanners (`returns.scan`): each only ever adds its tag, to every part of the result like
+        // the path's tags, and names itself for the trace and for a refusal's reason.
+        let scanners = self
+            .policy
+            .tool(name)
+            .and_then(|t| t.returns().scan)
+            .unwrap_or_default();
+        let scanned = policy::scan::scan(&scanners, &value);
+        let by_scan = policy::scan::findings_label(&self.space, &scanned);
+        for finding in &scanned {
+            self.space
+                .record_scan(call_id, &finding.tag, finding.scanner.name());
+        }
+        let args_join = args_join
+            .join(&self.space.encode(&by_path))
+            .join(&self.space.encode(&by_scan));
         let result = policy::label_result(
             self.policy,
             name,
@@ -703,6 +718,7 @@ impl RunHost<'_, '_> {
             label: view,
             digest,
             preview,
+            scanned,
         })) {
             return self.trace_failed();
         }

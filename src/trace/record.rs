@@ -198,6 +198,10 @@ pub struct CallResult {
     pub label: LabelView,
     pub digest: String,
     pub preview: Option<Value>,
+    /// Tags content scanners added to this result, each with the scanner and the rule that found it
+    /// (docs/policy.md, "Scanners"). Absent when no scanner added one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scanned: Vec<crate::policy::scan::Finding>,
 }
 
 /// What one `print` of the plan showed the person (`type: output`): its label and sources, and its text only
@@ -395,6 +399,7 @@ mod tests {
             },
             digest: "sha256:x".into(),
             preview: None,
+            scanned: Vec::new(),
         });
         assert_eq!(serde_json::to_value(&r).unwrap()["type"], "result");
     }

@@ -384,6 +384,7 @@ mod tests {
                 },
                 digest: "sha256:x".into(),
                 preview: Some(Value::String(big.clone())),
+                scanned: Vec::new(),
             }))
             .unwrap();
         w.append(end()).unwrap();
@@ -428,6 +429,7 @@ mod tests {
                 label: label.clone(),
                 digest: "sha256:x".into(),
                 preview: Some(serde_json::json!({"v": [f]})),
+                scanned: Vec::new(),
             });
             w.append(result).unwrap();
         }

@@ -318,7 +318,14 @@ impl<'a> Interp<'a> {
                 None => Some(Vec::new()),
             }
         };
-        let by_path = crate::policy::path_tags::tags_may(&rules, &texts);
+        let mut by_path = crate::policy::path_tags::tags_may(&rules, &texts);
+        // `returns.scan`: lint cannot read the result, so every scanner's tag may be added (never must).
+        let scanners = self
+            .policy
+            .tool(tool)
+            .and_then(|t| t.returns().scan)
+            .unwrap_or_default();
+        by_path.extend(scanners.iter().map(|s| s.tag().to_string()));
         args_may.tags = TagSet(args_may.tags.0 | self.tags(&by_path).0);
         let must_tags = self.tags(&crate::policy::path_tags::tags_must(&rules, &texts));
         self.tool_result(at, id, tool, &args_may, must_tags)
