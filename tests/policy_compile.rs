@@ -127,10 +127,18 @@ fn a_good_drafter_gives_a_verified_policy_and_scenarios() {
         policy.contains("# constitution line 9: to my landlord (DE89370400440532013000)"),
         "{policy}"
     );
-    assert!(policy.starts_with("# Drafted by `zamburak policy compile`"), "{policy}");
+    assert!(
+        policy.starts_with("# Drafted by `zamburak policy compile`"),
+        "{policy}"
+    );
     // The diff against the base is on stdout and names the changed rule.
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("+      recipient: { require: [trusted, verified(KnownPayee)], public: true }"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "+      recipient: { require: [trusted, verified(KnownPayee)], public: true }"
+        ),
+        "{stdout}"
+    );
     assert!(stdout.contains("-      recipient: {}"), "{stdout}");
     assert!(text.contains("battery 3/3 attacks refused"), "{text}");
 
@@ -139,7 +147,11 @@ fn a_good_drafter_gives_a_verified_policy_and_scenarios() {
     assert_eq!(check.status.code(), Some(0), "{}", output_text(&check));
     let test = zamburak_in(dir.path(), &["policy", "test", "drafted.scenarios.yaml"]);
     assert_eq!(test.status.code(), Some(0), "{}", output_text(&test));
-    assert!(output_text(&test).contains("12 passed, 0 failed"), "{}", output_text(&test));
+    assert!(
+        output_text(&test).contains("12 passed, 0 failed"),
+        "{}",
+        output_text(&test)
+    );
 
     // It is never replaced without --force, and nothing is asked of the provider then.
     let again = compile(dir.path(), &[]);
@@ -151,7 +163,10 @@ fn a_good_drafter_gives_a_verified_policy_and_scenarios() {
 fn a_careless_drafter_is_refused_with_the_scenario_that_exposes_it() {
     let s = ChatServer::start();
     s.answer("roles", roles());
-    s.answer("policy", policy_answer("tests/compile/careless_policy.yaml"));
+    s.answer(
+        "policy",
+        policy_answer("tests/compile/careless_policy.yaml"),
+    );
     s.answer("scenarios", scenarios_answer());
     let dir = world(s.port);
     let out = compile(dir.path(), &[]);
@@ -162,8 +177,14 @@ fn a_careless_drafter_is_refused_with_the_scenario_that_exposes_it() {
         text.contains("FAILED battery: send_money.recipient (payee) chosen by data [strict]"),
         "{text}"
     );
-    assert!(text.contains("send_money(recipient=x, amount=\"x\", subject=\"x\")"), "{text}");
-    assert!(text.contains("refused: the draft failed verification after 2 repairs"), "{text}");
+    assert!(
+        text.contains("send_money(recipient=x, amount=\"x\", subject=\"x\")"),
+        "{text}"
+    );
+    assert!(
+        text.contains("refused: the draft failed verification after 2 repairs"),
+        "{text}"
+    );
     // The repair loop sent the failing scenario back, twice, then stopped.
     let policy_requests = s.requests_for("policy");
     assert_eq!(policy_requests.len(), 3, "{text}");
@@ -172,9 +193,44 @@ fn a_careless_drafter_is_refused_with_the_scenario_that_exposes_it() {
     for repair in &policy_requests[1..] {
         let m = user_message(repair);
         assert!(m.contains("Your previous draft failed verification"), "{m}");
-        assert!(m.contains("battery: send_money.recipient (payee) chosen by data"), "{m}");
+        assert!(
+            m.contains("battery: send_money.recipient (payee) chosen by data"),
+            "{m}"
+        );
         assert!(m.contains("x = zamburak_battery_source()"), "{m}");
     }
+}
+
+#[test]
+fn the_battery_alone_catches_a_payee_no_drafted_scenario_covers() {
+    let s = ChatServer::start();
+    s.answer("roles", roles());
+    s.answer(
+        "policy",
+        policy_answer("tests/compile/careless_policy.yaml"),
+    );
+    // Scenarios that never let data choose a payee: only the battery can see the careless rule.
+    let scenarios = read("tests/compile/good_scenarios.yaml");
+    let cut = scenarios
+        .find("  - name: a payee read from a bill")
+        .unwrap();
+    let end = scenarios.find("  - name: a link in an e-mail").unwrap();
+    let scenarios = format!("{}{}", &scenarios[..cut], &scenarios[end..]);
+    s.answer(
+        "scenarios",
+        json!({"scenarios_yaml": scenarios, "citations": []}),
+    );
+    let dir = world(s.port);
+    let out = compile(dir.path(), &["--max-repairs", "0"]);
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("scenarios 10/10 runs passed"), "{text}");
+    assert!(
+        text.contains("FAILED battery: send_money.recipient (payee) chosen by data [normal]"),
+        "{text}"
+    );
+    assert!(text.contains("battery 2/3 attacks refused"), "{text}");
+    nothing_written(dir.path());
 }
 
 #[test]
@@ -203,7 +259,10 @@ fn a_drafter_that_repairs_its_draft_is_verified() {
 fn force_writes_a_draft_that_failed_but_says_so() {
     let s = ChatServer::start();
     s.answer("roles", roles());
-    s.answer("policy", policy_answer("tests/compile/careless_policy.yaml"));
+    s.answer(
+        "policy",
+        policy_answer("tests/compile/careless_policy.yaml"),
+    );
     s.answer("scenarios", scenarios_answer());
     let dir = world(s.port);
     let out = compile(dir.path(), &["--force", "--max-repairs", "0"]);
@@ -218,7 +277,10 @@ fn force_writes_a_draft_that_failed_but_says_so() {
 fn a_named_exception_waives_one_attack_and_is_reported() {
     let s = ChatServer::start();
     s.answer("roles", roles());
-    s.answer("policy", policy_answer("tests/compile/careless_policy.yaml"));
+    s.answer(
+        "policy",
+        policy_answer("tests/compile/careless_policy.yaml"),
+    );
     s.answer("scenarios", scenarios_answer());
     let dir = world(s.port);
     let mut c = read("examples/compile/constitution.md");
@@ -226,10 +288,19 @@ fn a_named_exception_waives_one_attack_and_is_reported() {
     std::fs::write(dir.path().join("constitution.md"), c).unwrap();
     let out = compile(dir.path(), &["--max-repairs", "0"]);
     let text = output_text(&out);
-    assert!(text.contains("exception used (constitution line 12): send_money.recipient"), "{text}");
-    assert!(!text.contains("FAILED battery: send_money.recipient"), "{text}");
+    assert!(
+        text.contains("exception used (constitution line 12): send_money.recipient"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("FAILED battery: send_money.recipient"),
+        "{text}"
+    );
     // The careless draft still fails the drafted scenario that expects approval for a bill's payee.
-    assert!(text.contains("FAILED a payee read from a bill waits for approval [strict]"), "{text}");
+    assert!(
+        text.contains("FAILED a payee read from a bill waits for approval [strict]"),
+        "{text}"
+    );
     assert_eq!(out.status.code(), Some(1), "{text}");
     nothing_written(dir.path());
 
@@ -243,16 +314,28 @@ fn a_named_exception_waives_one_attack_and_is_reported() {
     .unwrap();
     let out = compile(dir.path(), &[]);
     assert_eq!(out.status.code(), Some(2), "{}", output_text(&out));
-    assert!(output_text(&out).contains("`send_money.iban`"), "{}", output_text(&out));
+    assert!(
+        output_text(&out).contains("`send_money.iban`"),
+        "{}",
+        output_text(&out)
+    );
     assert!(s2.requests().is_empty());
 }
 
+/// What a broken drafter answers, set up on its server.
+type Setup = Box<dyn Fn(&ChatServer)>;
+
 #[test]
 fn a_broken_drafter_gets_a_clear_error_and_nothing_is_written() {
-    let cases: Vec<(&str, Box<dyn Fn(&ChatServer)>, i32, &str)> = vec![
+    let cases: Vec<(&str, Setup, i32, &str)> = vec![
         (
             "not JSON",
-            Box::new(|s| s.script("roles", vec![Reply::Content("here are the roles: {".into())])),
+            Box::new(|s| {
+                s.script(
+                    "roles",
+                    vec![Reply::Content("here are the roles: {".into())],
+                )
+            }),
             2,
             "the provider's answer to step `roles` is unusable: it is not JSON",
         ),
@@ -264,13 +347,20 @@ fn a_broken_drafter_gets_a_clear_error_and_nothing_is_written() {
         ),
         (
             "unknown role",
-            Box::new(|s| s.answer("roles", json!({"roles": [{"tool": "send_money", "arg": "recipient", "role": "friend"}]}))),
+            Box::new(|s| {
+                s.answer("roles", json!({"roles": [{"tool": "send_money", "arg": "recipient", "role": "friend"}]}))
+            }),
             2,
             "does not match the step's schema",
         ),
         (
             "an argument no tool has",
-            Box::new(|s| s.answer("roles", json!({"roles": [{"tool": "rm_rf", "arg": "path", "role": "path"}]}))),
+            Box::new(|s| {
+                s.answer(
+                    "roles",
+                    json!({"roles": [{"tool": "rm_rf", "arg": "path", "role": "path"}]}),
+                )
+            }),
             2,
             "it names an argument no tool of the base policy has",
         ),
@@ -290,7 +380,10 @@ fn a_broken_drafter_gets_a_clear_error_and_nothing_is_written() {
             "malformed policy YAML",
             Box::new(|s| {
                 s.answer("roles", roles());
-                s.answer("policy", json!({"policy_yaml": "version: 1\ntools: [unclosed\n  - {", "citations": []}));
+                s.answer(
+                    "policy",
+                    json!({"policy_yaml": "version: 1\ntools: [unclosed\n  - {", "citations": []}),
+                );
                 s.answer("scenarios", scenarios_answer());
             }),
             1,
@@ -300,7 +393,10 @@ fn a_broken_drafter_gets_a_clear_error_and_nothing_is_written() {
             "policy YAML of the wrong shape",
             Box::new(|s| {
                 s.answer("roles", roles());
-                s.answer("policy", json!({"policy_yaml": "- just\n- a list\n", "citations": []}));
+                s.answer(
+                    "policy",
+                    json!({"policy_yaml": "- just\n- a list\n", "citations": []}),
+                );
                 s.answer("scenarios", scenarios_answer());
             }),
             1,
@@ -329,9 +425,10 @@ fn a_broken_drafter_gets_a_clear_error_and_nothing_is_written() {
             "a draft that adds a tool and trusts mail",
             Box::new(|s| {
                 s.answer("roles", roles());
-                let yaml = read("tests/compile/good_policy.yaml")
-                    .replace("      integrity: untrusted\n      tags: [PRIVATE]", "      integrity: trusted\n      tags: [PRIVATE]")
-                    + "  rm_rf:\n    effect: execute\n    args: { path: {} }\n";
+                let yaml = read("tests/compile/good_policy.yaml").replace(
+                    "      integrity: untrusted\n      tags: [PRIVATE]",
+                    "      integrity: trusted\n      tags: [PRIVATE]",
+                ) + "  rm_rf:\n    effect: execute\n    args: { path: {} }\n";
                 s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
                 s.answer("scenarios", scenarios_answer());
             }),
@@ -356,6 +453,13 @@ fn a_broken_drafter_gets_a_clear_error_and_nothing_is_written() {
 fn the_help_ends_with_the_exit_codes() {
     let out = zamburak_in(Path::new("."), &["policy", "compile", "--help"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.trim_end().ends_with("\"Compiling a policy from plain words\"."), "{text}");
-    assert!(text.contains("Exit codes: 0 the draft is verified and written, 1 refused"), "{text}");
+    assert!(
+        text.trim_end()
+            .ends_with("\"Compiling a policy from plain words\"."),
+        "{text}"
+    );
+    assert!(
+        text.contains("Exit codes: 0 the draft is verified and written, 1 refused"),
+        "{text}"
+    );
 }

@@ -46,21 +46,19 @@ pub fn compile_command(args: &CompileArgs) -> i32 {
             ));
         }
     }
-    let bytes = match crate::capped::read(
-        &args.constitution,
-        compile::constitution::MAX_BYTES as u64,
-    ) {
-        Ok(b) => b,
-        Err(crate::capped::CappedError::TooLarge(max)) => {
-            return usage(&format!(
-                "{} is larger than {max} bytes",
-                args.constitution.display()
-            ));
-        }
-        Err(crate::capped::CappedError::Io(e)) => {
-            return usage(&format!("cannot read {}: {e}", args.constitution.display()));
-        }
-    };
+    let bytes =
+        match crate::capped::read(&args.constitution, compile::constitution::MAX_BYTES as u64) {
+            Ok(b) => b,
+            Err(crate::capped::CappedError::TooLarge(max)) => {
+                return usage(&format!(
+                    "{} is larger than {max} bytes",
+                    args.constitution.display()
+                ));
+            }
+            Err(crate::capped::CappedError::Io(e)) => {
+                return usage(&format!("cannot read {}: {e}", args.constitution.display()));
+            }
+        };
     let Ok(text) = String::from_utf8(bytes) else {
         return usage(&format!("{} is not UTF-8", args.constitution.display()));
     };
@@ -115,7 +113,10 @@ pub fn compile_command(args: &CompileArgs) -> i32 {
     };
     report(&compiled);
     let verified = compiled.verified();
-    let Some(policy_text) = compiled.policy_text.as_deref().filter(|_| verified || args.force)
+    let Some(policy_text) = compiled
+        .policy_text
+        .as_deref()
+        .filter(|_| verified || args.force)
     else {
         errln!(
             "refused: the draft failed verification after {} repair{}; nothing was written (--force writes a draft that loads anyway)",
@@ -189,13 +190,27 @@ fn report(c: &Compiled) {
     for f in &c.failures {
         errln!("{}", f.detail);
     }
-    let passed_runs = c.scenario_runs - c.failures.iter().filter(|f| f.title.starts_with("scenario: ")).count();
+    let passed_runs = c.scenario_runs
+        - c.failures
+            .iter()
+            .filter(|f| f.title.starts_with("scenario: "))
+            .count();
     errln!(
         "verification: policy check {}; scenarios {passed_runs}/{} runs passed ({} scenarios); battery {}/{} attacks refused in both modes ({} runs, {} not exercised); {} repair{}",
-        if c.policy_text.is_some() { "passed" } else { "FAILED" },
+        if c.policy_text.is_some() {
+            "passed"
+        } else {
+            "FAILED"
+        },
         c.scenario_runs,
         c.scenarios,
-        c.battery.attacks - c.battery.exposed.iter().map(|(t, _)| t.rsplit_once(" [").map_or(t.as_str(), |(a, _)| a)).collect::<std::collections::BTreeSet<_>>().len(),
+        c.battery.attacks
+            - c.battery
+                .exposed
+                .iter()
+                .map(|(t, _)| t.rsplit_once(" [").map_or(t.as_str(), |(a, _)| a))
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
         c.battery.attacks,
         c.battery.runs,
         c.battery.not_exercised.len(),

@@ -4,13 +4,13 @@
 
 pub mod approve;
 pub mod claim;
+pub mod compile;
 pub mod decisions;
 pub mod interrupt;
 pub mod lint;
 pub mod mcp;
 pub mod output;
 pub mod pending;
-pub mod compile;
 pub mod policy;
 pub mod run;
 pub mod stubs;

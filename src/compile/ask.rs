@@ -91,8 +91,12 @@ pub fn read<T: DeserializeOwned>(
             Refusal::Shape(why) => why,
         })
     })?;
-    crate::mcp::schema::check(schema, &value, "")
-        .map_err(|e| unusable(format!("it does not match the step's schema: {}", e.message())))?;
+    crate::mcp::schema::check(schema, &value, "").map_err(|e| {
+        unusable(format!(
+            "it does not match the step's schema: {}",
+            e.message()
+        ))
+    })?;
     serde_json::from_value(value)
         .map_err(|e| unusable(format!("it does not have the step's shape: {e}")))
 }
@@ -118,12 +122,19 @@ mod tests {
             ("{\"SECRETWORD\": 3, \"a\": \"x\"}", "schema"),
             ("[1, 2]", "schema"),
         ] {
-            let e = read::<Two>("roles", content, &schema).unwrap_err().to_string();
+            let e = read::<Two>("roles", content, &schema)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(why), "{content}: {e}");
             assert!(!e.contains("SECRETWORD"), "{e}");
         }
         let huge = format!("{{\"a\": \"{}\"}}", "x".repeat(MAX_RESPONSE_BYTES as usize));
-        assert!(read::<Two>("roles", &huge, &schema).unwrap_err().to_string().contains("KiB"));
+        assert!(
+            read::<Two>("roles", &huge, &schema)
+                .unwrap_err()
+                .to_string()
+                .contains("KiB")
+        );
         assert!(read::<Two>("roles", "{\"a\": \"x\"}", &schema).is_ok());
     }
 }

@@ -64,7 +64,9 @@ pub fn with_source(doc: &Map<String, Value>, base_dir: &std::path::Path) -> Resu
         return Err("`tools` is not a mapping".into());
     };
     if tools.contains_key(SOURCE_TOOL) {
-        return Err(format!("the policy may not declare a tool named `{SOURCE_TOOL}`"));
+        return Err(format!(
+            "the policy may not declare a tool named `{SOURCE_TOOL}`"
+        ));
     }
     tools.insert(
         SOURCE_TOOL.into(),
@@ -76,8 +78,12 @@ pub fn with_source(doc: &Map<String, Value>, base_dir: &std::path::Path) -> Resu
         }),
     );
     let text = serde_json::to_string(&Value::Object(doc)).map_err(|e| e.to_string())?;
-    Policy::from_yaml_str(&text, "<the drafted policy with the battery's source>", base_dir)
-        .map_err(|e| e.to_string())
+    Policy::from_yaml_str(
+        &text,
+        "<the drafted policy with the battery's source>",
+        base_dir,
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// A literal of the argument's type, as Python.
@@ -104,7 +110,7 @@ fn accepted(v: &VerifierSpec) -> Option<String> {
         }
         VerifierSpec::EmailAllowlist { allow, .. } => allow
             .first()
-            .map(|p| py_string(&p.replace('*', "a").replace('?', "a"))),
+            .map(|p| py_string(&p.replace(['*', '?'], "a"))),
         VerifierSpec::UrlAllowlist {
             schemes,
             hosts,
@@ -242,19 +248,19 @@ fn outcome_name(o: Outcome) -> &'static str {
 pub fn run(attacks: &[Attack], policy: &Policy, engine: &Engine, report: &mut BatteryReport) {
     for a in attacks {
         report.attacks += 1;
-        let title = format!("battery: {}.{} ({}) chosen by data", a.tool, a.arg, a.role.name());
+        let title = format!(
+            "battery: {}.{} ({}) chosen by data",
+            a.tool,
+            a.arg,
+            a.role.name()
+        );
         let value = a.role.attacker_value();
         let tools: BTreeMap<String, Vec<Value>> =
             BTreeMap::from([(SOURCE_TOOL.to_string(), vec![json!(value)])]);
         let mut not_exercised = None;
         for mode in [Mode::Strict, Mode::Normal] {
-            let control = crate::scenario::run_plan(
-                &a.control_plan,
-                &BTreeMap::new(),
-                policy,
-                mode,
-                engine,
-            );
+            let control =
+                crate::scenario::run_plan(&a.control_plan, &BTreeMap::new(), policy, mode, engine);
             let attack = crate::scenario::run_plan(&a.plan, &tools, policy, mode, engine);
             report.runs += 2;
             if allowed(&attack, &a.tool) {
@@ -275,16 +281,14 @@ pub fn run(attacks: &[Attack], policy: &Policy, engine: &Engine, report: &mut Ba
                 );
                 let _ = writeln!(s, "  actual:   {}", attack.outcome);
                 s.push_str(&decisions(&attack));
-                report
-                    .exposed
-                    .push((format!("{title} [{}]", mode.name()), s.trim_end().to_string()));
+                report.exposed.push((
+                    format!("{title} [{}]", mode.name()),
+                    s.trim_end().to_string(),
+                ));
             } else if !allowed(&control, &a.tool) && not_exercised.is_none() {
                 not_exercised = Some(format!(
                     "{}.{}: `{}` is not allowed even with every argument written in the plan ({})",
-                    a.tool,
-                    a.arg,
-                    a.tool,
-                    control.outcome
+                    a.tool, a.arg, a.tool, control.outcome
                 ));
             }
         }

@@ -69,7 +69,8 @@ impl Constitution {
             let Some(rest) = line.trim().strip_prefix("exception:") else {
                 continue;
             };
-            exceptions.push(exception(rest.trim(), i + 1).ok_or(ConstitutionError::BadException(i + 1))?);
+            exceptions
+                .push(exception(rest.trim(), i + 1).ok_or(ConstitutionError::BadException(i + 1))?);
         }
         Ok(Constitution { lines, exceptions })
     }
@@ -118,7 +119,10 @@ fn identifier(s: &str) -> bool {
 /// `TOOL.ARG may be chosen by data because REASON`, with a non-empty reason.
 fn exception(rest: &str, line: usize) -> Option<Exception> {
     let (target, after) = rest.split_once(char::is_whitespace)?;
-    let reason = after.trim().strip_prefix("may be chosen by data because")?.trim();
+    let reason = after
+        .trim()
+        .strip_prefix("may be chosen by data because")?
+        .trim();
     let (tool, arg) = target.split_once('.')?;
     if !identifier(tool) || !identifier(arg) || reason.is_empty() {
         return None;
@@ -162,8 +166,14 @@ mod tests {
                 "{bad}"
             );
         }
-        assert_eq!(Constitution::parse(" \n").unwrap_err(), ConstitutionError::Empty);
-        assert_eq!(c.line(2).map(|l| l.trim_start().starts_with("exception")), Some(true));
+        assert_eq!(
+            Constitution::parse(" \n").unwrap_err(),
+            ConstitutionError::Empty
+        );
+        assert_eq!(
+            c.line(2).map(|l| l.trim_start().starts_with("exception")),
+            Some(true)
+        );
         assert_eq!(c.line(0), None);
         assert_eq!(c.line(3), None);
     }

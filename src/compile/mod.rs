@@ -125,7 +125,10 @@ fn mapping(text: &str) -> Result<Map<String, Value>, String> {
 }
 
 /// Drafts and verifies. `progress` receives one line per step.
-pub fn compile(input: &Input<'_>, progress: &mut dyn FnMut(&str)) -> Result<Compiled, CompileError> {
+pub fn compile(
+    input: &Input<'_>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Compiled, CompileError> {
     let c = Constitution::parse(input.constitution)?;
     let base_sigs = input.base.signatures();
     for e in &c.exceptions {
@@ -141,26 +144,27 @@ pub fn compile(input: &Input<'_>, progress: &mut dyn FnMut(&str)) -> Result<Comp
             });
         }
     }
-    let provider = input
-        .base
-        .provider(input.provider)
-        .ok_or_else(|| CompileError::UnknownProvider {
-            name: input.provider.to_string(),
-            declared: {
-                let names: Vec<String> = input
-                    .base
-                    .file()
-                    .providers
-                    .iter()
-                    .map(|(n, _)| format!("`{n}`"))
-                    .collect();
-                if names.is_empty() {
-                    "none".into()
-                } else {
-                    names.join(", ")
-                }
-            },
-        })?;
+    let provider =
+        input
+            .base
+            .provider(input.provider)
+            .ok_or_else(|| CompileError::UnknownProvider {
+                name: input.provider.to_string(),
+                declared: {
+                    let names: Vec<String> = input
+                        .base
+                        .file()
+                        .providers
+                        .iter()
+                        .map(|(n, _)| format!("`{n}`"))
+                        .collect();
+                    if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.join(", ")
+                    }
+                },
+            })?;
     let base_map = mapping(input.base_text).map_err(CompileError::Base)?;
     let catalogue = crate::stubs::catalogue(input.base, input.lock);
     let tools = prompts::tools_text(&catalogue);
@@ -277,7 +281,13 @@ pub fn compile(input: &Input<'_>, progress: &mut dyn FnMut(&str)) -> Result<Comp
     let scenarios_text = scenarios_file(input, &c, &scenarios, &scenario_cites);
     let base_normalised = render::policy_yaml(&base_map, &[], &Citations::new(), None, None);
     let policy_text = verified.doc.map(|(doc, cites)| {
-        let header = header(input, &c, &verified.failures, scenarios.len(), &verified.battery);
+        let header = header(
+            input,
+            &c,
+            &verified.failures,
+            scenarios.len(),
+            &verified.battery,
+        );
         render::policy_yaml(&doc, &header, &cites, Some(&c), Some(&base_map))
     });
     Ok(Compiled {
@@ -521,7 +531,10 @@ fn verify(
 /// arguments, and no result more trusted than the base says.
 fn structure(doc: &Map<String, Value>, base: &Map<String, Value>, failures: &mut Vec<Failure>) {
     let empty = Map::new();
-    let tools = doc.get("tools").and_then(Value::as_object).unwrap_or(&empty);
+    let tools = doc
+        .get("tools")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     let base_tools = base
         .get("tools")
         .and_then(Value::as_object)
@@ -587,6 +600,9 @@ fn structure(doc: &Map<String, Value>, base: &Map<String, Value>, failures: &mut
 pub fn attacked_args(roles: &[ArgRole]) -> Vec<(String, Role)> {
     roles
         .iter()
-        .filter_map(|r| r.attacked().map(|role| (format!("{}.{}", r.tool, r.arg), role)))
+        .filter_map(|r| {
+            r.attacked()
+                .map(|role| (format!("{}.{}", r.tool, r.arg), role))
+        })
         .collect()
 }

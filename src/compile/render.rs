@@ -18,8 +18,18 @@ pub type Citations = BTreeMap<String, Vec<usize>>;
 
 /// Top-level keys in the order written; others follow in the draft's order.
 const ORDER: [&str; 12] = [
-    "version", "mode", "user", "tags", "verifiers", "tools", "planner", "limits", "providers",
-    "servers", "builtins", "mcp_lock",
+    "version",
+    "mode",
+    "user",
+    "tags",
+    "verifiers",
+    "tools",
+    "planner",
+    "limits",
+    "providers",
+    "servers",
+    "builtins",
+    "mcp_lock",
 ];
 
 /// Sections whose entries are written one per line.
@@ -39,10 +49,8 @@ fn plain(s: &str) -> bool {
     let first_ok = chars
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-    let reserved = [
-        "true", "false", "null", "yes", "no", "on", "off", "y", "n",
-    ]
-    .contains(&s.to_ascii_lowercase().as_str());
+    let reserved = ["true", "false", "null", "yes", "no", "on", "off", "y", "n"]
+        .contains(&s.to_ascii_lowercase().as_str());
     first_ok
         && !reserved
         && s.chars()
@@ -215,7 +223,13 @@ mod tests {
         let doc = json!({"version": 1, "tools": {"pay": {"effect": "send", "args": {"iban": {"require": "trusted"}}}}});
         let mut cites = Citations::new();
         cites.insert("tools.pay.args.iban".into(), vec![1, 3]);
-        let text = policy_yaml(doc.as_object().unwrap(), &["head\nline".into()], &cites, Some(&c), None);
+        let text = policy_yaml(
+            doc.as_object().unwrap(),
+            &["head\nline".into()],
+            &cites,
+            Some(&c),
+            None,
+        );
         assert!(text.contains("      # constitution line 1: Pay only my landlord.\n      # constitution line 3: line: x\n      iban: { require: trusted }\n"), "{text}");
         assert!(text.starts_with("# head line\n"), "{text}");
         let back: Value = serde_saphyr::from_str(&text).unwrap();

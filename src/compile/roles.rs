@@ -122,10 +122,23 @@ fn builtin_role(source: BuiltinSource, arg: &str) -> Option<Role> {
 /// The role an argument's name suggests, when it clearly names one.
 pub fn named_role(arg: &str) -> Option<Role> {
     let a = arg.to_ascii_lowercase();
-    let any = |words: &[&str]| words.iter().any(|w| a == *w || a.ends_with(&format!("_{w}")));
+    let any = |words: &[&str]| {
+        words
+            .iter()
+            .any(|w| a == *w || a.ends_with(&format!("_{w}")))
+    };
     if any(&["iban", "payee", "beneficiary", "account", "bic", "creditor"]) {
         Some(Role::Payee)
-    } else if any(&["to", "cc", "bcc", "recipient", "recipients", "email", "address", "participants"]) {
+    } else if any(&[
+        "to",
+        "cc",
+        "bcc",
+        "recipient",
+        "recipients",
+        "email",
+        "address",
+        "participants",
+    ]) {
         Some(Role::Recipient)
     } else if any(&["url", "uri", "link", "href", "endpoint", "webhook"]) {
         Some(Role::Url)

@@ -298,7 +298,11 @@ fn from_openai(
 /// Sends one chat-completions request `body` to an `openai_chat` provider and returns the message
 /// content, unread: the caller parses and checks it. Redirects are not followed; a refusal, a cut-off
 /// answer, a status other than 200 and a body over `bounds` are errors that never quote the response.
-pub fn post_chat(provider: &ProviderSpec, body: &Value, bounds: Bounds) -> Result<String, LlmError> {
+pub fn post_chat(
+    provider: &ProviderSpec,
+    body: &Value,
+    bounds: Bounds,
+) -> Result<String, LlmError> {
     let body = body.to_string();
     let max = bounds.max_request_bytes;
     if body.len() as u64 > max {

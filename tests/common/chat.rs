@@ -26,11 +26,14 @@ pub enum Reply {
     Huge(usize),
 }
 
+/// Per step: the index of the next reply, and the replies.
+type Script = HashMap<String, (usize, Vec<Reply>)>;
+
 #[derive(Clone, Default)]
 pub struct ChatServer {
     pub port: u16,
     requests: Arc<Mutex<Vec<Value>>>,
-    script: Arc<Mutex<HashMap<String, (usize, Vec<Reply>)>>>,
+    script: Arc<Mutex<Script>>,
 }
 
 /// The step a request is for.
