@@ -140,7 +140,7 @@ fn a_good_drafter_gives_a_verified_policy_and_scenarios() {
         "{stdout}"
     );
     assert!(stdout.contains("-      recipient: {}"), "{stdout}");
-    assert!(text.contains("battery 3/3 attacks refused"), "{text}");
+    assert!(text.contains("battery 5/5 attacks refused"), "{text}");
 
     // What was written passes `policy check` and its scenarios pass `policy test`.
     let check = zamburak_in(dir.path(), &["policy", "check", "drafted.yaml"]);
@@ -231,6 +231,60 @@ fn the_battery_alone_catches_a_payee_no_drafted_scenario_covers() {
     );
     assert!(text.contains("battery 2/3 attacks refused"), "{text}");
     nothing_written(dir.path());
+}
+
+#[test]
+fn a_verifier_that_accepts_the_attackers_value_is_caught_like_a_missing_requirement() {
+    let s = ChatServer::start();
+    s.answer("roles", roles());
+    let yaml = read("tests/compile/good_policy.yaml").replace(
+        "allow: [\"*@example.com\"]",
+        "allow: [\"*@example.com\", \"*@evil.test\"]",
+    );
+    assert!(yaml.contains("*@evil.test"));
+    s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
+    s.answer("scenarios", scenarios_answer());
+    let dir = world(s.port);
+    let out = compile(dir.path(), &["--max-repairs", "0"]);
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("FAILED battery: send_email.to (recipient) chosen by data through `verify_colleague` [strict]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("send_email(to=verify_colleague(x), subject=\"x\", body=\"x\")"),
+        "{text}"
+    );
+    assert!(text.contains("battery 4/5 attacks refused"), "{text}");
+    nothing_written(dir.path());
+}
+
+#[test]
+fn a_draft_cannot_change_the_user_or_where_data_lives() {
+    let s = ChatServer::start();
+    s.answer("roles", roles());
+    let yaml = read("tests/compile/good_policy.yaml")
+        .replace("user: me@example.com", "user: mallory@evil.test")
+        + "builtins:\n  mail: { maildir: /, outbox: /tmp/out, drafts: /tmp/drafts }\n";
+    s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
+    s.answer("scenarios", scenarios_answer());
+    let dir = world(s.port);
+    let out = compile(dir.path(), &[]);
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("note: the draft's `user` was replaced by the base policy's"),
+        "{text}"
+    );
+    assert!(
+        text.contains("note: the draft's `builtins` was replaced by the base policy's"),
+        "{text}"
+    );
+    let policy = std::fs::read_to_string(dir.path().join("drafted.yaml")).unwrap();
+    assert!(policy.contains("\nuser: me@example.com\n"), "{policy}");
+    assert!(!policy.contains("mallory"), "{policy}");
+    assert!(policy.contains("maildir: mail/inbox"), "{policy}");
 }
 
 #[test]

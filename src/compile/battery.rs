@@ -35,6 +35,8 @@ pub struct Attack {
     pub tool: String,
     pub arg: String,
     pub role: Role,
+    /// The verifier the data passes through first, when the argument accepts the kind it mints.
+    pub via: Option<String>,
     pub plan: String,
     pub control_plan: String,
 }
@@ -156,6 +158,28 @@ fn favourable(policy: &Policy, tool: &str, arg: &str, lit: String) -> String {
     lit
 }
 
+/// The verifiers minting a kind `tool.arg` accepts.
+fn verifiers_for(policy: &Policy, tool: &str, arg: &str) -> Vec<String> {
+    let Some(req) = policy
+        .tool(tool)
+        .and_then(|t| t.args.iter().find(|(a, _)| *a == arg).map(|(_, r)| r))
+        .and_then(|r| r.require.as_ref())
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for alt in &req.0 {
+        if let Requirement::Verified(kind) = alt {
+            for (name, v) in policy.file().verifiers.iter() {
+                if v.mints() == kind {
+                    out.push(name.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The attacks for `roles` on `policy`, but for the exempted arguments.
 pub fn attacks(
     policy: &Policy,
@@ -191,17 +215,34 @@ pub fn attacks(
                 attack_args.push(format!("{}={fav}", p.name));
             }
         }
-        out.push(Attack {
-            tool: r.tool.clone(),
-            arg: r.arg.clone(),
-            role,
-            plan: format!(
-                "x = {SOURCE_TOOL}()\n{}({})\n",
-                r.tool,
-                attack_args.join(", ")
-            ),
-            control_plan: format!("{}({})\n", r.tool, control_args.join(", ")),
-        });
+        // The data as it is, and through every verifier whose kind the argument accepts: a verifier
+        // that accepts the attacker's value (an allowlist of `*`) is a hole like a missing requirement.
+        let mut vias = vec![None];
+        vias.extend(verifiers_for(policy, &r.tool, &r.arg).into_iter().map(Some));
+        for via in vias {
+            let value = match &via {
+                Some(v) => format!("{v}(x)"),
+                None => "x".to_string(),
+            };
+            let args: Vec<String> = attack_args
+                .iter()
+                .map(|a| {
+                    if a == &format!("{}=x", r.arg) {
+                        format!("{}={value}", r.arg)
+                    } else {
+                        a.clone()
+                    }
+                })
+                .collect();
+            out.push(Attack {
+                tool: r.tool.clone(),
+                arg: r.arg.clone(),
+                role,
+                via,
+                plan: format!("x = {SOURCE_TOOL}()\n{}({})\n", r.tool, args.join(", ")),
+                control_plan: format!("{}({})\n", r.tool, control_args.join(", ")),
+            });
+        }
     }
     out
 }
@@ -248,8 +289,12 @@ fn outcome_name(o: Outcome) -> &'static str {
 pub fn run(attacks: &[Attack], policy: &Policy, engine: &Engine, report: &mut BatteryReport) {
     for a in attacks {
         report.attacks += 1;
+        let through = a
+            .via
+            .as_ref()
+            .map_or_else(String::new, |v| format!(" through `{v}`"));
         let title = format!(
-            "battery: {}.{} ({}) chosen by data",
+            "battery: {}.{} ({}) chosen by data{through}",
             a.tool,
             a.arg,
             a.role.name()

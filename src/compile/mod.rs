@@ -307,7 +307,7 @@ pub fn compile(
 
 fn one_line(text: &str) -> String {
     text.chars()
-        .take(80)
+        .take(100)
         .map(|ch| if ch.is_control() { ' ' } else { ch })
         .collect()
 }
@@ -451,6 +451,14 @@ fn verify(
                 doc.remove(k);
             }
         }
+    }
+    // The user reads everything: a draft cannot name another one than the base's.
+    if let Some(user) = base.get("user")
+        && doc.get("user") != Some(user)
+    {
+        v.notes
+            .push("the draft's `user` was replaced by the base policy's".into());
+        doc.insert("user".into(), user.clone());
     }
     // 3. Tools: the base's, with their sources, effects and arguments; trust in results not widened.
     structure(&doc, base, &mut v.failures);
