@@ -340,3 +340,73 @@ pub fn run(attacks: &[Attack], policy: &Policy, engine: &Engine, report: &mut Ba
         report.not_exercised.extend(not_exercised);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::roles::roles;
+    use std::path::Path;
+
+    fn policy(args: &str) -> Map<String, Value> {
+        let text = format!(
+            "version: 1\nverifiers:\n  verify_payee: {{ kind: one_of, values: [DE89], mints: Payee }}\n  verify_amount: {{ kind: number_range, min: 0, max: 10, mints: Small }}\ntools:\n  pay:\n    effect: send\n    args: {args}\n    on_violation: deny\n"
+        );
+        serde_saphyr::from_str::<Value>(&text)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .clone()
+    }
+
+    fn battery(doc: &Map<String, Value>) -> (Vec<Attack>, BatteryReport) {
+        let text = serde_json::to_string(doc).unwrap();
+        let p = Policy::from_yaml_str(&text, "p.yaml", Path::new("/tmp")).unwrap();
+        let c = crate::stubs::catalogue(&p, None);
+        let mut report = BatteryReport::default();
+        let attacks = attacks(
+            &p,
+            &c,
+            &roles(&p, &BTreeMap::new()),
+            &BTreeSet::new(),
+            &mut report,
+        );
+        let with = with_source(doc, Path::new("/tmp")).unwrap();
+        run(&attacks, &with, &Engine::InProcess, &mut report);
+        (attacks, report)
+    }
+
+    #[test]
+    fn other_arguments_get_the_most_favourable_value_and_a_control_run() {
+        // `amount` accepts only a verified kind: the attack passes a literal through its verifier, so a
+        // refusal can only come from the attacked argument.
+        let doc = policy(
+            "{ iban: { require: [trusted, \"verified(Payee)\"] }, amount: { require: \"verified(Small)\" } }",
+        );
+        let (attacks, report) = battery(&doc);
+        assert_eq!(attacks.len(), 2, "{attacks:?}");
+        assert_eq!(
+            attacks[0].plan,
+            "x = zamburak_battery_source()\npay(iban=x, amount=verify_amount(0.0))\n"
+        );
+        assert_eq!(
+            attacks[1].plan,
+            "x = zamburak_battery_source()\npay(iban=verify_payee(x), amount=verify_amount(0.0))\n"
+        );
+        assert_eq!(
+            attacks[0].control_plan,
+            "pay(iban=\"XX00EVIL00000000000001\", amount=verify_amount(0.0))\n"
+        );
+        assert!(report.exposed.is_empty(), "{:?}", report.exposed);
+        assert!(
+            report.not_exercised.is_empty(),
+            "{:?}",
+            report.not_exercised
+        );
+        assert_eq!(report.runs, 8);
+
+        // No requirement on `iban`: the attack is allowed, in both modes.
+        let doc = policy("{ iban: {}, amount: { require: \"verified(Small)\" } }");
+        let (_, report) = battery(&doc);
+        assert_eq!(report.exposed.len(), 2, "{:?}", report.exposed);
+    }
+}
