@@ -190,11 +190,19 @@ fn report(c: &Compiled) {
     for f in &c.failures {
         errln!("{}", f.detail);
     }
-    let passed_runs = c.scenario_runs
-        - c.failures
-            .iter()
-            .filter(|f| f.title.starts_with("scenario: "))
-            .count();
+    let failed_runs = c
+        .failures
+        .iter()
+        .filter(|f| f.title.starts_with("scenario: "))
+        .count();
+    let passed_runs = c.scenario_runs.saturating_sub(failed_runs);
+    // An attack is exposed once per mode it is allowed in; it counts once.
+    let exposed: std::collections::BTreeSet<&str> = c
+        .battery
+        .exposed
+        .iter()
+        .map(|(t, _)| t.rsplit_once(" [").map_or(t.as_str(), |(a, _)| a))
+        .collect();
     errln!(
         "verification: policy check {}; scenarios {passed_runs}/{} runs passed ({} scenarios); battery {}/{} attacks refused in both modes ({} runs, {} not exercised); {} repair{}",
         if c.policy_text.is_some() {
@@ -204,13 +212,7 @@ fn report(c: &Compiled) {
         },
         c.scenario_runs,
         c.scenarios,
-        c.battery.attacks
-            - c.battery
-                .exposed
-                .iter()
-                .map(|(t, _)| t.rsplit_once(" [").map_or(t.as_str(), |(a, _)| a))
-                .collect::<std::collections::BTreeSet<_>>()
-                .len(),
+        c.battery.attacks.saturating_sub(exposed.len()),
         c.battery.attacks,
         c.battery.runs,
         c.battery.not_exercised.len(),
