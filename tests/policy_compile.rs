@@ -517,3 +517,71 @@ fn the_help_ends_with_the_exit_codes() {
         "{text}"
     );
 }
+
+#[test]
+fn a_fixture_provider_drafts_offline_keyed_by_each_request() {
+    let dir = world(1);
+    let base = std::fs::read_to_string(dir.path().join("zamburak.yaml")).unwrap();
+    let at = base.find("providers:\n").unwrap();
+    let end = base.find("builtins:\n").unwrap();
+    let base = format!(
+        "{}providers:\n  canned:\n    kind: fixture\n    reader: \"llm:canned\"\n    fixtures: answers.json\n{}",
+        &base[..at],
+        &base[end..]
+    );
+    std::fs::write(dir.path().join("zamburak.yaml"), base).unwrap();
+    // Each run names the key of the first request it has no answer for: roles, policy, scenarios.
+    let mut answers = serde_json::Map::new();
+    let steps = [
+        roles(),
+        policy_answer("tests/compile/good_policy.yaml"),
+        scenarios_answer(),
+    ];
+    for (i, answer) in steps.iter().enumerate() {
+        std::fs::write(
+            dir.path().join("answers.json"),
+            Value::Object(answers.clone()).to_string(),
+        )
+        .unwrap();
+        let out = zamburak_in(
+            dir.path(),
+            &[
+                "policy",
+                "compile",
+                "constitution.md",
+                "--provider",
+                "canned",
+                "-o",
+                "drafted.yaml",
+            ],
+        );
+        let text = output_text(&out);
+        assert_eq!(out.status.code(), Some(2), "step {i}: {text}");
+        nothing_written(dir.path());
+        let key = text
+            .split("the fixtures have no answer for request ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("step {i}: {text}"));
+        answers.insert(key.to_string(), Value::String(answer.to_string()));
+    }
+    std::fs::write(
+        dir.path().join("answers.json"),
+        Value::Object(answers).to_string(),
+    )
+    .unwrap();
+    let out = zamburak_in(
+        dir.path(),
+        &[
+            "policy",
+            "compile",
+            "constitution.md",
+            "--provider",
+            "canned",
+            "-o",
+            "drafted.yaml",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", output_text(&out));
+    assert!(dir.path().join("drafted.scenarios.yaml").exists());
+}
