@@ -476,6 +476,18 @@ fn a_broken_drafter_gets_a_clear_error_and_nothing_is_written() {
             "`scenarios_yaml` is not a scenarios file",
         ),
         (
+            "a draft that loosens a limit",
+            Box::new(|s| {
+                s.answer("roles", roles());
+                let yaml =
+                    read("tests/compile/good_policy.yaml") + "limits: { timeout_ms: 600000 }\n";
+                s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
+                s.answer("scenarios", scenarios_answer());
+            }),
+            1,
+            "FAILED the draft raises `limits.timeout_ms` to 600000, over the base policy's 5000",
+        ),
+        (
             "a draft that adds a tool and trusts mail",
             Box::new(|s| {
                 s.answer("roles", roles());

@@ -492,6 +492,42 @@ fn verify(
             return v;
         }
     };
+    // Limits only tighten: a draft cannot give plans (or its own scenarios here) more time or memory.
+    let (drafted, kept) = (policy.limits(), input.base.limits());
+    for (name, d, b) in [
+        ("timeout_ms", drafted.timeout_ms, kept.timeout_ms),
+        (
+            "max_tool_calls",
+            u64::from(drafted.max_tool_calls),
+            u64::from(kept.max_tool_calls),
+        ),
+        (
+            "max_recursion",
+            u64::from(drafted.max_recursion),
+            u64::from(kept.max_recursion),
+        ),
+        (
+            "max_memory_mb",
+            u64::from(drafted.max_memory_mb),
+            u64::from(kept.max_memory_mb),
+        ),
+    ] {
+        if d > b {
+            fail(
+                &mut v,
+                "the draft loosens a limit",
+                format!(
+                    "FAILED the draft raises `limits.{name}` to {d}, over the base policy's {b} (limits may only tighten)"
+                ),
+            );
+        }
+    }
+    if v.failures
+        .iter()
+        .any(|f| f.title == "the draft loosens a limit")
+    {
+        return v;
+    }
     // 6. The drafted scenarios, as `policy test` runs them.
     for verdict in crate::scenario::check(scenarios, &policy, input.engine) {
         v.scenario_runs += 1;
