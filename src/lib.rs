@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod capped;
 pub mod cli;
+pub mod compile;
 pub mod digest;
 pub mod exit;
 pub mod label;

@@ -22,6 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["analysis", "stubs"],
     &["runtime"],
     &["view", "scenario", "serve"],
+    &["compile"],
     &["cli"],
 ];
 

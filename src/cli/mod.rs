@@ -4,6 +4,7 @@
 
 pub mod approve;
 pub mod claim;
+pub mod compile;
 pub mod decisions;
 pub mod interrupt;
 pub mod lint;
@@ -61,6 +62,10 @@ trace that is intact but has no end record (an interrupted run; also said on std
 cannot be created, the server cannot be started).";
     pub const POLICY_CHECK: &str =
         "Exit codes: 0 the policy is valid, 2 it is not (the error says where and why).";
+    pub const POLICY_COMPILE: &str = "Exit codes: 0 the draft is verified and written, 1 refused: the draft \
+failed verification (nothing written; with --force, written anyway), 2 usage or input error (bad flag, unreadable \
+constitution or base policy, unknown provider, a provider that fails or answers unusably; nothing written). \
+See docs/policy.md, \"Compiling a policy from plain words\".";
     pub const POLICY_TEST: &str = "Exit codes: 0 every scenario passed, 1 a scenario failed, 2 the scenarios file or \
 the policy cannot be used. The file format is in docs/policy-test.md.";
     pub const MCP_LIST: &str =
@@ -328,6 +333,37 @@ enum PolicyCommand {
         /// The policy file (YAML).
         file: PathBuf,
     },
+    /// Draft a policy from a plain-language constitution with an LLM provider of the base policy, verify
+    /// it (policy check, drafted scenarios, the attack battery), and write it with its scenarios only when
+    /// verified; prints the diff against the base. Never applied automatically.
+    #[command(after_help = exit_help::POLICY_COMPILE)]
+    Compile {
+        /// The constitution: plain-language lines (a line `exception: TOOL.ARG may be chosen by data
+        /// because REASON` waives one battery attack).
+        constitution: PathBuf,
+        /// The base policy: its tools, providers, servers and builtins. Default: the nearest
+        /// zamburak.yaml up from the constitution, else the built-in default.
+        #[arg(long, value_name = "BASE")]
+        policy: Option<PathBuf>,
+        /// The provider that drafts, one of the base policy's `providers:`.
+        #[arg(long, value_name = "NAME")]
+        provider: String,
+        /// The policy file to write.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+        /// Where the drafted scenarios go. Default: FILE with the extension `.scenarios.yaml`.
+        #[arg(long, value_name = "FILE")]
+        scenarios_out: Option<PathBuf>,
+        /// Write the diff against the base policy to this file instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        diff: Option<PathBuf>,
+        /// Replace existing files, and write a draft that loads but failed verification.
+        #[arg(long)]
+        force: bool,
+        /// How many times failures go back to the provider for a new draft.
+        #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=10))]
+        max_repairs: u8,
+    },
     /// Run policy scenarios (plan snippets with fixed tool results and expected decisions per mode).
     #[command(after_help = exit_help::POLICY_TEST)]
     Test {
@@ -588,6 +624,25 @@ pub fn main() -> ExitCode {
                 }
             },
             PolicyCommand::Check { file } => policy::check_command(&file),
+            PolicyCommand::Compile {
+                constitution,
+                policy,
+                provider,
+                output,
+                scenarios_out,
+                diff,
+                force,
+                max_repairs,
+            } => compile::compile_command(&compile::CompileArgs {
+                constitution,
+                policy,
+                provider,
+                output,
+                scenarios_out,
+                diff,
+                force,
+                max_repairs: usize::from(max_repairs),
+            }),
             PolicyCommand::Test { scenarios, policy } => {
                 policy::test_command(&scenarios, policy.as_deref())
             }

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::lower::Mode;
@@ -91,28 +91,33 @@ enum PolicyRef {
     Inline(Value),
 }
 
-#[derive(Debug, Deserialize)]
+/// One scenario of a file: a plan, its tools' results, the outcome expected per mode.
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-struct Scenario {
-    name: String,
-    plan: String,
-    #[serde(default)]
-    tools: BTreeMap<String, Vec<Value>>,
-    expect: Expect,
-    expect_calls: Option<ExpectCalls>,
+pub struct Scenario {
+    pub name: String,
+    pub plan: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tools: BTreeMap<String, Vec<Value>>,
+    pub expect: Expect,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect_calls: Option<ExpectCalls>,
 }
 
-#[derive(Debug, Deserialize)]
+/// The outcome a scenario expects in each mode it runs in.
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-struct Expect {
-    strict: Option<Expected>,
-    normal: Option<Expected>,
+pub struct Expect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict: Option<Expected>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normal: Option<Expected>,
 }
 
 /// The outcomes a scenario may expect (docs/semantics.md, "Decisions").
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-enum Expected {
+pub enum Expected {
     Allow,
     Draft,
     Confirm,
@@ -122,7 +127,7 @@ enum Expected {
 }
 
 impl Expected {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Expected::Allow => "allow",
             Expected::Draft => "draft",
@@ -134,12 +139,15 @@ impl Expected {
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// The calls expected to run: one list for both modes, or one per mode.
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(untagged)]
-enum ExpectCalls {
+pub enum ExpectCalls {
     Both(Vec<String>),
     PerMode {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         strict: Option<Vec<String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         normal: Option<Vec<String>>,
     },
 }
@@ -199,13 +207,39 @@ pub fn run_file(
     out(&policy_line);
 
     let mut totals = Totals::default();
-    for scenario in &parsed.scenarios {
+    for verdict in check(&parsed.scenarios, &policy, engine) {
+        if verdict.passed {
+            totals.passed += 1;
+            out(&format!("ok     {} [{}]", verdict.name, verdict.mode));
+        } else {
+            totals.failed += 1;
+            out(&verdict.detail);
+        }
+    }
+    Ok(totals)
+}
+
+/// The result of one scenario in one mode.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    pub name: String,
+    pub mode: &'static str,
+    pub passed: bool,
+    /// For a failure, what `policy test` prints: the expected and actual outcome and every decision.
+    pub detail: String,
+}
+
+/// Runs `scenarios` against `policy` in each mode they state an expectation for: what `policy test` does
+/// with a file's scenarios (and `policy compile` with the drafted ones).
+pub fn check(scenarios: &[Scenario], policy: &Policy, engine: &Engine) -> Vec<Verdict> {
+    let mut verdicts = Vec::new();
+    for scenario in scenarios {
         for (mode, expected) in [
             (Mode::Strict, scenario.expect.strict),
             (Mode::Normal, scenario.expect.normal),
         ] {
             let Some(expected) = expected else { continue };
-            let report = run_scenario(scenario, &policy, mode, engine);
+            let report = run_scenario(scenario, policy, mode, engine);
             let mode_name = mode.name();
             let expected_calls = scenario
                 .expect_calls
@@ -213,22 +247,52 @@ pub fn run_file(
                 .and_then(|c| c.for_mode(mode));
             let outcome_ok = report.outcome == expected.name();
             let calls_ok = expected_calls.is_none_or(|calls| *calls == report.calls_run);
-            if outcome_ok && calls_ok {
-                totals.passed += 1;
-                out(&format!("ok     {} [{mode_name}]", scenario.name));
-            } else {
-                totals.failed += 1;
-                out(&failure(
-                    scenario,
-                    mode_name,
-                    expected,
-                    expected_calls,
-                    &report,
-                ));
-            }
+            let passed = outcome_ok && calls_ok;
+            verdicts.push(Verdict {
+                name: scenario.name.clone(),
+                mode: mode_name,
+                passed,
+                detail: if passed {
+                    String::new()
+                } else {
+                    failure(scenario, mode_name, expected, expected_calls, &report)
+                },
+            });
         }
     }
-    Ok(totals)
+    verdicts
+}
+
+/// Parses the `scenarios:` of a scenarios document given as text (`what` names it in errors); its
+/// `policy:` key, if any, is not read.
+pub fn parse_scenarios(text: &str, what: &str) -> Result<Vec<Scenario>, ScenarioError> {
+    let parsed: ScenarioFile =
+        serde_saphyr::from_str(text).map_err(|e| not_scenarios(Path::new(what), text, &e))?;
+    Ok(parsed.scenarios)
+}
+
+/// Runs one plan against `policy` in `mode` with `tools` standing in for the adapters, as a scenario does.
+pub fn run_plan(
+    plan: &str,
+    tools: &BTreeMap<String, Vec<Value>>,
+    policy: &Policy,
+    mode: Mode,
+    engine: &Engine,
+) -> RunReport {
+    let mut backend = FixtureBackend {
+        fixtures: tools
+            .iter()
+            .map(|(tool, values)| (tool.clone(), values.iter().cloned().collect()))
+            .collect(),
+    };
+    let input = RunInput {
+        source: plan,
+        policy,
+        mode,
+    };
+    Run::new(&input)
+        .on(engine.clone())
+        .execute(&mut backend, None, &mut |_| {})
 }
 
 /// A scenarios file that does not parse, located like a policy error (the same YAML reader).
@@ -342,15 +406,7 @@ fn named(what: &str, bytes: &[u8]) -> String {
 }
 
 fn run_scenario(scenario: &Scenario, policy: &Policy, mode: Mode, engine: &Engine) -> RunReport {
-    let mut backend = fixtures(scenario);
-    let input = RunInput {
-        source: &scenario.plan,
-        policy,
-        mode,
-    };
-    Run::new(&input)
-        .on(engine.clone())
-        .execute(&mut backend, None, &mut |_| {})
+    run_plan(&scenario.plan, &scenario.tools, policy, mode, engine)
 }
 
 fn failure(

@@ -202,7 +202,11 @@ fn from_fixtures(
     data: &Value,
     shape: &Value,
 ) -> Result<String, LlmError> {
-    let key = fixture_key(prompt, data, shape);
+    fixture_reply(provider, &fixture_key(prompt, data, shape))
+}
+
+/// The fixture provider's reply for the request whose key is `key`, unread.
+pub fn fixture_reply(provider: &ProviderSpec, key: &str) -> Result<String, LlmError> {
     let path = provider
         .fixtures
         .as_ref()
@@ -211,10 +215,10 @@ fn from_fixtures(
         .map_err(|e| LlmError::Provider(format!("cannot read {}: {e}", path.display())))?;
     let answers: Map<String, Value> = serde_json::from_str(&text)
         .map_err(|e| LlmError::Provider(format!("{} is not a JSON object: {e}", path.display())))?;
-    match answers.get(&key) {
+    match answers.get(key) {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(other) => Ok(other.to_string()),
-        None => Err(LlmError::NoFixture(key)),
+        None => Err(LlmError::NoFixture(key.to_string())),
     }
 }
 
@@ -229,17 +233,50 @@ pub fn openai_request(
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
+    chat_body(
+        provider,
+        &Chat {
+            system: SYSTEM,
+            user: &format!("{prompt}\n\n<data>\n{data_text}\n</data>"),
+            schema_name: "answer",
+            schema: wrapped,
+            max_tokens: provider.max_output_tokens(),
+        },
+    )
+}
+
+/// One chat-completions request: a system and a user message, answered in JSON of `schema`.
+pub struct Chat<'a> {
+    pub system: &'a str,
+    pub user: &'a str,
+    /// The `json_schema.name` the provider is given.
+    pub schema_name: &'a str,
+    pub schema: &'a Value,
+    pub max_tokens: u64,
+}
+
+/// What one exchange with a provider may cost: the request is refused before sending when larger, the
+/// response body is refused past its limit. `query_llm` uses the provider's `max_input_bytes` and 1 MiB;
+/// `policy compile` has its own (a policy draft is larger than an extracted value).
+#[derive(Clone, Copy, Debug)]
+pub struct Bounds {
+    pub max_request_bytes: u64,
+    pub max_response_bytes: u64,
+}
+
+/// The request body of `chat` for `provider`: temperature 0, structured output.
+pub fn chat_body(provider: &ProviderSpec, chat: &Chat<'_>) -> Value {
     json!({
         "model": provider.model.clone().unwrap_or_default(),
         "messages": [
-            { "role": "system", "content": SYSTEM },
-            { "role": "user", "content": format!("{prompt}\n\n<data>\n{data_text}\n</data>") },
+            { "role": "system", "content": chat.system },
+            { "role": "user", "content": chat.user },
         ],
         "response_format": {
             "type": "json_schema",
-            "json_schema": { "name": "answer", "strict": true, "schema": wrapped },
+            "json_schema": { "name": chat.schema_name, "strict": true, "schema": chat.schema },
         },
-        "max_tokens": provider.max_output_tokens(),
+        "max_tokens": chat.max_tokens,
         "temperature": 0,
     })
 }
@@ -250,8 +287,24 @@ fn from_openai(
     data: &Value,
     wrapped: &Value,
 ) -> Result<String, LlmError> {
-    let body = openai_request(provider, prompt, data, wrapped).to_string();
-    let max = provider.max_input_bytes();
+    let body = openai_request(provider, prompt, data, wrapped);
+    let bounds = Bounds {
+        max_request_bytes: provider.max_input_bytes(),
+        max_response_bytes: MAX_RESPONSE_BYTES,
+    };
+    post_chat(provider, &body, bounds)
+}
+
+/// Sends one chat-completions request `body` to an `openai_chat` provider and returns the message
+/// content, unread: the caller parses and checks it. Redirects are not followed; a refusal, a cut-off
+/// answer, a status other than 200 and a body over `bounds` are errors that never quote the response.
+pub fn post_chat(
+    provider: &ProviderSpec,
+    body: &Value,
+    bounds: Bounds,
+) -> Result<String, LlmError> {
+    let body = body.to_string();
+    let max = bounds.max_request_bytes;
     if body.len() as u64 > max {
         return Err(LlmError::TooLarge {
             len: body.len(),
@@ -290,12 +343,12 @@ fn from_openai(
     let text = response
         .body_mut()
         .with_config()
-        .limit(MAX_RESPONSE_BYTES)
+        .limit(bounds.max_response_bytes)
         .read_to_string()
         .map_err(|_| {
             LlmError::Provider(format!(
                 "the response is unreadable or over {} KiB",
-                MAX_RESPONSE_BYTES >> 10
+                bounds.max_response_bytes >> 10
             ))
         })?;
     let doc: Value = serde_json::from_str(&text)

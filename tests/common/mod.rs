@@ -9,6 +9,7 @@
 
 pub mod backend;
 pub mod bounds;
+pub mod chat;
 pub mod cli;
 pub mod fixes;
 pub mod monty;

@@ -1,0 +1,412 @@
+//! The fixed attack battery of `policy compile`: for every argument whose role is a recipient, URL,
+//! payee, or a path a tool writes or sends ([`super::roles::attacked`]), a plan in which untrusted data
+//! chooses that argument. No drafted policy may allow it; only a named exception in the constitution
+//! takes an argument out ([`super::constitution`]).
+//!
+//! The untrusted data comes from a tool the battery adds to a copy of the policy,
+//! `zamburak_battery_source`, whose result is untrusted and public: it stands for any untrusted tool
+//! result whatever the draft says about the real tools' results, and being public it isolates the
+//! question the battery asks (who chose the value) from who may read it. Every other argument gets the
+//! most favourable value the policy accepts: a literal, or a literal a verifier vouches for when the
+//! argument needs a verified kind. Each attack has a control run with the attacked argument written in
+//! the plan: an attack counts only when the control run's call is allowed; otherwise it is reported as
+//! not exercised (the call is never allowed, whoever chooses the argument).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value, json};
+
+use super::roles::{ArgRole, Role};
+use crate::lower::Mode;
+use crate::policy::Policy;
+use crate::policy::builtins::VerifierSpec;
+use crate::policy::decide::Outcome;
+use crate::policy::model::Requirement;
+use crate::runtime::run::{Engine, RunReport};
+use crate::stubs::Catalogue;
+
+/// The tool the battery adds to read untrusted data from.
+pub const SOURCE_TOOL: &str = "zamburak_battery_source";
+
+/// One attack: `tool.arg` chosen by data.
+#[derive(Clone, Debug)]
+pub struct Attack {
+    pub tool: String,
+    pub arg: String,
+    pub role: Role,
+    /// The verifier the data passes through first, when the argument accepts the kind it mints.
+    pub via: Option<String>,
+    pub plan: String,
+    pub control_plan: String,
+}
+
+/// What the battery found.
+#[derive(Debug, Default)]
+pub struct BatteryReport {
+    /// Attacks run, each in both modes.
+    pub attacks: usize,
+    /// Runs (attack and control, per mode).
+    pub runs: usize,
+    /// `tool.arg` attacks whose control call is never allowed, with the decision that refused it.
+    pub not_exercised: Vec<String>,
+    /// `tool.arg` exempted by a named exception.
+    pub exempted: Vec<String>,
+    /// Attacks the policy allowed: the title and the exposing scenario with what happened.
+    pub exposed: Vec<(String, String)>,
+}
+
+/// The policy with the battery's source tool added, loaded from `doc` (a policy mapping).
+pub fn with_source(doc: &Map<String, Value>, base_dir: &std::path::Path) -> Result<Policy, String> {
+    let mut doc = doc.clone();
+    let tools = doc
+        .entry("tools")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(tools) = tools.as_object_mut() else {
+        return Err("`tools` is not a mapping".into());
+    };
+    if tools.contains_key(SOURCE_TOOL) {
+        return Err(format!(
+            "the policy may not declare a tool named `{SOURCE_TOOL}`"
+        ));
+    }
+    tools.insert(
+        SOURCE_TOOL.into(),
+        json!({
+            "effect": "read",
+            "args": {},
+            "control": { "require": "any" },
+            "returns": { "integrity": "untrusted", "readers": "public" },
+        }),
+    );
+    let text = serde_json::to_string(&Value::Object(doc)).map_err(|e| e.to_string())?;
+    Policy::from_yaml_str(
+        &text,
+        "<the drafted policy with the battery's source>",
+        base_dir,
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// A literal of the argument's type, as Python.
+fn literal(ty: &str, text: &str) -> String {
+    let ty = ty.trim();
+    if ty.starts_with("int") {
+        "1".into()
+    } else if ty.starts_with("float") {
+        "1.0".into()
+    } else if ty == "bool" {
+        "True".into()
+    } else {
+        crate::stubs::types::py_string(text)
+    }
+}
+
+/// A value the verifier accepts, as Python.
+fn accepted(v: &VerifierSpec) -> Option<String> {
+    use crate::stubs::types::py_string;
+    match v {
+        VerifierSpec::OneOf { values, .. } => values.first().map(|s| py_string(s)),
+        VerifierSpec::NumberRange { min, max, .. } => {
+            (min <= max && min.is_finite()).then(|| format!("{min:?}"))
+        }
+        VerifierSpec::EmailAllowlist { allow, .. } => allow
+            .first()
+            .map(|p| py_string(&p.replace(['*', '?'], "a"))),
+        VerifierSpec::UrlAllowlist {
+            schemes,
+            hosts,
+            paths,
+            ..
+        } => {
+            let scheme = schemes.first()?;
+            let host = hosts.first()?.replace('*', "a");
+            let path = paths
+                .as_ref()
+                .and_then(|p| p.first().cloned())
+                .unwrap_or_else(|| "/".into());
+            Some(py_string(&format!("{scheme}://{host}{path}")))
+        }
+    }
+}
+
+/// The most favourable value of `tool.arg`: a literal, or a literal through a verifier when the
+/// argument accepts only verified kinds.
+fn favourable(policy: &Policy, tool: &str, arg: &str, lit: String) -> String {
+    let Some(req) = policy
+        .tool(tool)
+        .and_then(|t| t.args.iter().find(|(a, _)| *a == arg).map(|(_, r)| r))
+        .and_then(|r| r.require.as_ref())
+    else {
+        return lit;
+    };
+    if req.0.contains(&Requirement::Trusted) {
+        return lit;
+    }
+    for alt in &req.0 {
+        let Requirement::Verified(kind) = alt else {
+            continue;
+        };
+        for (name, v) in policy.file().verifiers.iter() {
+            if v.mints() == kind
+                && let Some(value) = accepted(v)
+            {
+                return format!("{name}({value})");
+            }
+        }
+    }
+    lit
+}
+
+/// The verifiers minting a kind `tool.arg` accepts.
+fn verifiers_for(policy: &Policy, tool: &str, arg: &str) -> Vec<String> {
+    let Some(req) = policy
+        .tool(tool)
+        .and_then(|t| t.args.iter().find(|(a, _)| *a == arg).map(|(_, r)| r))
+        .and_then(|r| r.require.as_ref())
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for alt in &req.0 {
+        if let Requirement::Verified(kind) = alt {
+            for (name, v) in policy.file().verifiers.iter() {
+                if v.mints() == kind {
+                    out.push(name.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The attacks for `roles` on `policy`, but for the exempted arguments.
+pub fn attacks(
+    policy: &Policy,
+    catalogue: &Catalogue,
+    roles: &[ArgRole],
+    exempt: &BTreeSet<(String, String)>,
+    report: &mut BatteryReport,
+) -> Vec<Attack> {
+    let mut out = Vec::new();
+    for r in roles {
+        let Some(role) = r.attacked() else { continue };
+        let Some(stub) = catalogue.tools.iter().find(|t| t.name == r.tool) else {
+            continue; // the draft removed the tool: nothing to attack
+        };
+        if exempt.contains(&(r.tool.clone(), r.arg.clone())) {
+            report.exempted.push(format!("{}.{}", r.tool, r.arg));
+            continue;
+        }
+        let mut attack_args = Vec::new();
+        let mut control_args = Vec::new();
+        for p in &stub.params {
+            let ty = catalogue.registry.render_input(&p.ty);
+            let lit = if p.name == r.arg {
+                literal(&ty, role.attacker_value())
+            } else {
+                literal(&ty, "x")
+            };
+            let fav = favourable(policy, &r.tool, &p.name, lit);
+            control_args.push(format!("{}={fav}", p.name));
+            if p.name == r.arg {
+                attack_args.push(format!("{}=x", p.name));
+            } else {
+                attack_args.push(format!("{}={fav}", p.name));
+            }
+        }
+        // The data as it is, and through every verifier whose kind the argument accepts: a verifier
+        // that accepts the attacker's value (an allowlist of `*`) is a hole like a missing requirement.
+        let mut vias = vec![None];
+        vias.extend(verifiers_for(policy, &r.tool, &r.arg).into_iter().map(Some));
+        for via in vias {
+            let value = match &via {
+                Some(v) => format!("{v}(x)"),
+                None => "x".to_string(),
+            };
+            let args: Vec<String> = attack_args
+                .iter()
+                .map(|a| {
+                    if a == &format!("{}=x", r.arg) {
+                        format!("{}={value}", r.arg)
+                    } else {
+                        a.clone()
+                    }
+                })
+                .collect();
+            out.push(Attack {
+                tool: r.tool.clone(),
+                arg: r.arg.clone(),
+                role,
+                via,
+                plan: format!("x = {SOURCE_TOOL}()\n{}({})\n", r.tool, args.join(", ")),
+                control_plan: format!("{}({})\n", r.tool, control_args.join(", ")),
+            });
+        }
+    }
+    out
+}
+
+fn allowed(report: &RunReport, tool: &str) -> bool {
+    report
+        .decisions
+        .iter()
+        .any(|d| d.tool == tool && d.decision == Outcome::Allow)
+}
+
+fn decisions(report: &RunReport) -> String {
+    let mut s = String::new();
+    for d in &report.decisions {
+        let _ = writeln!(
+            s,
+            "  line {}: {} -> {} ({}): {}",
+            d.line,
+            d.tool,
+            outcome_name(d.decision),
+            d.rule,
+            d.reason
+        );
+    }
+    if let Some(e) = &report.error {
+        let _ = writeln!(s, "  {}: {}", e.exc_type, e.message);
+    }
+    for d in &report.diagnostics {
+        let _ = writeln!(s, "  {}: {}", d.code, d.message);
+    }
+    s
+}
+
+fn outcome_name(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Allow => "allow",
+        Outcome::Draft => "draft",
+        Outcome::Confirm => "confirm",
+        Outcome::Deny => "deny",
+    }
+}
+
+/// Runs `attacks` against `policy` (which has the battery's source) in both modes.
+pub fn run(attacks: &[Attack], policy: &Policy, engine: &Engine, report: &mut BatteryReport) {
+    for a in attacks {
+        report.attacks += 1;
+        let through = a
+            .via
+            .as_ref()
+            .map_or_else(String::new, |v| format!(" through `{v}`"));
+        let title = format!(
+            "battery: {}.{} ({}) chosen by data{through}",
+            a.tool,
+            a.arg,
+            a.role.name()
+        );
+        let value = a.role.attacker_value();
+        let tools: BTreeMap<String, Vec<Value>> =
+            BTreeMap::from([(SOURCE_TOOL.to_string(), vec![json!(value)])]);
+        let mut not_exercised = None;
+        for mode in [Mode::Strict, Mode::Normal] {
+            let control =
+                crate::scenario::run_plan(&a.control_plan, &BTreeMap::new(), policy, mode, engine);
+            let attack = crate::scenario::run_plan(&a.plan, &tools, policy, mode, engine);
+            report.runs += 2;
+            if allowed(&attack, &a.tool) {
+                let mut s = format!("FAILED {title} [{}]\n", mode.name());
+                let _ = writeln!(s, "  plan:");
+                for line in a.plan.lines() {
+                    let _ = writeln!(s, "    {line}");
+                }
+                let _ = writeln!(
+                    s,
+                    "  {SOURCE_TOOL} returns {} (untrusted data, as any tool result an attacker can write)",
+                    json!(value)
+                );
+                let _ = writeln!(
+                    s,
+                    "  expected: not allow (a {} chosen by data; the constitution names no exception for it)",
+                    a.role.name()
+                );
+                let _ = writeln!(s, "  actual:   {}", attack.outcome);
+                s.push_str(&decisions(&attack));
+                report.exposed.push((
+                    format!("{title} [{}]", mode.name()),
+                    s.trim_end().to_string(),
+                ));
+            } else if !allowed(&control, &a.tool) && not_exercised.is_none() {
+                not_exercised = Some(format!(
+                    "{}.{}: `{}` is not allowed even with every argument written in the plan ({})",
+                    a.tool, a.arg, a.tool, control.outcome
+                ));
+            }
+        }
+        report.not_exercised.extend(not_exercised);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::roles::roles;
+    use std::path::Path;
+
+    fn policy(args: &str) -> Map<String, Value> {
+        let text = format!(
+            "version: 1\nverifiers:\n  verify_payee: {{ kind: one_of, values: [DE89], mints: Payee }}\n  verify_amount: {{ kind: number_range, min: 0, max: 10, mints: Small }}\ntools:\n  pay:\n    effect: send\n    args: {args}\n    on_violation: deny\n"
+        );
+        serde_saphyr::from_str::<Value>(&text)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .clone()
+    }
+
+    fn battery(doc: &Map<String, Value>) -> (Vec<Attack>, BatteryReport) {
+        let text = serde_json::to_string(doc).unwrap();
+        let p = Policy::from_yaml_str(&text, "p.yaml", Path::new("/tmp")).unwrap();
+        let c = crate::stubs::catalogue(&p, None);
+        let mut report = BatteryReport::default();
+        let attacks = attacks(
+            &p,
+            &c,
+            &roles(&p, &BTreeMap::new()),
+            &BTreeSet::new(),
+            &mut report,
+        );
+        let with = with_source(doc, Path::new("/tmp")).unwrap();
+        run(&attacks, &with, &Engine::InProcess, &mut report);
+        (attacks, report)
+    }
+
+    #[test]
+    fn other_arguments_get_the_most_favourable_value_and_a_control_run() {
+        // `amount` accepts only a verified kind: the attack passes a literal through its verifier, so a
+        // refusal can only come from the attacked argument.
+        let doc = policy(
+            "{ iban: { require: [trusted, \"verified(Payee)\"] }, amount: { require: \"verified(Small)\" } }",
+        );
+        let (attacks, report) = battery(&doc);
+        assert_eq!(attacks.len(), 2, "{attacks:?}");
+        assert_eq!(
+            attacks[0].plan,
+            "x = zamburak_battery_source()\npay(iban=x, amount=verify_amount(0.0))\n"
+        );
+        assert_eq!(
+            attacks[1].plan,
+            "x = zamburak_battery_source()\npay(iban=verify_payee(x), amount=verify_amount(0.0))\n"
+        );
+        assert_eq!(
+            attacks[0].control_plan,
+            "pay(iban=\"XX00EVIL00000000000001\", amount=verify_amount(0.0))\n"
+        );
+        assert!(report.exposed.is_empty(), "{:?}", report.exposed);
+        assert!(
+            report.not_exercised.is_empty(),
+            "{:?}",
+            report.not_exercised
+        );
+        assert_eq!(report.runs, 8);
+
+        // No requirement on `iban`: the attack is allowed, in both modes.
+        let doc = policy("{ iban: {}, amount: { require: \"verified(Small)\" } }");
+        let (_, report) = battery(&doc);
+        assert_eq!(report.exposed.len(), 2, "{:?}", report.exposed);
+    }
+}
