@@ -39,6 +39,9 @@ const SHOWN_CHARS: usize = 500;
 /// assert!(!is_invisible('a') && !is_invisible(' ') && !is_invisible('é') && !is_invisible('€'));
 /// ```
 pub fn is_invisible(c: char) -> bool {
+    if plain_ascii(c) {
+        return false;
+    }
     let mut buf = [0u8; 4];
     match INVISIBLE_RE.as_ref() {
         Some(re) => re.is_match(c.encode_utf8(&mut buf)),
@@ -70,7 +73,28 @@ pub fn visible_lines(text: &str) -> String {
     escape(text, |c| c == '\n' || c == '\t')
 }
 
+/// Printable ASCII (space to `~`): no Unicode property [`INVISIBLE`] names holds it (controls are
+/// `\0`–`\x1f` and DEL; the format, separator, private-use, unassigned, default-ignorable, bidi-control and
+/// variation-selector code points are all outside ASCII), so it needs no regex. Most texts are only that:
+/// answering them without the regex spares compiling it (about 2.5 M instructions, once per process;
+/// issue #40). `tests` below checks the claim against the regex for all of ASCII.
+fn plain_ascii(c: char) -> bool {
+    c == ' ' || c.is_ascii_graphic()
+}
+
 fn escape(text: &str, keep: impl Fn(char) -> bool) -> String {
+    if text
+        .chars()
+        .all(|c| plain_ascii(c) || (c.is_ascii() && keep(c)))
+    {
+        // Nothing to escape: every character is printable ASCII or one the caller keeps.
+        return text.to_string();
+    }
+    escape_each(text, keep)
+}
+
+/// [`escape`] without its printable-ASCII shortcut.
+fn escape_each(text: &str, keep: impl Fn(char) -> bool) -> String {
     let mut out = String::with_capacity(text.len());
     let hidden = |out: &mut String, c: char| {
         if keep(c) {
@@ -224,6 +248,27 @@ mod tests {
         (0xE000, 0xE000),     // private use
         (0x10FFFF, 0x10FFFF), // noncharacter
     ];
+
+    /// The shortcut for printable ASCII gives what the regex gives, for every pair of ASCII characters.
+    #[test]
+    fn the_ascii_shortcut_agrees_with_the_regex() {
+        let keep_lines = |c: char| c == '\n' || c == '\t';
+        for a in 0..128u8 {
+            for b in 0..128u8 {
+                let text = format!("x{}{}y", a as char, b as char);
+                assert_eq!(
+                    escape(&text, |_| false),
+                    escape_each(&text, |_| false),
+                    "{text:?}"
+                );
+                assert_eq!(
+                    escape(&text, keep_lines),
+                    escape_each(&text, keep_lines),
+                    "{text:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn every_code_point_the_properties_call_invisible_is_escaped_and_no_other() {

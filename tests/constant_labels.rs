@@ -22,10 +22,12 @@ use zamburak::value::{LValue, Raw};
 const ON: Options = Options {
     constant_labels: true,
     fused_idioms: true,
+    raw_containers: true,
 };
 const OFF: Options = Options {
     constant_labels: false,
     fused_idioms: true,
+    raw_containers: true,
 };
 
 fn s(v: &str, l: i64) -> LValue {

@@ -24,10 +24,12 @@ use zamburak::value::{LValue, Raw};
 const FUSED: Options = Options {
     constant_labels: true,
     fused_idioms: true,
+    raw_containers: true,
 };
 const UNFUSED: Options = Options {
     constant_labels: true,
     fused_idioms: false,
+    raw_containers: true,
 };
 
 fn s(v: &str, l: i64) -> LValue {

@@ -203,6 +203,7 @@ fn front_end(
         lower::Options {
             constant_labels: false,
             fused_idioms: false,
+            raw_containers: false,
         }
     };
     let parsed = plan::check(input.source, sigs)?;

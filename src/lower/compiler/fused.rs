@@ -81,7 +81,7 @@ impl Compiler<'_> {
 
     /// The same key twice, and one whose evaluation reads a flat name or is a literal (so evaluating it
     /// once gives what evaluating it twice would).
-    fn same_simple_key(&self, a: &Expr, b: &Expr) -> bool {
+    pub(super) fn same_simple_key(&self, a: &Expr, b: &Expr) -> bool {
         match (a, b) {
             (Expr::Name(x), Expr::Name(y)) => x.id == y.id && self.is_shadow(x.id.as_str()),
             (Expr::StringLiteral(x), Expr::StringLiteral(y)) => {
@@ -97,7 +97,7 @@ impl Compiler<'_> {
 
     /// A flat value whose evaluation cannot raise or run anything: a literal, or a flat name surely
     /// assigned here.
-    fn is_quiet_flat(&self, e: &Expr) -> bool {
+    pub(super) fn is_quiet_flat(&self, e: &Expr) -> bool {
         match e {
             Expr::NumberLiteral(n) => match &n.value {
                 Number::Int(_) => true,

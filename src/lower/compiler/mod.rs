@@ -11,6 +11,7 @@ mod call;
 mod expr;
 mod fast;
 mod fused;
+mod raw;
 mod stmt;
 
 use std::collections::BTreeSet;
@@ -119,6 +120,12 @@ struct Compiler<'a> {
     constant_labels: bool,
     /// [`Options::fused_idioms`].
     fused: bool,
+    /// [`Options::raw_containers`].
+    raw_containers: bool,
+    /// The dicts living raw in the loop being compiled (`raw.rs`), by plan name.
+    raw: std::collections::BTreeMap<String, raw::RawDict>,
+    /// The plan's top-level statements (the raw containers' escape analysis reads every use).
+    module: &'a [Stmt],
     out: Vec<Line>,
     /// Hoisted definitions (lambdas, comprehensions) waiting to be emitted before the current statement.
     pre: Vec<Line>,
@@ -167,6 +174,9 @@ pub struct Options {
     pub constant_labels: bool,
     /// Compile common statement shapes to one fused helper call (`fused.rs`).
     pub fused_idioms: bool,
+    /// Keep a plan-built dict that only a loop's counting idiom touches raw in that loop, its labels
+    /// beside it (`raw.rs`).
+    pub raw_containers: bool,
 }
 
 impl Default for Options {
@@ -174,6 +184,7 @@ impl Default for Options {
         Options {
             constant_labels: true,
             fused_idioms: true,
+            raw_containers: true,
         }
     }
 }
@@ -243,6 +254,9 @@ fn lower_plan<'a>(
         strict: mode == Mode::Strict,
         constant_labels: options.constant_labels,
         fused: options.fused_idioms,
+        raw_containers: options.raw_containers,
+        raw: Default::default(),
+        module: &module.body,
         out: Vec::new(),
         pre: Vec::new(),
         line: 0,

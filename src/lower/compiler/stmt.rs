@@ -61,7 +61,7 @@ impl Compiler<'_> {
                 }
             }
             Stmt::Assign(s) => {
-                if self.fused_assign(s, indent) {
+                if self.raw_increment(s, indent) || self.fused_assign(s, indent) {
                     return;
                 }
                 let v = self.expr(&s.value, "_pc");
@@ -684,6 +684,21 @@ impl Compiler<'_> {
         }
         self.emit(indent, format!("{lp} = _pc"));
         self.preraise(&[body], indent);
+        // A dict only this loop's counting idiom touches lives raw inside it (`raw.rs`), unpacked after
+        // the pre-raise (which raises the box's structure label) and written back after the loop.
+        let raw = self
+            .raw_region(
+                target,
+                iter,
+                body,
+                indent,
+                target.range().start().to_usize(),
+            )
+            .map(|name| {
+                let r = self.raw_enter(&name, indent);
+                self.raw.insert(name.clone(), r.clone());
+                (name, r, self.out.len())
+            });
         self.emit(indent, header);
         let shadow_target = match target {
             Expr::Name(n) if is_range && self.is_shadow(n.id.as_str()) => Some(n.id.to_string()),
@@ -714,6 +729,14 @@ impl Compiler<'_> {
             None => self.assign(target, e.clone(), indent + 1),
         }
         self.loop_body(target, x.clone(), body, indent + 1);
+        if let Some((name, r, from)) = raw {
+            self.raw.remove(&name);
+            // The analysis said nothing in the loop reads the box; the code written must agree.
+            if self.names_box_since(&name, from) {
+                self.unproved_constant(&format!("`{name}` kept raw in a loop"));
+            }
+            self.raw_leave(&r, indent);
+        }
         self.emit(indent, format!("_pc = ({ps} | {x})"));
         if self.strict {
             let mut names = BTreeSet::new();

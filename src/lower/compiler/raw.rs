@@ -1,0 +1,459 @@
+//! Raw containers: a plan-built dict that only a loop's counting idiom touches lives raw inside that loop,
+//! its labels beside it, exact per element (docs/lowering.md, "Raw containers"; issue #40's lever 2).
+//!
+//! Inside the loop, `c[k] = c.get(k, d) + y` (the shape `fused.rs` compiles to `_dinc`) becomes inline code
+//! on three plain dicts, raw key to raw value, to the key's box and to the value's label, and two plain
+//! variables for the box label and the structure label: no helper call, no boxed pair per element. The box
+//! is unpacked before the loop and written back after it (in place, so every holder of the box sees it).
+//!
+//! The escape analysis ([`Compiler::raw_region`]) makes sure nothing can see the box while it is stale:
+//! * module scope, a `for` statement at the module's top level, without `else`;
+//! * every binding of `c` in the plan is a dict display, and one precedes the loop at the top level (so `c`
+//!   is a dict when the loop starts);
+//! * outside the loop, `c` is only read where the box cannot be captured: a method's receiver, a subscript's
+//!   value, a comparison's operand, an argument of `len`/`sorted`/`list`/`sum`/`max`/`min`/`str`/`bool`;
+//!   no function, lambda or comprehension mentions it; so no other name, container, tool or function
+//!   ever holds the box;
+//! * inside the loop, `c` appears only in idiom statements directly in the body.
+//!
+//! Guarded like the constant labels: after compiling the loop, the compiler checks that its code does not
+//! name the box (`c_`) between unpacking and writing back; if it does, the analysis and the code disagree
+//! and the plan is refused with `Z098` rather than run on a stale box. Each idiom makes the checks of
+//! `_dinc` in the same order with the same labels; `tests/raw_containers.rs` compares the option on and off.
+
+use ruff_python_ast::StmtAssign;
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+
+use super::*;
+
+/// The plain variables a raw dict lives in during its loop.
+#[derive(Clone)]
+pub(super) struct RawDict {
+    /// The box (`c_[0]`): written back after the loop.
+    pub(super) boxed: String,
+    /// The box label (`c_[1]`): constant during the loop.
+    pub(super) label: String,
+    /// The structure label (`c_[0][2]`).
+    pub(super) structure: String,
+    /// Raw key → raw value.
+    pub(super) values: String,
+    /// Raw key → the key's boxed form `(raw, label)`.
+    pub(super) keys: String,
+    /// Raw key → the value's label.
+    pub(super) labels: String,
+}
+
+/// Builtins that never return their argument itself (a new value, or an element or count of it).
+const NON_CAPTURING_BUILTINS: &[&str] =
+    &["len", "sorted", "list", "sum", "max", "min", "str", "bool"];
+
+/// Whether `name` occurs anywhere in `e`.
+fn mentions(e: &Expr, name: &str) -> bool {
+    let mut found = false;
+    each_child(e, &mut |c| {
+        if let Expr::Name(n) = c
+            && n.id.as_str() == name
+        {
+            found = true;
+        }
+        !found
+    });
+    found || mentions_deep(e, name)
+}
+
+/// The same through every node kind (`each_child` does not enter lambdas and comprehensions).
+fn mentions_deep(e: &Expr, name: &str) -> bool {
+    struct Find<'n> {
+        name: &'n str,
+        found: bool,
+    }
+    impl<'b> Visitor<'b> for Find<'_> {
+        fn visit_expr(&mut self, e: &'b Expr) {
+            if let Expr::Name(n) = e
+                && n.id.as_str() == self.name
+            {
+                self.found = true;
+            }
+            walk_expr(self, e);
+        }
+    }
+    let mut f = Find { name, found: false };
+    f.visit_expr(e);
+    f.found
+}
+
+fn stmt_mentions(s: &Stmt, name: &str) -> bool {
+    struct Find<'n> {
+        name: &'n str,
+        found: bool,
+    }
+    impl<'b> Visitor<'b> for Find<'_> {
+        fn visit_expr(&mut self, e: &'b Expr) {
+            if let Expr::Name(n) = e
+                && n.id.as_str() == self.name
+            {
+                self.found = true;
+            }
+            walk_expr(self, e);
+        }
+        fn visit_stmt(&mut self, s: &'b Stmt) {
+            if let Stmt::FunctionDef(f) = s
+                && f.name.id.as_str() == self.name
+            {
+                self.found = true;
+            }
+            walk_stmt(self, s);
+        }
+    }
+    let mut f = Find { name, found: false };
+    f.visit_stmt(s);
+    f.found
+}
+
+/// Checks every use of `name` in the plan: false where one could capture the box or rebind it to
+/// something that is not a dict display.
+struct Uses<'c, 'n> {
+    name: &'n str,
+    ok: bool,
+    builtin: &'c dyn Fn(&str) -> bool,
+}
+
+impl<'b> Visitor<'b> for Uses<'_, '_> {
+    fn visit_stmt(&mut self, s: &'b Stmt) {
+        match s {
+            Stmt::FunctionDef(_) => {
+                if stmt_mentions(s, self.name) {
+                    self.ok = false;
+                }
+            }
+            Stmt::Assign(a) => {
+                for t in &a.targets {
+                    match t {
+                        Expr::Name(n) if n.id.as_str() == self.name => {
+                            if !matches!(a.value.as_ref(), Expr::Dict(_)) {
+                                self.ok = false;
+                            }
+                        }
+                        Expr::Subscript(sub) if is_name(&sub.value, self.name) => {
+                            self.visit_expr(&sub.slice)
+                        }
+                        other => self.visit_expr(other),
+                    }
+                }
+                self.visit_expr(&a.value);
+            }
+            Stmt::AugAssign(a) => {
+                match a.target.as_ref() {
+                    Expr::Subscript(sub) if is_name(&sub.value, self.name) => {
+                        self.visit_expr(&sub.slice)
+                    }
+                    other => self.visit_expr(other),
+                }
+                self.visit_expr(&a.value);
+            }
+            _ => walk_stmt(self, s),
+        }
+    }
+
+    fn visit_expr(&mut self, e: &'b Expr) {
+        match e {
+            Expr::Name(n) if n.id.as_str() == self.name => self.ok = false,
+            Expr::Call(call) => {
+                match call.func.as_ref() {
+                    Expr::Attribute(a) if is_name(&a.value, self.name) => {}
+                    Expr::Name(f)
+                        if NON_CAPTURING_BUILTINS.contains(&f.id.as_str())
+                            && (self.builtin)(f.id.as_str()) =>
+                    {
+                        for a in call.arguments.args.iter() {
+                            if !is_name(a, self.name) {
+                                self.visit_expr(a);
+                            }
+                        }
+                        for k in call.arguments.keywords.iter() {
+                            self.visit_expr(&k.value);
+                        }
+                        return;
+                    }
+                    f => self.visit_expr(f),
+                }
+                for a in call.arguments.args.iter() {
+                    self.visit_expr(a);
+                }
+                for k in call.arguments.keywords.iter() {
+                    self.visit_expr(&k.value);
+                }
+            }
+            Expr::Subscript(sub) if is_name(&sub.value, self.name) => self.visit_expr(&sub.slice),
+            Expr::Compare(c) => {
+                for x in std::iter::once(c.left.as_ref()).chain(c.comparators.iter()) {
+                    if !is_name(x, self.name) {
+                        self.visit_expr(x);
+                    }
+                }
+            }
+            Expr::Lambda(_)
+            | Expr::ListComp(_)
+            | Expr::SetComp(_)
+            | Expr::DictComp(_)
+            | Expr::Generator(_) => {
+                if mentions_deep(e, self.name) {
+                    self.ok = false;
+                }
+            }
+            _ => walk_expr(self, e),
+        }
+    }
+}
+
+fn is_name(e: &Expr, name: &str) -> bool {
+    matches!(e, Expr::Name(n) if n.id.as_str() == name)
+}
+
+impl Compiler<'_> {
+    /// The dict a top-level `for` loop may keep raw, if any (the rules in the module comment).
+    pub(super) fn raw_region(
+        &self,
+        target: &Expr,
+        iter: &Expr,
+        body: &[Stmt],
+        indent: usize,
+        start: usize,
+    ) -> Option<String> {
+        if !self.raw_containers || self.frames.len() != 1 || indent != 0 {
+            return None;
+        }
+        let candidate = body.iter().find_map(|s| match s {
+            Stmt::Assign(a) => self.static_increment(a),
+            _ => None,
+        })?;
+        let c = candidate.as_str();
+        if mentions(target, c) || mentions(iter, c) {
+            return None;
+        }
+        // Inside the loop: only idiom statements directly in the body name it.
+        for s in body {
+            let idiom =
+                matches!(s, Stmt::Assign(a) if self.static_increment(a).as_deref() == Some(c));
+            if !idiom && stmt_mentions(s, c) {
+                return None;
+            }
+        }
+        // A dict when the loop starts: assigned by an earlier top-level statement (only dict displays bind
+        // it, checked below).
+        if !self
+            .frame()
+            .first_def
+            .get(c)
+            .is_some_and(|end| *end <= start)
+        {
+            return None;
+        }
+        let builtin = |n: &str| self.is_builtin_call(n);
+        let mut uses = Uses {
+            name: c,
+            ok: true,
+            builtin: &builtin,
+        };
+        for s in self.module {
+            uses.visit_stmt(s);
+        }
+        uses.ok.then(|| candidate.clone())
+    }
+
+    /// The receiver of `c[k] = c.get(k, d) + y` if the statement has that shape whatever is known while
+    /// compiling (a subset of what `dict_increment` accepts): `c` a local boxed name, `k` the same flat
+    /// name or literal, `d` a literal or a name, `y` a literal or a flat name assigned by an earlier
+    /// top-level statement.
+    pub(super) fn static_increment(&self, s: &StmtAssign) -> Option<String> {
+        let [Expr::Subscript(target)] = s.targets.as_slice() else {
+            return None;
+        };
+        let Expr::BinOp(sum) = s.value.as_ref() else {
+            return None;
+        };
+        let Expr::Call(get) = sum.left.as_ref() else {
+            return None;
+        };
+        let Expr::Attribute(method) = get.func.as_ref() else {
+            return None;
+        };
+        let (Expr::Name(c), Expr::Name(c2)) = (target.value.as_ref(), method.value.as_ref()) else {
+            return None;
+        };
+        let name = c.id.as_str();
+        let [key, default] = get.arguments.args.as_ref() else {
+            return None;
+        };
+        let y_fits = match sum.right.as_ref() {
+            Expr::Name(n) => {
+                self.is_shadow(n.id.as_str())
+                    && self
+                        .frame()
+                        .first_def
+                        .get(n.id.as_str())
+                        .is_some_and(|end| *end <= n.range().start().to_usize())
+            }
+            other => self.is_quiet_flat(other),
+        };
+        let fits = sum.op == Operator::Add
+            && method.attr.id.as_str() == "get"
+            && get.arguments.keywords.is_empty()
+            && name == c2.id.as_str()
+            && self.is_local(name)
+            && !self.is_shadow(name)
+            && self.same_simple_key(&target.slice, key)
+            && matches!(
+                default,
+                Expr::NumberLiteral(_)
+                    | Expr::StringLiteral(_)
+                    | Expr::BooleanLiteral(_)
+                    | Expr::NoneLiteral(_)
+                    | Expr::Name(_)
+            )
+            && y_fits;
+        fits.then(|| name.to_string())
+    }
+
+    /// Unpacks the box of `name` into plain variables (before the loop header).
+    pub(super) fn raw_enter(&mut self, name: &str, indent: usize) -> RawDict {
+        let r = RawDict {
+            boxed: self.fresh("rb"),
+            label: self.fresh("rl"),
+            structure: self.fresh("rs"),
+            values: self.fresh("rr"),
+            keys: self.fresh("rk"),
+            labels: self.fresh("rv"),
+        };
+        let c = mangle(name);
+        let (q, qq) = (self.fresh("q"), self.fresh("q"));
+        for line in [
+            format!("{} = {c}[0]", r.boxed),
+            format!("{} = {c}[1]", r.label),
+            format!("{} = {}[2]", r.structure, r.boxed),
+            format!("{} = {{}}", r.values),
+            format!("{} = {{}}", r.keys),
+            format!("{} = {{}}", r.labels),
+            format!("for {q}, {qq} in {}[1].items():", r.boxed),
+        ] {
+            self.emit(indent, line);
+        }
+        self.emit(indent + 1, format!("{}[{q}] = {qq}[0]", r.keys));
+        self.emit(indent + 1, format!("{}[{q}] = {qq}[1][0]", r.values));
+        self.emit(indent + 1, format!("{}[{q}] = {qq}[1][1]", r.labels));
+        r
+    }
+
+    /// Writes the raw dict back into its box, in place (after the loop).
+    pub(super) fn raw_leave(&mut self, r: &RawDict, indent: usize) {
+        let (d, q) = (self.fresh("rd"), self.fresh("q"));
+        self.emit(indent, format!("{d} = {}[1]", r.boxed));
+        self.emit(indent, format!("for {q} in {}:", r.values));
+        self.emit(
+            indent + 1,
+            format!(
+                "{d}[{q}] = ({}[{q}], ({}[{q}], {}[{q}]))",
+                r.keys, r.values, r.labels
+            ),
+        );
+        self.emit(indent, format!("{}[2] = {}", r.boxed, r.structure));
+    }
+
+    /// Whether the code written from `from` on names the box of `name` (the check behind `Z098`).
+    pub(super) fn names_box_since(&self, name: &str, from: usize) -> bool {
+        let needle = mangle(name);
+        self.out[from..].iter().any(|(_, text, _)| {
+            text.match_indices(&needle).any(|(i, _)| {
+                let before = text[..i].chars().next_back();
+                let after = text[i + needle.len()..].chars().next();
+                let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                !ident(before) && !ident(after)
+            })
+        })
+    }
+
+    /// `c[k] = c.get(k, d) + y` on a raw dict: `_dinc`'s steps written out on the plain variables.
+    pub(super) fn raw_increment(&mut self, s: &StmtAssign, indent: usize) -> bool {
+        let Some(name) = self.static_increment(s) else {
+            return false;
+        };
+        let Some(r) = self.raw.get(&name).cloned() else {
+            return false;
+        };
+        let (Expr::Subscript(target), Expr::BinOp(sum)) = (&s.targets[0], s.value.as_ref()) else {
+            return false;
+        };
+        let Expr::Call(get) = sum.left.as_ref() else {
+            return false;
+        };
+        let line = self.line;
+        // Evaluated in `_dinc`'s argument order: the key, the default, the addend (quiet).
+        let k = self.flat(&target.slice, "_pc");
+        let d = self.expr(&get.arguments.args[1], "_pc");
+        let y = self.flat(&sum.right, "_pc");
+        self.flush_pre(indent);
+        let [dd, ch, a, al, t, x, xl, w] =
+            ["dd", "ch", "a", "al", "t", "x", "xl", "w"].map(|s| self.fresh(s));
+        let (kr, kl) = (k.raw, k.label);
+        let (yr, yl) = (y.raw, y.label);
+        let RawDict {
+            label,
+            structure: st,
+            values,
+            keys,
+            labels,
+            ..
+        } = &r;
+        let i = indent;
+        let mut lines = vec![
+            (i, format!("{dd} = {d}")),
+            (i, format!("{ch} = {label} | {st} | {kl}")),
+            (
+                i,
+                format!("{ch} = ({ch} | _UV) if {ch} & 1 else ({ch} & _NUV)"),
+            ),
+            (i, format!("if {kr} in {values}:")),
+            (i + 1, format!("{a} = {values}[{kr}]")),
+            (i + 1, format!("{al} = {labels}[{kr}]")),
+            (i, "else:".into()),
+            (i + 1, format!("{a} = {dd}[0]")),
+            (i + 1, format!("{al} = {dd}[1]")),
+            (i, format!("{t} = type({a})")),
+            (
+                i,
+                format!("if ({t} is int or {t} is str or {t} is float) and type({yr}) is {t}:"),
+            ),
+            (i + 1, format!("{x} = {a} + {yr}")),
+            (i + 1, format!("{xl} = {al} | {ch} | {yl} | _UV")),
+            (i, "else:".into()),
+            (
+                i + 1,
+                format!("{w} = _bin('+', ({a}, {al} | {ch}), ({yr}, {yl}))"),
+            ),
+            (i + 1, format!("{x} = {w}[0]")),
+            (i + 1, format!("{xl} = {w}[1]")),
+        ];
+        if self.strict {
+            lines.extend([
+                (i, "if _pc:".into()),
+                (i + 1, format!("if ({st} | _pc | _UV) != ({st} | _UV):")),
+                (i + 2, format!("_violation({line})")),
+                (i + 1, format!("{xl} = {xl} | _pc")),
+                (i + 1, format!("{st} = {st} | _pc")),
+            ]);
+        }
+        lines.extend([
+            (i, format!("{values}[{kr}] = {x}")),
+            (i, format!("{keys}[{kr}] = ({kr}, {kl})")),
+            (i, format!("{labels}[{kr}] = {xl}")),
+            (
+                i,
+                format!("{st} = {st} | (({kl} | _UV) if {kl} & 1 else {kl})"),
+            ),
+        ]);
+        for (ind, text) in lines {
+            self.emit(ind, text);
+        }
+        true
+    }
+}
