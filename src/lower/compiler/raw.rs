@@ -241,12 +241,7 @@ impl Compiler<'_> {
         }
         // A dict when the loop starts: assigned by an earlier top-level statement (only dict displays bind
         // it, checked below).
-        if !self
-            .frame()
-            .first_def
-            .get(c)
-            .is_some_and(|end| *end <= start)
-        {
+        if self.frame().first_def.get(c).is_none_or(|end| *end > start) {
             return None;
         }
         let builtin = |n: &str| self.is_builtin_call(n);
