@@ -11,12 +11,12 @@
 
 mod common;
 
+use common::differential::{self, s};
 use common::stmt;
 use proptest::prelude::*;
 use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
 use zamburak::lower::{Mode, Options, compile_with};
 use zamburak::plan::Signatures;
-use zamburak::runtime::exec::{ExecOutcome, Host, HostReply, execute};
 use zamburak::value::{LValue, Raw};
 
 const ON: Options = Options {
@@ -29,10 +29,6 @@ const OFF: Options = Options {
     fused_idioms: true,
     raw_containers: true,
 };
-
-fn s(v: &str, l: i64) -> LValue {
-    LValue::new(Raw::Str(v.into()), Packed::from_bits(l))
-}
 
 fn mail() -> LValue {
     let taint = LITERAL | UNTRUSTED_BIT;
@@ -52,56 +48,8 @@ fn mail() -> LValue {
     )
 }
 
-/// Every call as the runtime sees it: the tool, each argument with all its labels, the control context.
-#[derive(Debug, PartialEq)]
-struct Seen {
-    tool: String,
-    args: Vec<(String, LValue)>,
-    pc: i64,
-}
-
-struct Recorder {
-    seen: Vec<Seen>,
-}
-
-impl Host for Recorder {
-    fn call(&mut self, name: &str, args: Vec<(String, LValue)>, pc: Packed, _: u32) -> HostReply {
-        self.seen.push(Seen {
-            tool: name.to_string(),
-            args,
-            pc: pc.bits(),
-        });
-        if name == "get" {
-            return HostReply::Return(mail());
-        }
-        HostReply::Return(LValue::new(Raw::None, Packed::LITERAL))
-    }
-}
-
-fn calls(plan: &str, mode: Mode, options: Options) -> (Vec<Seen>, String) {
-    let sigs = common::get_and_sink();
-    let module = common::parse(plan);
-    let lowered = compile_with(&module, plan, &sigs, mode, options)
-        .unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
-    let limits = common::monty::test_limits();
-    let mut host = Recorder { seen: Vec::new() };
-    let out = execute(&lowered, &sigs, &mut host, &limits, &mut |_| {});
-    let ended = match out {
-        // A timeout's line depends on how fast the code is, which is what the option changes.
-        ExecOutcome::Halted { exc_type, .. } if exc_type == "TimeoutError" => exc_type,
-        other => format!("{other:?}"),
-    };
-    (host.seen, ended)
-}
-
 fn same_either_way(plan: &str) -> Result<(), TestCaseError> {
-    for mode in [Mode::Strict, Mode::Normal] {
-        let (on, on_end) = calls(plan, mode, ON);
-        let (off, off_end) = calls(plan, mode, OFF);
-        prop_assert_eq!(&on, &off, "{:?}\n{}", mode, plan);
-        prop_assert_eq!(&on_end, &off_end, "{:?}\n{}", mode, plan);
-    }
-    Ok(())
+    differential::same_either_way(plan, ON, OFF, &mail())
 }
 
 const HEADER: &str =

@@ -13,12 +13,12 @@
 
 mod common;
 
+use common::differential::{self, s};
 use common::stmt;
 use proptest::prelude::*;
 use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
 use zamburak::lower::{Mode, Options, compile_with};
 use zamburak::plan::Signatures;
-use zamburak::runtime::exec::{ExecOutcome, Host, HostReply, execute};
 use zamburak::value::{LValue, Raw};
 
 const FUSED: Options = Options {
@@ -31,10 +31,6 @@ const UNFUSED: Options = Options {
     fused_idioms: false,
     raw_containers: true,
 };
-
-fn s(v: &str, l: i64) -> LValue {
-    LValue::new(Raw::Str(v.into()), Packed::from_bits(l))
-}
 
 fn mail() -> LValue {
     let taint = LITERAL | UNTRUSTED_BIT;
@@ -58,63 +54,8 @@ fn mail() -> LValue {
     )
 }
 
-/// Every call as the runtime sees it: the tool, each argument with all its labels, the control context.
-#[derive(Debug, PartialEq)]
-struct Seen {
-    tool: String,
-    args: Vec<(String, LValue)>,
-    pc: i64,
-}
-
-struct Recorder {
-    seen: Vec<Seen>,
-}
-
-impl Host for Recorder {
-    fn call(&mut self, name: &str, args: Vec<(String, LValue)>, pc: Packed, _: u32) -> HostReply {
-        self.seen.push(Seen {
-            tool: name.to_string(),
-            args,
-            pc: pc.bits(),
-        });
-        if name == "get" {
-            return HostReply::Return(mail());
-        }
-        HostReply::Return(LValue::new(Raw::None, Packed::LITERAL))
-    }
-}
-
-fn compiled(plan: &str, mode: Mode, options: Options) -> String {
-    let module = common::parse(plan);
-    compile_with(&module, plan, &common::get_and_sink(), mode, options)
-        .unwrap_or_else(|d| panic!("{plan}\n{d:?}"))
-        .snippet
-}
-
-fn calls(plan: &str, mode: Mode, options: Options) -> (Vec<Seen>, String) {
-    let sigs = common::get_and_sink();
-    let module = common::parse(plan);
-    let lowered = compile_with(&module, plan, &sigs, mode, options)
-        .unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
-    let limits = common::monty::test_limits();
-    let mut host = Recorder { seen: Vec::new() };
-    let out = execute(&lowered, &sigs, &mut host, &limits, &mut |_| {});
-    let ended = match out {
-        // A timeout's line depends on how fast the code is, which is what the option changes.
-        ExecOutcome::Halted { exc_type, .. } if exc_type == "TimeoutError" => exc_type,
-        other => format!("{other:?}"),
-    };
-    (host.seen, ended)
-}
-
 fn same_either_way(plan: &str) -> Result<(), TestCaseError> {
-    for mode in [Mode::Strict, Mode::Normal] {
-        let (on, on_end) = calls(plan, mode, FUSED);
-        let (off, off_end) = calls(plan, mode, UNFUSED);
-        prop_assert_eq!(&on, &off, "{:?}\n{}", mode, plan);
-        prop_assert_eq!(&on_end, &off_end, "{:?}\n{}", mode, plan);
-    }
-    Ok(())
+    differential::same_either_way(plan, FUSED, UNFUSED, &mail())
 }
 
 const HEADER: &str = "import json\nimport re\na = 'x'\nb = 1\nxs = ['s']\nd = {'k': 'v', 'p': 2}\nc = {}\ne = get()\nt = e['subject']\nn = len(e['tags'])\nw = 'p'\nu = e\nv = ['x', e][0]\n";
@@ -196,22 +137,22 @@ proptest! {
 #[test]
 fn the_idioms_compile_to_the_fused_helpers() {
     let words = "doc = get()['subject']\ncounts = {}\nfor w in doc.split():\n    k = w.lower()\n    counts[k] = counts.get(k, 0) + 1\nsink(counts)\n";
-    let on = compiled(words, Mode::Strict, FUSED);
+    let on = differential::compiled(words, Mode::Strict, FUSED);
     assert!(on.contains("_dinc(counts_, k_, k_l, _k"), "{on}");
     assert!(!on.contains("_mg2(") && !on.contains("_sif("), "{on}");
-    let off = compiled(words, Mode::Strict, UNFUSED);
+    let off = differential::compiled(words, Mode::Strict, UNFUSED);
     assert!(!off.contains("_dinc(") && off.contains("_mg2(") && off.contains("_sif("));
     let text = "out = get()['subject']\nfor t in get()['tags']:\n    out = out + t\n    out = out + '!'\nsink(out)\n";
-    let on = compiled(text, Mode::Strict, FUSED);
+    let on = differential::compiled(text, Mode::Strict, FUSED);
     assert!(on.contains("out_ = _addp(out_, t_, _pc)"), "{on}");
     assert!(on.contains("out_ = _addfp(out_, \"!\", _LIT, _pc)"), "{on}");
     // NORMAL never joins pc into values: nothing to fuse.
-    let normal = compiled(text, Mode::Normal, FUSED);
+    let normal = differential::compiled(text, Mode::Normal, FUSED);
     assert!(
         !normal.contains("_addp(") && normal.contains("_add(out_, t_)"),
         "{normal}"
     );
-    let off = compiled(text, Mode::Strict, UNFUSED);
+    let off = differential::compiled(text, Mode::Strict, UNFUSED);
     assert!(!off.contains("_addp(") && !off.contains("_addfp("), "{off}");
 }
 

@@ -14,11 +14,11 @@
 
 mod common;
 
+use common::differential::{self, s};
 use common::stmt;
 use proptest::prelude::*;
 use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
 use zamburak::lower::{Mode, Options, compile_with};
-use zamburak::runtime::exec::{ExecOutcome, Host, HostReply, execute};
 use zamburak::value::{LValue, Raw};
 
 const RAW: Options = Options {
@@ -31,10 +31,6 @@ const BOXED: Options = Options {
     fused_idioms: true,
     raw_containers: false,
 };
-
-fn s(v: &str, l: i64) -> LValue {
-    LValue::new(Raw::Str(v.into()), Packed::from_bits(l))
-}
 
 fn mail() -> LValue {
     let taint = LITERAL | UNTRUSTED_BIT;
@@ -58,61 +54,8 @@ fn mail() -> LValue {
     )
 }
 
-#[derive(Debug, PartialEq)]
-struct Seen {
-    tool: String,
-    args: Vec<(String, LValue)>,
-    pc: i64,
-}
-
-struct Recorder {
-    seen: Vec<Seen>,
-}
-
-impl Host for Recorder {
-    fn call(&mut self, name: &str, args: Vec<(String, LValue)>, pc: Packed, _: u32) -> HostReply {
-        self.seen.push(Seen {
-            tool: name.to_string(),
-            args,
-            pc: pc.bits(),
-        });
-        if name == "get" {
-            return HostReply::Return(mail());
-        }
-        HostReply::Return(LValue::new(Raw::None, Packed::LITERAL))
-    }
-}
-
-fn compiled(plan: &str, mode: Mode, options: Options) -> String {
-    let module = common::parse(plan);
-    compile_with(&module, plan, &common::get_and_sink(), mode, options)
-        .unwrap_or_else(|d| panic!("{plan}\n{d:?}"))
-        .snippet
-}
-
-fn calls(plan: &str, mode: Mode, options: Options) -> (Vec<Seen>, String) {
-    let sigs = common::get_and_sink();
-    let module = common::parse(plan);
-    let lowered = compile_with(&module, plan, &sigs, mode, options)
-        .unwrap_or_else(|d| panic!("{plan}\n{d:?}"));
-    let limits = common::monty::test_limits();
-    let mut host = Recorder { seen: Vec::new() };
-    let out = execute(&lowered, &sigs, &mut host, &limits, &mut |_| {});
-    let ended = match out {
-        ExecOutcome::Halted { exc_type, .. } if exc_type == "TimeoutError" => exc_type,
-        other => format!("{other:?}"),
-    };
-    (host.seen, ended)
-}
-
 fn same_either_way(plan: &str) -> Result<(), TestCaseError> {
-    for mode in [Mode::Strict, Mode::Normal] {
-        let (on, on_end) = calls(plan, mode, RAW);
-        let (off, off_end) = calls(plan, mode, BOXED);
-        prop_assert_eq!(&on, &off, "{:?}\n{}", mode, plan);
-        prop_assert_eq!(&on_end, &off_end, "{:?}\n{}", mode, plan);
-    }
-    Ok(())
+    differential::same_either_way(plan, RAW, BOXED, &mail())
 }
 
 /// `c` empty and `d` holding values of two types; `k` and `t` flat from data, `a` and `b` flat literals.
@@ -196,9 +139,9 @@ proptest! {
 #[test]
 fn a_counting_loop_keeps_its_dict_raw() {
     let words = "doc = get()['subject']\ncounts = {}\nfor w in doc.split():\n    k = w.lower()\n    counts[k] = counts.get(k, 0) + 1\nsink(sorted(counts.items()))\n";
-    let on = compiled(words, Mode::Strict, RAW);
+    let on = differential::compiled(words, Mode::Strict, RAW);
     assert!(!on.contains("_dinc(") && on.contains("_rr"), "{on}");
-    let off = compiled(words, Mode::Strict, BOXED);
+    let off = differential::compiled(words, Mode::Strict, BOXED);
     assert!(
         off.contains("_dinc(counts_") && !off.contains("_rr"),
         "{off}"
@@ -218,7 +161,7 @@ fn a_counting_loop_keeps_its_dict_raw() {
         "sink(f'{counts}')\n",
     ] {
         let plan = format!("{words}{escape}");
-        let code = compiled(&plan, Mode::Strict, RAW);
+        let code = differential::compiled(&plan, Mode::Strict, RAW);
         assert!(code.contains("_dinc(counts_"), "{plan}\n{code}");
     }
     // Not at the top level, or the dict not surely a dict when the loop starts: boxed.
@@ -228,7 +171,7 @@ fn a_counting_loop_keeps_its_dict_raw() {
         "doc = get()['subject']\nif doc:\n    counts = {}\nfor w in doc.split():\n    counts[w] = counts.get(w, 0) + 1\n",
         "doc = get()['subject']\ncounts = {}\nfor w in doc.split():\n    if w:\n        counts[w] = counts.get(w, 0) + 1\n",
     ] {
-        let code = compiled(plan, Mode::Strict, RAW);
+        let code = differential::compiled(plan, Mode::Strict, RAW);
         assert!(!code.contains("_rr"), "{plan}\n{code}");
     }
 }
@@ -252,7 +195,7 @@ fn the_edges_see_the_same_labels() {
     ];
     for p in plans {
         let plan = format!("{HEADER}{p}{FOOTER}");
-        let raw = compiled(&plan, Mode::Strict, RAW);
+        let raw = differential::compiled(&plan, Mode::Strict, RAW);
         assert!(
             raw.contains("_rr"),
             "the edge keeps a dict raw:\n{plan}\n{raw}"
@@ -315,16 +258,9 @@ fn every_dropped_join_in_the_raw_code_is_caught() {
                     continue;
                 }
                 lowered.snippet = mutated;
-                let mut host = Recorder { seen: Vec::new() };
-                let out = execute(
-                    &lowered,
-                    &sigs,
-                    &mut host,
-                    &common::monty::test_limits(),
-                    &mut |_| {},
-                );
-                let (off, off_end) = calls(&plan, mode, BOXED);
-                if host.seen != off || format!("{out:?}") != off_end {
+                let seen = differential::run(&lowered, &mail());
+                let (off, off_end) = differential::calls(&plan, mode, BOXED, &mail());
+                if seen != (off, off_end) {
                     caught = true;
                 }
             }

@@ -11,6 +11,7 @@ pub mod backend;
 pub mod bounds;
 pub mod chat;
 pub mod cli;
+pub mod differential;
 pub mod fixes;
 pub mod monty;
 pub mod serve;
