@@ -93,7 +93,31 @@ fn mailing_a_file_with_a_private_key_is_denied_naming_the_scanner() {
             .arg(&trace)
             .assert()
             .success();
+        // The viewer says which scanner tagged the result, by which rule, and never shows the key.
+        let page = exported(&trace);
+        assert!(
+            page.contains("Tags added by scanners: <code>AUTH_SECRET</code> by <code>secrets</code> (rule <code>private-key</code>)"),
+            "{to}: the viewer does not name the scanner"
+        );
+        assert!(
+            !page.contains("PRIVATE KEY"),
+            "{to}: the viewer shows the key"
+        );
     }
+}
+
+/// `zamburak view --export` of `trace`: the page.
+fn exported(trace: &std::path::Path) -> String {
+    let html = trace.with_extension("html");
+    Command::cargo_bin("zamburak")
+        .unwrap()
+        .arg("view")
+        .arg(trace)
+        .arg("--export")
+        .arg(&html)
+        .assert()
+        .success();
+    std::fs::read_to_string(html).unwrap()
 }
 
 #[test]
@@ -110,6 +134,7 @@ fn the_same_file_without_the_key_goes_as_before() {
         .find(|r| r["type"] == "result" && r["tool"] == "read_file")
         .unwrap();
     assert!(result.get("scanned").is_none(), "{result}");
+    assert!(!exported(&trace).contains("Tags added by scanners"));
     // To someone who may not read the user's files: the usual approvable `confirm`, nothing sent yet.
     let world = self::world();
     let plan = world.write_plan("plan.py", &mail_plan("report.txt", "bob@example.com"));

@@ -185,6 +185,8 @@ pub struct ResultView {
     pub digest: String,
     pub preview: Option<String>,
     pub revealed: Option<Revealed>,
+    /// The tags content scanners added, with the scanner and the rule that matched (never the text).
+    pub scanned: Vec<crate::policy::scan::Finding>,
 }
 
 /// One `print` of the plan: its label and sources, its text only when trusted and public.
@@ -591,6 +593,7 @@ fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
             label: r.label,
             digest: r.digest,
             revealed: None,
+            scanned: r.scanned,
         });
         let policy_excerpt = excerpts
             .entry((c.tool.clone(), c.rule.clone()))
