@@ -12,7 +12,19 @@
 //!   of `_pc` in one call.
 
 use super::*;
-use ruff_python_ast::StmtAssign;
+use ruff_python_ast::{ExprSubscript, StmtAssign};
+
+/// The parts of `c[k] = c.get(k, d) + y` ([`Compiler::increment`]).
+pub(super) struct Increment<'s> {
+    /// `c`.
+    pub name: &'s str,
+    /// `c[k]`.
+    pub target: &'s ExprSubscript,
+    pub key: &'s Expr,
+    pub default: &'s Expr,
+    /// `y`.
+    pub addend: &'s Expr,
+}
 
 impl Compiler<'_> {
     /// Compiles `s` as a fused idiom if it is one; `false` (nothing compiled) otherwise.
@@ -25,24 +37,51 @@ impl Compiler<'_> {
 
     /// `c[k] = c.get(k, d) + y`.
     fn dict_increment(&mut self, s: &StmtAssign, indent: usize) -> bool {
-        let [Expr::Subscript(target)] = s.targets.as_slice() else {
+        let Some(inc) = self.increment(s) else {
             return false;
+        };
+        if !self.is_quiet_flat(inc.addend) {
+            return false;
+        }
+        let (target, key, default, addend) = (inc.target, inc.key, inc.default, inc.addend);
+        let line = self.line;
+        let recv = self.expr(&target.value, "_pc");
+        let k = self.flat(key, "_pc");
+        let d = self.expr(default, "_pc");
+        let y = self.flat(addend, "_pc");
+        self.flush_pre(indent);
+        self.emit(
+            indent,
+            format!(
+                "_dinc({recv}, {}, {}, {d}, {}, {}, _pc, {line})",
+                k.raw, k.label, y.raw, y.label
+            ),
+        );
+        true
+    }
+
+    /// `s` as `c[k] = c.get(k, d) + y` where evaluating the two `c`s and `k`s once is evaluating them twice:
+    /// `c` a local boxed name, `k` the same flat name or literal, `d` a literal or a name. What `y` may be is
+    /// the caller's to check (the fused helper and the raw loop accept different ones).
+    pub(super) fn increment<'s>(&self, s: &'s StmtAssign) -> Option<Increment<'s>> {
+        let [Expr::Subscript(target)] = s.targets.as_slice() else {
+            return None;
         };
         let Expr::BinOp(sum) = s.value.as_ref() else {
-            return false;
+            return None;
         };
         let Expr::Call(get) = sum.left.as_ref() else {
-            return false;
+            return None;
         };
         let Expr::Attribute(method) = get.func.as_ref() else {
-            return false;
+            return None;
         };
         let (Expr::Name(c), Expr::Name(c2)) = (target.value.as_ref(), method.value.as_ref()) else {
-            return false;
+            return None;
         };
         let name = c.id.as_str();
         let [key, default] = get.arguments.args.as_ref() else {
-            return false;
+            return None;
         };
         let fits = sum.op == Operator::Add
             && method.attr.id.as_str() == "get"
@@ -58,25 +97,14 @@ impl Compiler<'_> {
                     | Expr::BooleanLiteral(_)
                     | Expr::NoneLiteral(_)
                     | Expr::Name(_)
-            )
-            && self.is_quiet_flat(&sum.right);
-        if !fits {
-            return false;
-        }
-        let line = self.line;
-        let recv = self.expr(&target.value, "_pc");
-        let k = self.flat(key, "_pc");
-        let d = self.expr(default, "_pc");
-        let y = self.flat(&sum.right, "_pc");
-        self.flush_pre(indent);
-        self.emit(
-            indent,
-            format!(
-                "_dinc({recv}, {}, {}, {d}, {}, {}, _pc, {line})",
-                k.raw, k.label, y.raw, y.label
-            ),
-        );
-        true
+            );
+        fits.then_some(Increment {
+            name,
+            target,
+            key,
+            default,
+            addend: &sum.right,
+        })
     }
 
     /// The same key twice, and one whose evaluation reads a flat name or is a literal (so evaluating it

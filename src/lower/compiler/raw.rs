@@ -63,51 +63,42 @@ fn mentions(e: &Expr, name: &str) -> bool {
 
 /// The same through every node kind (`each_child` does not enter lambdas and comprehensions).
 fn mentions_deep(e: &Expr, name: &str) -> bool {
-    struct Find<'n> {
-        name: &'n str,
-        found: bool,
-    }
-    impl<'b> Visitor<'b> for Find<'_> {
-        fn visit_expr(&mut self, e: &'b Expr) {
-            if let Expr::Name(n) = e
-                && n.id.as_str() == self.name
-            {
-                self.found = true;
-            }
-            walk_expr(self, e);
-        }
-    }
     let mut f = Find { name, found: false };
     f.visit_expr(e);
     f.found
 }
 
+/// Whether `name` occurs anywhere in `s`, as a name or as the name of a function it defines.
 fn stmt_mentions(s: &Stmt, name: &str) -> bool {
-    struct Find<'n> {
-        name: &'n str,
-        found: bool,
-    }
-    impl<'b> Visitor<'b> for Find<'_> {
-        fn visit_expr(&mut self, e: &'b Expr) {
-            if let Expr::Name(n) = e
-                && n.id.as_str() == self.name
-            {
-                self.found = true;
-            }
-            walk_expr(self, e);
-        }
-        fn visit_stmt(&mut self, s: &'b Stmt) {
-            if let Stmt::FunctionDef(f) = s
-                && f.name.id.as_str() == self.name
-            {
-                self.found = true;
-            }
-            walk_stmt(self, s);
-        }
-    }
     let mut f = Find { name, found: false };
     f.visit_stmt(s);
     f.found
+}
+
+/// Looks for `name` through every node kind.
+struct Find<'n> {
+    name: &'n str,
+    found: bool,
+}
+
+impl<'b> Visitor<'b> for Find<'_> {
+    fn visit_expr(&mut self, e: &'b Expr) {
+        if let Expr::Name(n) = e
+            && n.id.as_str() == self.name
+        {
+            self.found = true;
+        }
+        walk_expr(self, e);
+    }
+
+    fn visit_stmt(&mut self, s: &'b Stmt) {
+        if let Stmt::FunctionDef(f) = s
+            && f.name.id.as_str() == self.name
+        {
+            self.found = true;
+        }
+        walk_stmt(self, s);
+    }
 }
 
 /// Checks every use of `name` in the plan: false where one could capture the box or rebind it to
@@ -261,26 +252,8 @@ impl Compiler<'_> {
     /// name or literal, `d` a literal or a name, `y` a literal or a flat name assigned by an earlier
     /// top-level statement.
     pub(super) fn static_increment(&self, s: &StmtAssign) -> Option<String> {
-        let [Expr::Subscript(target)] = s.targets.as_slice() else {
-            return None;
-        };
-        let Expr::BinOp(sum) = s.value.as_ref() else {
-            return None;
-        };
-        let Expr::Call(get) = sum.left.as_ref() else {
-            return None;
-        };
-        let Expr::Attribute(method) = get.func.as_ref() else {
-            return None;
-        };
-        let (Expr::Name(c), Expr::Name(c2)) = (target.value.as_ref(), method.value.as_ref()) else {
-            return None;
-        };
-        let name = c.id.as_str();
-        let [key, default] = get.arguments.args.as_ref() else {
-            return None;
-        };
-        let y_fits = match sum.right.as_ref() {
+        let inc = self.increment(s)?;
+        let y_fits = match inc.addend {
             Expr::Name(n) => {
                 self.is_shadow(n.id.as_str())
                     && self
@@ -291,23 +264,7 @@ impl Compiler<'_> {
             }
             other => self.is_quiet_flat(other),
         };
-        let fits = sum.op == Operator::Add
-            && method.attr.id.as_str() == "get"
-            && get.arguments.keywords.is_empty()
-            && name == c2.id.as_str()
-            && self.is_local(name)
-            && !self.is_shadow(name)
-            && self.same_simple_key(&target.slice, key)
-            && matches!(
-                default,
-                Expr::NumberLiteral(_)
-                    | Expr::StringLiteral(_)
-                    | Expr::BooleanLiteral(_)
-                    | Expr::NoneLiteral(_)
-                    | Expr::Name(_)
-            )
-            && y_fits;
-        fits.then(|| name.to_string())
+        y_fits.then(|| inc.name.to_string())
     }
 
     /// Unpacks the box of `name` into plain variables (before the loop header).
