@@ -73,21 +73,11 @@ fn server() -> (u16, Server) {
         reply: Arc::new(Mutex::new(Reply::Status(500))),
     };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
     let app = axum::Router::new()
         .route("/v1/chat/completions", post(completions))
         .with_state(state.clone());
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            axum::serve(listener, app).await.unwrap();
-        });
-    });
+    common::chat::serve(listener, app);
     (port, state)
 }
 

@@ -77,7 +77,6 @@ impl ChatServer {
     /// Starts the server on a free loopback port.
     pub fn start() -> ChatServer {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
         let state = ChatServer {
             port: listener.local_addr().unwrap().port(),
             ..ChatServer::default()
@@ -85,16 +84,7 @@ impl ChatServer {
         let app = axum::Router::new()
             .route("/v1/chat/completions", post(completions))
             .with_state(state.clone());
-        std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                axum::serve(listener, app).await.unwrap();
-            });
-        });
+        serve(listener, app);
         state
     }
 
@@ -122,4 +112,20 @@ impl ChatServer {
             .filter(|b| step(b) == step_name)
             .collect()
     }
+}
+
+/// Serves `app` on `listener` (a loopback port the caller bound) from a thread of its own, for the test's
+/// lifetime.
+pub fn serve(listener: std::net::TcpListener, app: axum::Router) {
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
 }
