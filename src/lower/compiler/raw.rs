@@ -37,10 +37,42 @@ pub(super) struct RawDict {
     pub(super) structure: String,
     /// Raw key → raw value.
     pub(super) values: String,
-    /// Raw key → the key's boxed form `(raw, label)`.
-    pub(super) keys: String,
-    /// Raw key → the value's label.
-    pub(super) labels: String,
+    /// Raw key → `(raw key as last written, (key label, value label))`: the key's box and the value's
+    /// label, in one entry so the steady path writes one.
+    pub(super) entries: String,
+    /// The steady path's cache, where the loop may take it ([`Steady`]).
+    pub(super) steady: Option<Steady>,
+}
+
+/// The steady path of a raw counting loop (docs/lowering.md, "Raw containers"; issue #40's lever 3).
+///
+/// Once a count has run the general way with key label `K` under control context `P`, the next count with
+/// the same `K` and `P` changes no label but the value's: the structure already holds `K` and `P` (so its
+/// update and the no-sensitive-upgrade check are no-ops), `ch` is what it was, the addition takes the raw
+/// path, and the value's label is `C = ch | d's label | y's label | _UV (| P, STRICT)`. The loop caches
+/// `(K, P)` and `(K, C)` after each general count and, while they match, only adds and stores the pair.
+///
+/// It is taken only where that is exact whatever the data (checked by [`Compiler::raw_steady`] and at the
+/// loop's start):
+/// * the loop has one counting statement on the dict, so only it changes the structure, and only on its
+///   general path (which refreshes the cache);
+/// * `d` and `y` are literals of one type among `int`, `float` and `str` and the dict is empty when the loop
+///   starts, so every value is of that type and the addition always takes the raw path (`_dinc`'s type
+///   test passes), and `d`'s and `y`'s labels are `_LIT`;
+/// * every value label in the dict is then within `C`: each was `_LIT` (within `C`) or set by an earlier count,
+///   whose `ch` only held labels the structure has gathered since (the structure only grows, `ch` is its
+///   normalisation with the box label and `K`, and normalising only sets or clears `_UV`, which `C` holds);
+///   so `al | C` is `C`.
+#[derive(Clone)]
+pub(super) struct Steady {
+    /// Whether the loop may take the steady path (the dict was empty when it started).
+    pub(super) ok: String,
+    /// The key label `K` of the cached count (`None` before the first).
+    pub(super) key: String,
+    /// The control context `P` of the cached count.
+    pub(super) pc: String,
+    /// `(K, C)`: the key label and the value label every steady count stores.
+    pub(super) pair: String,
 }
 
 /// Builtins that never return their argument itself (a new value, or an element or count of it).
@@ -267,15 +299,37 @@ impl Compiler<'_> {
         y_fits.then(|| inc.name.to_string())
     }
 
-    /// Unpacks the box of `name` into plain variables (before the loop header).
-    pub(super) fn raw_enter(&mut self, name: &str, indent: usize) -> RawDict {
+    /// Whether the loop over `body` may take the steady path for the raw dict `name` ([`Steady`]): one
+    /// counting statement on it, whose `d` and `y` are literals of one type among `int`, `float` and `str`.
+    pub(super) fn raw_steady(&self, body: &[Stmt], name: &str) -> bool {
+        let mut counts = body.iter().filter_map(|s| match s {
+            Stmt::Assign(a) => self.increment(a).filter(|i| i.name == name),
+            _ => None,
+        });
+        let (Some(only), None) = (counts.next(), counts.next()) else {
+            return false;
+        };
+        match (literal_type(only.default), literal_type(only.addend)) {
+            (Some(d), Some(y)) => d == y,
+            _ => false,
+        }
+    }
+
+    /// Unpacks the box of `name` into plain variables (before the loop header); `steady` from
+    /// [`Compiler::raw_steady`].
+    pub(super) fn raw_enter(&mut self, name: &str, steady: bool, indent: usize) -> RawDict {
         let r = RawDict {
             boxed: self.fresh("rb"),
             label: self.fresh("rl"),
             structure: self.fresh("rs"),
             values: self.fresh("rr"),
-            keys: self.fresh("rk"),
-            labels: self.fresh("rv"),
+            entries: self.fresh("re"),
+            steady: steady.then(|| Steady {
+                ok: self.fresh("so"),
+                key: self.fresh("sk"),
+                pc: self.fresh("sp"),
+                pair: self.fresh("sc"),
+            }),
         };
         let c = mangle(name);
         let (q, qq) = (self.fresh("q"), self.fresh("q"));
@@ -284,28 +338,39 @@ impl Compiler<'_> {
             format!("{} = {c}[1]", r.label),
             format!("{} = {}[2]", r.structure, r.boxed),
             format!("{} = {{}}", r.values),
-            format!("{} = {{}}", r.keys),
-            format!("{} = {{}}", r.labels),
+            format!("{} = {{}}", r.entries),
             format!("for {q}, {qq} in {}[1].items():", r.boxed),
         ] {
             self.emit(indent, line);
         }
-        self.emit(indent + 1, format!("{}[{q}] = {qq}[0]", r.keys));
         self.emit(indent + 1, format!("{}[{q}] = {qq}[1][0]", r.values));
-        self.emit(indent + 1, format!("{}[{q}] = {qq}[1][1]", r.labels));
+        self.emit(
+            indent + 1,
+            format!(
+                "{}[{q}] = ({qq}[0][0], ({qq}[0][1], {qq}[1][1]))",
+                r.entries
+            ),
+        );
+        if let Some(st) = &r.steady {
+            // `None` never equals a label (an int), so the first count takes the general path.
+            self.emit(indent, format!("{} = not {}", st.ok, r.values));
+            self.emit(indent, format!("{} = None", st.key));
+            self.emit(indent, format!("{} = None", st.pc));
+        }
         r
     }
 
     /// Writes the raw dict back into its box, in place (after the loop).
     pub(super) fn raw_leave(&mut self, r: &RawDict, indent: usize) {
-        let (d, q) = (self.fresh("rd"), self.fresh("q"));
+        let (d, q, e) = (self.fresh("rd"), self.fresh("q"), self.fresh("q"));
         self.emit(indent, format!("{d} = {}[1]", r.boxed));
         self.emit(indent, format!("for {q} in {}:", r.values));
+        self.emit(indent + 1, format!("{e} = {}[{q}]", r.entries));
         self.emit(
             indent + 1,
             format!(
-                "{d}[{q}] = ({}[{q}], ({}[{q}], {}[{q}]))",
-                r.keys, r.values, r.labels
+                "{d}[{q}] = (({e}[0], {e}[1][0]), ({}[{q}], {e}[1][1]))",
+                r.values
             ),
         );
         self.emit(indent, format!("{}[2] = {}", r.boxed, r.structure));
@@ -324,7 +389,8 @@ impl Compiler<'_> {
         })
     }
 
-    /// `c[k] = c.get(k, d) + y` on a raw dict: `_dinc`'s steps written out on the plain variables.
+    /// `c[k] = c.get(k, d) + y` on a raw dict: `_dinc`'s steps written out on the plain variables, behind
+    /// the steady path where the loop may take it ([`Steady`]).
     pub(super) fn raw_increment(&mut self, s: &StmtAssign, indent: usize) -> bool {
         let Some(name) = self.static_increment(s) else {
             return false;
@@ -332,17 +398,14 @@ impl Compiler<'_> {
         let Some(r) = self.raw.get(&name).cloned() else {
             return false;
         };
-        let (Expr::Subscript(target), Expr::BinOp(sum)) = (&s.targets[0], s.value.as_ref()) else {
-            return false;
-        };
-        let Expr::Call(get) = sum.left.as_ref() else {
+        let Some(inc) = self.increment(s) else {
             return false;
         };
         let line = self.line;
         // Evaluated in `_dinc`'s argument order: the key, the default, the addend (quiet).
-        let k = self.flat(&target.slice, "_pc");
-        let d = self.expr(&get.arguments.args[1], "_pc");
-        let y = self.flat(&sum.right, "_pc");
+        let k = self.flat(inc.key, "_pc");
+        let d = self.expr(inc.default, "_pc");
+        let y = self.flat(inc.addend, "_pc");
         self.flush_pre(indent);
         let [dd, ch, a, al, t, x, xl, w] =
             ["dd", "ch", "a", "al", "t", "x", "xl", "w"].map(|s| self.fresh(s));
@@ -352,12 +415,32 @@ impl Compiler<'_> {
             label,
             structure: st,
             values,
-            keys,
-            labels,
+            entries,
+            steady,
             ..
         } = &r;
-        let i = indent;
-        let mut lines = vec![
+        let mut lines = Vec::new();
+        let i = match steady {
+            Some(sd) => {
+                // `d` is a literal here (`raw_steady`): its raw form is `y`'s kind of code.
+                let dr = self.flat(inc.default, "_pc").raw;
+                lines.extend([
+                    (
+                        indent,
+                        format!("if {kl} == {} and _pc == {}:", sd.key, sd.pc),
+                    ),
+                    (
+                        indent + 1,
+                        format!("{values}[{kr}] = {values}.get({kr}, {dr}) + {yr}"),
+                    ),
+                    (indent + 1, format!("{entries}[{kr}] = ({kr}, {})", sd.pair)),
+                    (indent, "else:".into()),
+                ]);
+                indent + 1
+            }
+            None => indent,
+        };
+        lines.extend([
             (i, format!("{dd} = {d}")),
             (i, format!("{ch} = {label} | {st} | {kl}")),
             (
@@ -366,7 +449,7 @@ impl Compiler<'_> {
             ),
             (i, format!("if {kr} in {values}:")),
             (i + 1, format!("{a} = {values}[{kr}]")),
-            (i + 1, format!("{al} = {labels}[{kr}]")),
+            (i + 1, format!("{al} = {entries}[{kr}][1][1]")),
             (i, "else:".into()),
             (i + 1, format!("{a} = {dd}[0]")),
             (i + 1, format!("{al} = {dd}[1]")),
@@ -384,7 +467,7 @@ impl Compiler<'_> {
             ),
             (i + 1, format!("{x} = {w}[0]")),
             (i + 1, format!("{xl} = {w}[1]")),
-        ];
+        ]);
         if self.strict {
             lines.extend([
                 (i, "if _pc:".into()),
@@ -396,16 +479,48 @@ impl Compiler<'_> {
         }
         lines.extend([
             (i, format!("{values}[{kr}] = {x}")),
-            (i, format!("{keys}[{kr}] = ({kr}, {kl})")),
-            (i, format!("{labels}[{kr}] = {xl}")),
+            (i, format!("{entries}[{kr}] = ({kr}, ({kl}, {xl}))")),
             (
                 i,
                 format!("{st} = {st} | (({kl} | _UV) if {kl} & 1 else {kl})"),
             ),
         ]);
+        if let Some(sd) = steady {
+            // The cache: `ch` as the next count with this key label and context computes it (after this
+            // count's structure update), and the value label `C` it stores.
+            let pc_join = if self.strict { " | _pc" } else { "" };
+            lines.extend([
+                (i, format!("if {}:", sd.ok)),
+                (i + 1, format!("{} = {kl}", sd.key)),
+                (i + 1, format!("{} = _pc", sd.pc)),
+                (i + 1, format!("{ch} = {label} | {st} | {kl}")),
+                (
+                    i + 1,
+                    format!("{ch} = ({ch} | _UV) if {ch} & 1 else ({ch} & _NUV)"),
+                ),
+                (
+                    i + 1,
+                    format!("{} = ({kl}, {dd}[1] | {ch} | {yl} | _UV{pc_join})", sd.pair),
+                ),
+            ]);
+        }
         for (ind, text) in lines {
             self.emit(ind, text);
         }
         true
+    }
+}
+
+/// The type of a literal the steady path accepts for `d` and `y`: an int, a finite float or a string (not
+/// a bool: `True + 1` is an int).
+fn literal_type(e: &Expr) -> Option<&'static str> {
+    match e {
+        Expr::NumberLiteral(n) => match &n.value {
+            Number::Int(_) => Some("int"),
+            Number::Float(f) if f.is_finite() => Some("float"),
+            _ => None,
+        },
+        Expr::StringLiteral(_) => Some("str"),
+        _ => None,
     }
 }

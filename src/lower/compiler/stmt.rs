@@ -695,7 +695,8 @@ impl Compiler<'_> {
                 target.range().start().to_usize(),
             )
             .map(|name| {
-                let r = self.raw_enter(&name, indent);
+                let steady = self.raw_steady(body, &name);
+                let r = self.raw_enter(&name, steady, indent);
                 self.raw.insert(name.clone(), r.clone());
                 (name, r, self.out.len())
             });
