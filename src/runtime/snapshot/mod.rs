@@ -228,7 +228,7 @@ pub fn lock_run(trace: &Path) -> Result<std::fs::File, RunLockError> {
 /// the trace's last record (a `suspend`) names. A snapshot the trace does not name is not pending.
 pub fn pending_at(trace: &Path) -> Option<(PathBuf, Snapshot)> {
     let path = snapshot_path(trace);
-    let (snapshot, bytes) = peek(&path).ok()?;
+    let (snapshot, bytes) = read_unchecked(&path, false).ok()?;
     waits_on(trace, &bytes).then_some((path, snapshot))
 }
 
@@ -261,7 +261,7 @@ pub fn find_pending(dirs: &[PathBuf]) -> Vec<(PathBuf, Snapshot)> {
 /// naming it ([`pending_at`]) at that place.
 pub fn pending_file(path: PathBuf) -> Option<(PathBuf, Snapshot)> {
     // Read once: the trace must name these very bytes.
-    let (snap, bytes) = peek(&path).ok()?;
+    let (snap, bytes) = read_unchecked(&path, false).ok()?;
     // The trace names the snapshot at its default place; a copy elsewhere is not the pending one.
     let at = snapshot_path(&snap.trace);
     let same = std::fs::canonicalize(&at).ok()? == std::fs::canonicalize(&path).ok()?;
@@ -300,11 +300,18 @@ pub fn snapshot_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
 /// Reads a snapshot file without any of the checks [`open`] makes: for showing a claim (which checks the
 /// shown values against the claim's digests) and listing pending ones. Never trust it to run anything.
 pub fn peek(path: &Path) -> Result<(Snapshot, Vec<u8>), SnapshotError> {
+    read_unchecked(path, true)
+}
+
+/// [`peek`]; `explain` whether a missing file's error says how its claim was decided, which reads and
+/// verifies the whole trace beside it: every `zamburak run` looks for a pending snapshot first, and a
+/// caller that only asks whether one is pending must not pay for a previous run's trace.
+fn read_unchecked(path: &Path, explain: bool) -> Result<(Snapshot, Vec<u8>), SnapshotError> {
     let at = || path.to_path_buf();
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(match decided_before(path) {
+            return Err(match explain.then(|| decided_before(path)).flatten() {
                 Some(decided) => SnapshotError::Decided {
                     path: at(),
                     decided,
