@@ -593,6 +593,8 @@ mod tests {
         "version: 1\nuser: !!str 123\n",
         "version: 1\nuser: !!binary bWVAZXhhbXBsZS5jb20=\n",
         "version: 1\nmode: !normal ~\n",
+        "version: 1\nmode: !normal strict\n",
+        "version: 1\nmode: !strict normal\n",
         "version: 1\nverifiers:\n  v: !email_allowlist { allow: [], mints: X }\n",
         "!!map { version: 1 }\n",
         // Anchors, aliases, merge keys.
