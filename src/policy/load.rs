@@ -1,4 +1,5 @@
-//! Reading a policy file: YAML → positioned tree and typed model → checks → normalised [`Policy`].
+//! Reading a policy file: YAML → positioned tree → typed model (from the tree when policy::from_tree can, else
+//! from the text) → checks → normalised [`Policy`].
 //!
 //! Policy files are adversarial input (a policy may come from a repository under review), so reading never
 //! panics, refuses files over [`MAX_POLICY_BYTES`], and parses under a YAML budget that bounds nesting,
