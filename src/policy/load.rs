@@ -1,4 +1,5 @@
-//! Reading a policy file: YAML → positioned tree and typed model → checks → normalised [`Policy`].
+//! Reading a policy file: YAML → positioned tree → typed model (from the tree when policy::from_tree can, else
+//! from the text) → checks → normalised [`Policy`].
 //!
 //! Policy files are adversarial input (a policy may come from a repository under review), so reading never
 //! panics, refuses files over [`MAX_POLICY_BYTES`], and parses under a YAML budget that bounds nesting,
@@ -21,7 +22,7 @@ pub const MAX_POLICY_BYTES: usize = 1 << 20;
 /// Deepest nesting of YAML collections accepted. The format needs 6; the rest is room for comments' sake.
 pub const MAX_POLICY_DEPTH: usize = 24;
 
-fn yaml_options() -> Options {
+pub(super) fn yaml_options() -> Options {
     let mut budget = serde_saphyr::Budget::default();
     budget.max_depth = MAX_POLICY_DEPTH;
     budget.flow_nesting_limit = MAX_POLICY_DEPTH;
@@ -97,6 +98,17 @@ impl Policy {
         display_name: &str,
         base_dir: &Path,
     ) -> Result<Policy, PolicyError> {
+        Policy::read_checked(text, display_name, base_dir, Typed::FromTree)
+    }
+
+    /// The steps of reading a policy. `typed` says how the typed model is read; every other step, and so
+    /// every error, is the same either way (the tests compare the two).
+    pub(super) fn read_checked(
+        text: &str,
+        display_name: &str,
+        base_dir: &Path,
+        typed: Typed,
+    ) -> Result<Policy, PolicyError> {
         if text.len() > MAX_POLICY_BYTES {
             return Err(too_large(display_name));
         }
@@ -112,15 +124,25 @@ impl Policy {
             .expected("keys such as `version: 1`, `tags`, `verifiers`, `tools`"));
         }
         check_verifier_shapes(display_name, &tree)?;
-        let file: PolicyFile = serde_saphyr::from_str_with_options(text, options).map_err(|e| {
-            let located = yaml_error(display_name, &e);
-            let at = Pos {
-                line: located.line,
-                column: located.column,
-            };
-            let path = KeyPath::of(&tree.path_at(at));
-            located.in_path(path)
-        })?;
+        // Reading the model from the tree spares a second parse of the text (issue #40); where it cannot
+        // vouch for the value the YAML deserializer would read, it declines and the text is read again.
+        let from_tree = match typed {
+            Typed::FromTree => super::from_tree::read::<PolicyFile>(text, &tree),
+            #[cfg(test)]
+            Typed::FromText => None,
+        };
+        let file = match from_tree {
+            Some(file) => file,
+            None => serde_saphyr::from_str_with_options(text, options).map_err(|e| {
+                let located = yaml_error(display_name, &e);
+                let at = Pos {
+                    line: located.line,
+                    column: located.column,
+                };
+                let path = KeyPath::of(&tree.path_at(at));
+                located.in_path(path)
+            })?,
+        };
         let kinds = validate::validate(&file, &tree, display_name)?;
         let mut file = normalise(file, base_dir);
         let defaulted = super::sinks::fill_defaults(&mut file);
@@ -132,6 +154,16 @@ impl Policy {
             defaulted,
         })
     }
+}
+
+/// How [`Policy::read_checked`] reads the typed model.
+#[derive(Clone, Copy)]
+pub(super) enum Typed {
+    /// From the positioned tree when [`super::from_tree`] can, else from the text.
+    FromTree,
+    /// Always from the text, as before issue #40: what the tests compare against.
+    #[cfg(test)]
+    FromText,
 }
 
 fn too_large(name: &str) -> PolicyError {

@@ -18,6 +18,7 @@ pub mod builtins;
 pub mod decide;
 pub mod discover;
 mod error;
+mod from_tree;
 pub mod labelling;
 mod load;
 pub mod model;

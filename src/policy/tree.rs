@@ -2,8 +2,9 @@
 //!
 //! `serde` reports where a *syntax or type* error is, but the checks that span several fields (an
 //! undeclared tag, a kind no verifier mints) run after deserialization, when positions are gone. This tree is
-//! a second reading of the same text that keeps the line and column of every key and value, so each of those
-//! errors can point at the exact place. It goes through the same YAML deserializer and budget as the model.
+//! a reading of the text that keeps the line and column of every key and value, so each of those errors can
+//! point at the exact place. It goes through the same YAML deserializer and budget as the model, which is
+//! usually read from this tree rather than from the text again (policy::from_tree).
 
 use std::fmt;
 
