@@ -1,9 +1,13 @@
-//! Fused idioms (`src/lower/compiler/fused.rs`) change how the program is written, never what it computes:
+//! Fused idioms (`src/lower/compiler/fused.rs`) and the lean forms of general helper calls
+//! (`src/lower/compiler/lean.rs`: `_gif`, `_call1`, `_fs`) change how the program is written, never what it
+//! computes:
 //! plans built around each idiom, random plans and every corpus scenario, compiled with the fused helpers
 //! and without them, must give the same labels at every call (each argument's whole labelled value, and the
 //! control context) and end the same way, in both modes. The generators reach each helper's every path:
 //! a key there or not, a default or a stored value of another type than `y` (the general addition, or its
-//! `TypeError`), a receiver that is not a dict, a no-sensitive-upgrade violation under a control context.
+//! `TypeError`), a receiver that is not a dict, a no-sensitive-upgrade violation under a control context;
+//! for the lean forms a key there or not (the `KeyError` and the key it names), a list or string indexed,
+//! an equal key of another type, a call of a function of another arity, f-string values of every type.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -119,8 +123,89 @@ fn in_context() -> impl Strategy<Value = String> {
     })
 }
 
+/// What the lean forms need beyond `HEADER`: a plan function, function values (`hf` chosen by data),
+/// flat keys of other types equal to a stored one, a dict with int keys, one whose structure carries data
+/// its values do not (`r`: a key from the mail).
+const LEAN_HEADER: &str = "def g(z):\n    return z\ndef g2(y, z):\n    return y\nh = g\nm = [g, g2]\nhf = g if e['subject'] == 'x' else g2\nf = True\nfl = 1.0\nq = {1: 'one', 'x': e['from']}\nr = {e['subject']: 'lit', 'k': 'lit'}\n";
+
+/// A subscript, a one-argument call or an f-string (the lean forms' shapes, or near misses of them).
+fn lean() -> impl Strategy<Value = String> {
+    let recv = prop::sample::select(vec![
+        "c",
+        "d",
+        "xs",
+        "a",
+        "u",
+        "v",
+        "t",
+        "q",
+        "r",
+        "e['tags']",
+    ]);
+    let key = prop::sample::select(vec![
+        "w",
+        "a",
+        "'p'",
+        "'k'",
+        "0",
+        "1",
+        "3",
+        "b",
+        "f",
+        "fl",
+        "'subject'",
+        "'x'",
+        "n",
+        "-1",
+    ]);
+    let callee = prop::sample::select(vec!["g", "h", "hf", "m[0]", "m[1]", "g2", "(lambda z: z)"]);
+    let arg = prop::sample::select(vec!["t", "a", "b", "xs", "u", "1", "e['from']", "n"]);
+    let part = prop::sample::select(vec![
+        "a",
+        "b",
+        "t",
+        "xs",
+        "d",
+        "v",
+        "n",
+        "fl",
+        "f",
+        "None",
+        "e['from']",
+        "u",
+        "len(xs)",
+        "q",
+    ]);
+    let tail = prop::sample::select(vec!["", "!r", "!s", ":>6", ":.2f", ":{b}"]);
+    prop_oneof![
+        (recv, key).prop_map(|(r, k)| format!("sink({r}[{k}])\n")),
+        (callee, arg).prop_map(|(f, x)| format!("sink({f}({x}))\n")),
+        (part.clone(), part, tail)
+            .prop_map(|(x, y, z)| format!("sink(f'{{{x}}} and {{{y}{z}}}.')\n")),
+    ]
+}
+
+/// A lean form at the top level, in a loop over data, under a branch on data, in a function.
+fn lean_in_context() -> impl Strategy<Value = String> {
+    let indent = |s: &str, by: &str| s.lines().map(|l| format!("{by}{l}\n")).collect::<String>();
+    (lean(), 0..4usize).prop_map(move |(s, ctx)| match ctx {
+        0 => s,
+        1 => format!("for w in e['tags']:\n{}", indent(&s, "    ")),
+        2 => format!("if e['subject'] == 'x':\n{}", indent(&s, "    ")),
+        _ => format!(
+            "def k(v):\n    w = v\n    t = v\n{}    return 1\nsink(k(t))\nsink(k('p'))\n",
+            indent(&s, "    ")
+        ),
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 500, .. ProptestConfig::default() })]
+    #[test]
+    fn plans_with_the_lean_forms_see_the_same_labels_or_not(body in prop::collection::vec(lean_in_context(), 1..5)) {
+        same_either_way(&format!("{HEADER}{LEAN_HEADER}{}{FOOTER}", body.concat()))?;
+    }
+
     #[test]
     fn plans_with_the_idioms_see_the_same_labels_fused_or_not(body in prop::collection::vec(in_context(), 1..5)) {
         same_either_way(&format!("{HEADER}{}{FOOTER}", body.concat()))?;
@@ -154,6 +239,25 @@ fn the_idioms_compile_to_the_fused_helpers() {
     );
     let off = differential::compiled(text, Mode::Strict, UNFUSED);
     assert!(!off.contains("_addp(") && !off.contains("_addfp("), "{off}");
+    // The lean forms, in both modes.
+    let lean = "def g(z):\n    return z\ne = get()\nk = 'from'\nsink(g(e[k]))\nsink(f'{e[\"subject\"]}: {len(e)}')\n";
+    for mode in [Mode::Strict, Mode::Normal] {
+        let on = differential::compiled(lean, mode, FUSED);
+        assert!(on.contains("_call1(g_, _pc, _gif(e_, k_, _LIT))"), "{on}");
+        assert!(
+            on.contains("_fs([_gif(e_, \"subject\", _LIT), \": \", _bi_len("),
+            "{on}"
+        );
+        assert!(
+            !on.contains("_gi(") && !on.contains("_call(") && !on.contains("_fcat("),
+            "{on}"
+        );
+        let off = differential::compiled(lean, mode, UNFUSED);
+        assert!(
+            !off.contains("_gif(") && !off.contains("_call1(") && !off.contains("_fs("),
+            "{off}"
+        );
+    }
 }
 
 /// Hand-written edges: a count that meets a stored value of another type, a key from data, a dict mutated

@@ -565,3 +565,33 @@ fn sum_of_lists_cannot_forge_a_box_or_a_label() {
     assert_eq!(sinks.len(), 4);
     assert_eq!(sinks[1].0.raw, Raw::Str("l".into()));
 }
+
+/// The compiler's temporaries never take the name of a boxed-literal constant (`_k<n>`): a dict
+/// comprehension's key temporary named like a constant it reads made that constant a local of the
+/// comprehension's function (`UnboundLocalError`), and an augmented assignment to a subscript at the top
+/// level overwrote a constant with its key, so a later literal read the key instead (found by
+/// `tests/fused_idioms.rs`' random plans).
+#[test]
+fn temporaries_never_shadow_a_literal_constant() {
+    for n in 1..12 {
+        let lits: Vec<String> = (0..n).map(|i| format!("'c{i}'")).collect();
+        let list = lits.join(", ");
+        let comp =
+            format!("e = get()\nm = {{t: 1 for t in [str(e['from']), {list}]}}\nsink(len(m))\n");
+        let (out, sinks, printed) = run(&comp, Mode::Strict, mail());
+        assert_eq!(out, ExecOutcome::Completed, "{comp}\n{printed}");
+        assert_eq!(sinks[0].0.raw, Raw::Int(n + 1), "{comp}");
+        let sinks_of: String = lits.iter().map(|l| format!("sink({l})\n")).collect();
+        let entries: Vec<String> = lits.iter().map(|l| format!("{l}: 0")).collect();
+        let aug = format!(
+            "e = get()\nd = {{{}}}\nd[e['subject']] = 0\nd[e['subject']] += 1\n{sinks_of}",
+            entries.join(", ")
+        );
+        let (out, sinks, printed) = run(&aug, Mode::Strict, mail());
+        assert_eq!(out, ExecOutcome::Completed, "{aug}\n{printed}");
+        for (i, (v, _)) in sinks.iter().enumerate() {
+            assert_eq!(v.raw, Raw::Str(format!("c{i}")), "{aug}");
+            assert!(!untrusted(&v.label), "{aug}");
+        }
+    }
+}

@@ -114,13 +114,15 @@ fn str_method_helper(method: &str, n: usize, list: bool) -> String {
         boxed,
     } = flat_args(n);
     let result = format!("x.{method}({raws})");
+    // A list of strings all carrying the one label (the catalogue's `str_fast: Some(true)`): boxed as
+    // `_box` boxes it, without its per-element type test.
     let ret = if list {
-        format!("_box({result}, {label} | _UV)")
+        format!("l = {label} | _UV\n        return ([_KL, [(e, l) for e in {result}], l], l)")
     } else {
-        format!("({result}, {label} | _UV)")
+        format!("return ({result}, {label} | _UV)")
     };
     format!(
-        "def _ms_{method}_{n}(c{params}, pc, line):\n    x = c[0]\n    if type(x) is str:\n        return {ret}\n    return _m(c, '{method}', {boxed}, _NOKW, pc, line)\n"
+        "def _ms_{method}_{n}(c{params}, pc, line):\n    x = c[0]\n    if type(x) is str:\n        {ret}\n    return _m(c, '{method}', {boxed}, _NOKW, pc, line)\n"
     )
 }
 

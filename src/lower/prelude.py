@@ -430,6 +430,17 @@ def _call(f, pc, *args, **kw):
     return fn(*args, _zp=pc | l, **kw)
 
 
+def _call1(f, pc, a):
+    # `_call(f, pc, a)`: one positional argument, no keywords (without packing `*args, **kw`).
+    fn = f[0]
+    t = type(fn).__name__
+    if t != 'function':
+        raise TypeError("'" + t + "' object is not callable")
+    l = f[1]
+    l = (l | _UV) if l & 1 else (l & _NUV)
+    return fn(a, _zp=pc | l)
+
+
 def _callv(f, args, pc):
     return _call(f, pc, *args)
 
@@ -708,6 +719,28 @@ def _fv(v, conv, spec):
         sp = spec[0]
         l = (l | spec[1])
     return (f'{r:{sp}}', l | _UV)
+
+
+def _fs(parts):
+    # An f-string with its literal parts given as str and its other parts as boxed values, without
+    # conversion or format spec (compiler/expr.rs `fstring`, a fast path): a str value is its own text
+    # (what `_fv` makes of it, with the same label), every other value goes through `_fv`. The same text
+    # and label as `_fcat` of the parts' `_fv`s (a literal part's label is `_LIT`, where `l` starts).
+    s = []
+    l = _LIT
+    for p in parts:
+        if type(p) is str:
+            s.append(p)
+        else:
+            r = p[0]
+            if type(r) is str:
+                s.append(r)
+                l = l | p[1]
+            else:
+                q = _fv(p, None, None)
+                s.append(q[0])
+                l = l | q[1]
+    return (''.join(s), l | _UV)
 
 
 def _fcat(parts):
@@ -1578,6 +1611,21 @@ def _mg2(c, kr, kl, d, pc, line):
     return _m(c, 'get', [(kr, kl), d], _NOKW, pc, line)
 
 
+def _gif(c, kr, kl):
+    # `c[k]` with a flat key given raw (`_gi` for the rules): on a dict holding the key, a flat key is its
+    # own raw dict key (an equal bool, int or float finds the same entry, as `_key` would). Everything
+    # else (a list, a missing key's KeyError, other receivers) goes to `_gi`.
+    x = c[0]
+    if type(x) is list and x[0] == _KD:
+        kv = x[1].get(kr)
+        if kv is not None:
+            ch = c[1] | x[2] | kl
+            ch = (ch | _UV) if ch & 1 else (ch & _NUV)
+            e = kv[1]
+            return (e[0], e[1] | ch)
+    return _gi(c, (kr, kl))
+
+
 def _sif(c, kr, kl, v, pc, line):
     # `c[k] = v` on a dict with a flat key (`_si` for the rules).
     x = c[0]
@@ -1596,17 +1644,19 @@ def _sif(c, kr, kl, v, pc, line):
 
 def _mjoin(s, sl, c, pc, line):
     # `s.join(c)` with a flat separator given raw: a list or tuple of strings is read without copying it.
+    # `str.join` itself tests that every element is a str (a TypeError otherwise, and nothing else), so the
+    # general helper runs exactly where the elements are not all strings, as a per-element test would
+    # decide; one loop per element fewer.
     x = c[0]
     if type(s) is str and type(x) is list and (x[0] == _KL or x[0] == _KT):
+        items = x[1]
         l = sl | c[1] | x[2]
-        parts = []
-        for e in x[1]:
-            r = e[0]
-            if type(r) is not str:
-                return _m((s, sl), 'join', [c], _NOKW, pc, line)
-            parts.append(r)
+        for e in items:
             l = l | e[1]
-        return (s.join(parts), l | _UV)
+        try:
+            return (s.join([e[0] for e in items]), l | _UV)
+        except TypeError:
+            pass
     return _m((s, sl), 'join', [c], _NOKW, pc, line)
 
 

@@ -245,6 +245,15 @@ impl Compiler<'_> {
             callee => {
                 // A plan function or a function value.
                 let f = self.expr(callee, pc);
+                if self.fused
+                    && c.arguments.keywords.is_empty()
+                    && let [arg] = c.arguments.args.as_ref()
+                    && !matches!(arg, Expr::Starred(_))
+                {
+                    // One positional argument (lean.rs): `_call1`, `_call` without `*args, **kw`.
+                    let a = self.expr(arg, pc);
+                    return format!("_call1({f}, {pc}, {a})");
+                }
                 let args = self.exprs(&c.arguments.args, pc);
                 let Some(kws) = self.keywords(&c.arguments.keywords, pc, true) else {
                     return "None".into();

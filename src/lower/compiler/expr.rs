@@ -220,6 +220,11 @@ impl Compiler<'_> {
                         }
                         format!("_gs({v}, {})", parts.join(", "))
                     }
+                    idx if self.fused && self.is_simple_flat_key(idx) => {
+                        // A literal or flat-name key given raw (lean.rs: `_gif`, `_gi`'s dict fast path).
+                        let k = self.flat(idx, pc);
+                        format!("_gif({v}, {}, {})", k.raw, k.label)
+                    }
                     idx => {
                         let i = self.expr(idx, pc);
                         format!("_gi({v}, {i})")
@@ -300,6 +305,9 @@ impl Compiler<'_> {
     }
 
     pub(super) fn fstring(&mut self, f: &ruff_python_ast::ExprFString, pc: &str) -> String {
+        if self.fused {
+            return self.fstring_fast(f, pc);
+        }
         let mut parts = Vec::new();
         for part in f.value.iter() {
             match part {
@@ -538,7 +546,7 @@ impl Compiler<'_> {
                     let kk = this.expr(k, "_pc");
                     let vv = this.expr(v, "_pc");
                     this.flush_pre(depth);
-                    let kt = this.fresh("k");
+                    let kt = this.fresh("ky");
                     this.emit(depth, format!("{kt} = {kk}"));
                     this.emit(
                         depth,
@@ -549,7 +557,7 @@ impl Compiler<'_> {
                 ("s", Some(x), _) => {
                     let xx = this.expr(x, "_pc");
                     this.flush_pre(depth);
-                    let xt = this.fresh("k");
+                    let xt = this.fresh("ky");
                     this.emit(depth, format!("{xt} = _as({xx}, _pc)"));
                     this.emit(depth, format!("{res}[0][1][_key({xt})] = {xt}"));
                     this.emit(depth, format!("{res}[0][2] = ({res}[0][2] | _deep({xt}))"));

@@ -5,12 +5,14 @@
 //! [`stmt`] lowers statements (assignments, branches, loops, `def`), [`expr`] expressions (names, operators,
 //! f-strings, lambdas, comprehensions), [`call`] calls (builtins, methods, module functions, tools),
 //! [`fast`] the unboxed scalars and generated fast paths (`flat.rs` decides which variables are flat), and
-//! [`fused`] the statement shapes compiled to one fused helper.
+//! [`fused`] the statement shapes compiled to one fused helper, [`lean`] lean forms of three general helper
+//! calls (behind the same option).
 
 mod call;
 mod expr;
 mod fast;
 mod fused;
+mod lean;
 mod raw;
 mod stmt;
 
@@ -439,6 +441,9 @@ impl Compiler<'_> {
             .clone()
     }
 
+    /// A new temporary `_<stem><n>`. No stem is `k`: `_k<n>` names the boxed-literal constants
+    /// ([`Self::constant`]), which a temporary of the same name would overwrite or shadow
+    /// (`tests/lower_exec.rs`, `temporaries_never_shadow_a_literal_constant`).
     fn fresh(&mut self, stem: &str) -> String {
         self.tmp += 1;
         format!("_{stem}{}", self.tmp)

@@ -277,7 +277,7 @@ impl Compiler<'_> {
             }
             Expr::Subscript(sub) if !matches!(sub.slice.as_ref(), Expr::Slice(_)) => {
                 let o = self.fresh("o");
-                let k = self.fresh("k");
+                let k = self.fresh("ky");
                 let obj = self.expr(&sub.value, "_pc");
                 let idx = self.expr(&sub.slice, "_pc");
                 let v = self.expr(&s.value, "_pc");
