@@ -1,5 +1,5 @@
 //! Fused idioms (`src/lower/compiler/fused.rs`) and the lean forms of general helper calls
-//! (`src/lower/compiler/lean.rs`: `_gif`, `_call1`, `_fs`) change how the program is written, never what it
+//! (`src/lower/compiler/lean.rs`: `_gif`, `_mgl`, `_call1`, `_fs`) change how the program is written, never what it
 //! computes:
 //! plans built around each idiom, random plans and every corpus scenario, compiled with the fused helpers
 //! and without them, must give the same labels at every call (each argument's whole labelled value, and the
@@ -177,8 +177,21 @@ fn lean() -> impl Strategy<Value = String> {
         "q",
     ]);
     let tail = prop::sample::select(vec!["", "!r", "!s", ":>6", ":.2f", ":{b}"]);
+    // Keys that are not flat (boxed: a mail field, a boxed literal, a list, a tuple) for `d.get(k, [])`.
+    let boxed_key = prop::sample::select(vec![
+        "e['from']",
+        "e['subject']",
+        "v",
+        "xs",
+        "(1, 2)",
+        "u['n']",
+    ]);
     prop_oneof![
-        (recv, key).prop_map(|(r, k)| format!("sink({r}[{k}])\n")),
+        (recv.clone(), key).prop_map(|(r, k)| format!("sink({r}[{k}])\n")),
+        (recv.clone(), boxed_key.clone()).prop_map(|(r, k)| format!("sink({r}.get({k}, []))\n")),
+        (recv, boxed_key).prop_map(|(r, k)| format!(
+            "ids = {r}.get({k}, [])\nids.append(e['from'])\n{r}[{k}] = ids\nsink({r})\nsink(ids)\n"
+        )),
         (callee, arg).prop_map(|(f, x)| format!("sink({f}({x}))\n")),
         (part.clone(), part, tail)
             .prop_map(|(x, y, z)| format!("sink(f'{{{x}}} and {{{y}{z}}}.')\n")),
@@ -252,6 +265,14 @@ fn the_idioms_compile_to_the_fused_helpers() {
             !on.contains("_gi(") && !on.contains("_call(") && !on.contains("_fcat("),
             "{on}"
         );
+        let grouping = "e = get()\nd = {}\nids = d.get(e['from'], [])\nsink(ids)\n";
+        let g = differential::compiled(grouping, mode, FUSED);
+        assert!(
+            g.contains("_mgl(d_, _gif(e_, \"from\", _LIT), _pc, 3)"),
+            "{g}"
+        );
+        let g = differential::compiled(grouping, mode, UNFUSED);
+        assert!(!g.contains("_mgl(") && g.contains("_m_get("), "{g}");
         let off = differential::compiled(lean, mode, UNFUSED);
         assert!(
             !off.contains("_gif(") && !off.contains("_call1(") && !off.contains("_fs("),

@@ -1566,6 +1566,24 @@ def _m_get(c, args, kw, pc, line):
     return _m(c, 'get', args, kw, pc, line)
 
 
+# `d.get(k, [])` (compiler/lean.rs): `_m_get(c, [k, _mk(_KL, [], pc)], ...)` with the default list made
+# only where it is returned (`_mk` of no items: structure `_LIT`, joined with pc in STRICT).
+def _mgl(c, k, pc, line):
+    x = c[0]
+    if type(x) is list and x[0] == _KD:
+        r = k[0]
+        t = type(r)
+        if t is str or t is int:
+            ch = c[1] | x[2] | k[1]
+            ch = (ch | _UV) if ch & 1 else (ch & _NUV)
+            kv = x[1].get(r)
+            if kv is None:
+                return ([_KL, [], (_LIT | pc) if _STRICT else _LIT], _LIT | ch)
+            e = kv[1]
+            return (e[0], e[1] | ch)
+    return _m_get(c, [k, _mk(_KL, [], pc)], _NOKW, pc, line)
+
+
 def _m(c, name, args, kw, pc, line):
     x = c[0]
     if type(x) is list:

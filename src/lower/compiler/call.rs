@@ -188,6 +188,18 @@ impl Compiler<'_> {
                     };
                     return format!("_mg2({recv}, {}, {}, {d}, {pc}, {line})", k.raw, k.label);
                 }
+                if self.fused
+                    && method == "get"
+                    && c.arguments.keywords.is_empty()
+                    && let [k, Expr::List(empty)] = c.arguments.args.as_ref()
+                    && empty.elts.is_empty()
+                    && !matches!(k, Expr::Starred(_))
+                {
+                    // `d.get(k, [])` (lean.rs): `_m_get` with the new empty list made only if returned.
+                    let recv = self.expr(&a.value, pc);
+                    let k = self.expr(k, pc);
+                    return format!("_mgl({recv}, {k}, {pc}, {line})");
+                }
                 if method == "append"
                     && c.arguments.keywords.is_empty()
                     && c.arguments.args.len() == 1

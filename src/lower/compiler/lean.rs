@@ -1,4 +1,4 @@
-//! Lean forms of three general helper calls, behind [`super::Options::fused_idioms`] like the fused idioms
+//! Lean forms of four general helper calls, behind [`super::Options::fused_idioms`] like the fused idioms
 //! (docs/lowering.md, "Speed"): each prelude helper makes the checks of the general one in the same order
 //! and gives the same value and label, and hands everything off its fast path to the general helper;
 //! `tests/fused_idioms.rs` compiles every corpus scenario and random plans with and without them and
@@ -8,6 +8,8 @@
 //!   for `_gi(c, (kr, kl))`.
 //! * `f(a)`, a plan function or function value with one positional argument: `_call1(f, pc, a)`, for
 //!   `_call(f, pc, a)` without packing `*args, **kw`.
+//! * `d.get(k, [])` with a key that is not flat: `_mgl(d, k, pc, line)`, for `_m_get(d, [k, _mk(_KL, [],
+//!   pc)], ...)`, the default list made only where it is returned (a plan's grouping idiom).
 //! * An f-string: `_fs([...])` with its literal parts as plain strings and the values of its replacement
 //!   fields without conversion or format spec as they are (a str value is its own text), for `_fcat` of
 //!   `(literal, _LIT)` tuples and `_fv` calls.

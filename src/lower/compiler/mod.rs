@@ -5,7 +5,7 @@
 //! [`stmt`] lowers statements (assignments, branches, loops, `def`), [`expr`] expressions (names, operators,
 //! f-strings, lambdas, comprehensions), [`call`] calls (builtins, methods, module functions, tools),
 //! [`fast`] the unboxed scalars and generated fast paths (`flat.rs` decides which variables are flat), and
-//! [`fused`] the statement shapes compiled to one fused helper, [`lean`] lean forms of three general helper
+//! [`fused`] the statement shapes compiled to one fused helper, [`lean`] lean forms of four general helper
 //! calls (behind the same option).
 
 mod call;
