@@ -72,6 +72,30 @@ macro_rules! refuse {
     };
 }
 
+/// The tuple and unit-struct requests, which no policy type makes: refused by both deserializers.
+macro_rules! refuse_shapes {
+    () => {
+        fn deserialize_unit_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: V,
+        ) -> Result<V::Value, Refused> {
+            Err(Refused)
+        }
+        fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Refused> {
+            Err(Refused)
+        }
+        fn deserialize_tuple_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: usize,
+            _: V,
+        ) -> Result<V::Value, Refused> {
+            Err(Refused)
+        }
+    };
+}
+
 struct NodeDe<'a>(&'a Node);
 
 impl NodeDe<'_> {
@@ -194,24 +218,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_> {
             deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_bytes
             deserialize_byte_buf deserialize_unit deserialize_ignored_any);
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: V,
-    ) -> Result<V::Value, Refused> {
-        Err(Refused)
-    }
-    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Refused> {
-        Err(Refused)
-    }
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: usize,
-        _: V,
-    ) -> Result<V::Value, Refused> {
-        Err(Refused)
-    }
+    refuse_shapes!();
 }
 
 /// A mapping key: the tree holds its text (what serde_saphyr's `deserialize_string` read).
@@ -267,27 +274,10 @@ impl<'de> de::Deserializer<'de> for KeyDe<'_> {
             deserialize_byte_buf deserialize_option deserialize_unit deserialize_seq deserialize_map
             deserialize_ignored_any);
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: V,
-    ) -> Result<V::Value, Refused> {
-        Err(Refused)
-    }
+    refuse_shapes!();
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         _: &'static str,
-        _: V,
-    ) -> Result<V::Value, Refused> {
-        Err(Refused)
-    }
-    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Refused> {
-        Err(Refused)
-    }
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: usize,
         _: V,
     ) -> Result<V::Value, Refused> {
         Err(Refused)
