@@ -14,12 +14,11 @@
 
 mod common;
 
-use common::differential::{self, s};
+use common::differential;
 use common::stmt;
 use proptest::prelude::*;
-use zamburak::label::{LITERAL, Packed, UNTRUSTED_BIT};
 use zamburak::lower::{Mode, Options, compile_with};
-use zamburak::value::{LValue, Raw};
+use zamburak::value::LValue;
 
 const RAW: Options = Options {
     constant_labels: true,
@@ -33,25 +32,7 @@ const BOXED: Options = Options {
 };
 
 fn mail() -> LValue {
-    let taint = LITERAL | UNTRUSTED_BIT;
-    LValue::new(
-        Raw::Dict(vec![
-            (s("subject", LITERAL), s("x p", taint)),
-            (s("from", LITERAL), s("mallory@evil.test", taint)),
-            (
-                s("n", LITERAL),
-                LValue::new(Raw::Int(3), Packed::from_bits(taint)),
-            ),
-            (
-                s("tags", LITERAL),
-                LValue::new(
-                    Raw::List(vec![s("p", taint), s("Q", taint), s("p", taint)]),
-                    Packed::from_bits(taint),
-                ),
-            ),
-        ]),
-        Packed::from_bits(taint),
-    )
+    differential::mail("x p", &["p", "Q", "p"], Some(3))
 }
 
 fn same_either_way(plan: &str) -> Result<(), TestCaseError> {

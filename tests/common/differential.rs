@@ -14,6 +14,31 @@ pub fn s(v: &str, l: i64) -> LValue {
     LValue::new(Raw::Str(v.into()), Packed::from_bits(l))
 }
 
+/// The test's mail, every part of it untrusted data: `subject`, a `from` address, `tags` (a list), and, when
+/// `count` is given, a field `n` holding that int.
+pub fn mail(subject: &str, tags: &[&str], count: Option<i64>) -> LValue {
+    use zamburak::label::{LITERAL, UNTRUSTED_BIT};
+    let taint = LITERAL | UNTRUSTED_BIT;
+    let mut fields = vec![
+        (s("subject", LITERAL), s(subject, taint)),
+        (s("from", LITERAL), s("mallory@evil.test", taint)),
+    ];
+    if let Some(n) = count {
+        fields.push((
+            s("n", LITERAL),
+            LValue::new(Raw::Int(n), Packed::from_bits(taint)),
+        ));
+    }
+    fields.push((
+        s("tags", LITERAL),
+        LValue::new(
+            Raw::List(tags.iter().map(|t| s(t, taint)).collect()),
+            Packed::from_bits(taint),
+        ),
+    ));
+    LValue::new(Raw::Dict(fields), Packed::from_bits(taint))
+}
+
 /// Every call as the runtime sees it: the tool, each argument with all its labels, the control context.
 #[derive(Debug, PartialEq)]
 pub struct Seen {
