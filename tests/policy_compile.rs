@@ -379,6 +379,15 @@ fn a_named_exception_waives_one_attack_and_is_reported() {
 /// What a broken drafter answers, set up on its server.
 type Setup = Box<dyn Fn(&ChatServer)>;
 
+/// A drafter that answers the roles step well and the policy and scenarios steps with these answers.
+fn drafts(policy: Value, scenarios: Value) -> Setup {
+    Box::new(move |s| {
+        s.answer("roles", roles());
+        s.answer("policy", policy.clone());
+        s.answer("scenarios", scenarios.clone());
+    })
+}
+
 #[test]
 fn a_broken_drafter_gets_a_clear_error_and_nothing_is_written() {
     let cases: Vec<(&str, Setup, i32, &str)> = vec![
@@ -432,27 +441,19 @@ fn a_broken_drafter_gets_a_clear_error_and_nothing_is_written() {
         ),
         (
             "malformed policy YAML",
-            Box::new(|s| {
-                s.answer("roles", roles());
-                s.answer(
-                    "policy",
-                    json!({"policy_yaml": "version: 1\ntools: [unclosed\n  - {", "citations": []}),
-                );
-                s.answer("scenarios", scenarios_answer());
-            }),
+            drafts(
+                json!({"policy_yaml": "version: 1\ntools: [unclosed\n  - {", "citations": []}),
+                scenarios_answer(),
+            ),
             1,
             "FAILED the draft does not pass `policy check`",
         ),
         (
             "policy YAML of the wrong shape",
-            Box::new(|s| {
-                s.answer("roles", roles());
-                s.answer(
-                    "policy",
-                    json!({"policy_yaml": "- just\n- a list\n", "citations": []}),
-                );
-                s.answer("scenarios", scenarios_answer());
-            }),
+            drafts(
+                json!({"policy_yaml": "- just\n- a list\n", "citations": []}),
+                scenarios_answer(),
+            ),
             1,
             "a policy must be a mapping",
         ),
@@ -467,37 +468,38 @@ fn a_broken_drafter_gets_a_clear_error_and_nothing_is_written() {
         ),
         (
             "malformed scenarios",
-            Box::new(|s| {
-                s.answer("roles", roles());
-                s.answer("policy", policy_answer("tests/compile/good_policy.yaml"));
-                s.answer("scenarios", json!({"scenarios_yaml": "scenarios:\n  - name: x\n    plan: y\n    expect: { strict: maybe }\n", "citations": []}));
-            }),
+            drafts(
+                policy_answer("tests/compile/good_policy.yaml"),
+                json!({"scenarios_yaml": "scenarios:\n  - name: x\n    plan: y\n    expect: { strict: maybe }\n", "citations": []}),
+            ),
             2,
             "`scenarios_yaml` is not a scenarios file",
         ),
         (
             "a draft that loosens a limit",
-            Box::new(|s| {
-                s.answer("roles", roles());
+            {
                 let yaml =
                     read("tests/compile/good_policy.yaml") + "limits: { timeout_ms: 600000 }\n";
-                s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
-                s.answer("scenarios", scenarios_answer());
-            }),
+                drafts(
+                    json!({"policy_yaml": yaml, "citations": []}),
+                    scenarios_answer(),
+                )
+            },
             1,
             "FAILED the draft raises `limits.timeout_ms` to 600000, over the base policy's 5000",
         ),
         (
             "a draft that adds a tool and trusts mail",
-            Box::new(|s| {
-                s.answer("roles", roles());
+            {
                 let yaml = read("tests/compile/good_policy.yaml").replace(
                     "      integrity: untrusted\n      tags: [PRIVATE]",
                     "      integrity: trusted\n      tags: [PRIVATE]",
                 ) + "  rm_rf:\n    effect: execute\n    args: { path: {} }\n";
-                s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
-                s.answer("scenarios", scenarios_answer());
-            }),
+                drafts(
+                    json!({"policy_yaml": yaml, "citations": []}),
+                    scenarios_answer(),
+                )
+            },
             1,
             "FAILED the draft marks the result of `get_email` trusted, which the base policy does not",
         ),
