@@ -189,7 +189,8 @@ class Result:
     trace_head: str | None
     planner: dict[str, Any]
     """What a planner model may be told about the run (docs/semantics.md, "What the planner and the
-    person are told"): the answer `zamburak mcp serve` gives, with untrusted output withheld."""
+    person are told"): the answer `zamburak mcp serve` gives, cut where the run first depends on data the
+    planner may not read."""
     log: str = field(repr=False)
     """What the CLI printed for the person (stderr): the plan's prints, the claim, warnings."""
     raw: dict[str, Any] = field(repr=False, compare=False)

@@ -89,9 +89,6 @@ class _Pending:
     plan: str
     snapshot: str
     claim: str
-    output: list[Any] = field(default_factory=list)
-    """What the planner may be told of the prints before the claim (the continued run reports only its
-    own)."""
 
 
 @dataclass(kw_only=True)
@@ -229,7 +226,6 @@ class ZamburakToolset(WrapperToolset[AgentDepsT]):
             by = _by(ctx.tool_call_metadata) or cap.approver
             result = await _api.aapprove(pending.snapshot, claim=pending.claim, by=by, tools=served)
             cap._pending.pop(call_id, None)
-            result.planner["output"] = pending.output + list(result.planner.get("output") or [])
         else:
             errors = [d for d in await _api.alint(plan, cap.policy_path()) if d.severity == "error"]
             if errors:
@@ -259,8 +255,7 @@ def _approved_claim(cap: ZamburakCodeMode[Any], ctx: RunContext[Any], plan: str)
 def _answer(cap: ZamburakCodeMode[Any], call_id: str, plan: str, result: Result) -> Any:
     """What the model gets for a finished run; an approval request for a suspended one."""
     if result.status == "suspended" and result.claim is not None and result.snapshot is not None:
-        before = list(result.planner.get("output") or [])
-        cap._pending[call_id] = _Pending(plan=plan, snapshot=result.snapshot, claim=result.claim.code, output=before)
+        cap._pending[call_id] = _Pending(plan=plan, snapshot=result.snapshot, claim=result.claim.code)
         raise ApprovalRequired(
             metadata={
                 "claim": result.claim.code,

@@ -434,7 +434,7 @@ fn json_report(ran: &Ran) -> JsonReport<'_> {
             path: chosen.display_path(),
             sha256: chosen.sha256.clone(),
         }),
-        &chosen.policy.planner(),
+        &crate::serve::answer::Knows::of(&chosen.policy),
     )
 }
 
@@ -447,26 +447,20 @@ pub(super) fn json_document<'a>(
     head: Option<&str>,
     snapshot: Option<&Path>,
     policy: Option<JsonPolicy>,
-    planner: &crate::policy::model::ResolvedPlanner,
+    knows: &crate::serve::answer::Knows,
 ) -> JsonReport<'a> {
-    // The planner's answer names the run by its trace, and the trace's directory as where its claims wait.
+    // The planner's answer names the run by its trace, read back from it as `mcp serve` reads a run's.
     let run = trace
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let runs = trace.parent().unwrap_or(Path::new("."));
-    let planner = crate::serve::answer::of_run(
-        report,
-        source,
-        &crate::serve::answer::RunFiles {
-            run: &run,
-            trace,
-            head,
-            snapshot,
-            runs,
-        },
-        planner,
-    );
+    let mut told = crate::serve::answer::read_back(&run, trace, knows);
+    told.answer.diagnostics = crate::serve::answer::diagnostics(report, source);
+    told.answer.person = Some(format!(
+        "this terminal, and `zamburak view {} --reveal`",
+        trace.display()
+    ));
+    let planner = told.answer.to_value();
     JsonReport {
         report,
         diagnostics: report

@@ -241,35 +241,30 @@ impl Server {
         }
     }
 
-    /// A waiting claim's link in the review queue, and what the person can do, in the answer's `waiting`.
+    /// Where the person sees the run, in the answer's `person`: the run's page in the review queue (no
+    /// secret in the link: it opens only in the person's browser), or the command that serves it.
     fn link(&self, doc: &mut Value) {
-        let (Some(run), Some(waiting)) = (
-            doc.get("run").and_then(Value::as_str).map(str::to_string),
-            doc.get_mut("waiting").and_then(Value::as_object_mut),
-        ) else {
+        let Some(run) = doc.get("run").and_then(Value::as_str).map(str::to_string) else {
             return;
         };
-        let Some(code) = waiting
-            .get("claim")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-        else {
+        if runner::run_dir(&self.runner.runs, &run).is_none() {
             return;
+        }
+        let person = match &self.queue {
+            Some(queue) => queue.run_url(&run),
+            None => format!(
+                "zamburak view --queue {} (the person's review queue; this server serves none)",
+                self.runner.runs.display()
+            ),
         };
-        let Some(queue) = &self.queue else {
-            return;
-        };
-        let url = queue.claim_url(&run, &code);
-        waiting.insert(
-            "note".into(),
-            format!(
-                "waiting for the person: only they can approve or reject it, on the claim's page in their \
-                 review queue ({url}, which opens in their browser only) or with `zamburak approve`/`zamburak \
-                 reject`; call run_status later to learn the outcome"
-            )
-            .into(),
-        );
-        waiting.insert("url".into(), url.into());
+        doc["person"] = person.into();
+    }
+
+    /// The claim run `run` waits on, if any: its snapshot and code (the person's; never in the answer).
+    fn pending_claim(&self, run: &str) -> Option<(PathBuf, String)> {
+        let dir = runner::run_dir(&self.runner.runs, run)?;
+        let (path, snapshot) = crate::runtime::snapshot::pending_at(&dir.join("plan.zjson"))?;
+        Some((path, snapshot.claim_code()))
     }
 
     /// A run's answer; when it waits on a claim and the client can show the person a form, the form
@@ -280,24 +275,24 @@ impl Server {
         context: &RequestContext<RoleServer>,
     ) -> CallToolResponse {
         let complete = |doc: Value| CallToolResult::structured(doc).into();
-        if !self.person.elicit || doc["status"] != "waiting_for_the_person" {
+        if !self.person.elicit {
             return complete(doc);
         }
         let form_ok = context
             .client_capabilities()
             .and_then(|c| c.elicitation)
             .is_some_and(|e| e.form.is_some() || e.url.is_none());
-        let (Some(run), Some(path), Some(code)) = (
-            doc["run"].as_str(),
-            doc["waiting"]["snapshot"].as_str(),
-            doc["waiting"]["claim"].as_str(),
-        ) else {
+        // Whether a claim waits is read from the run's directory, not from the answer: a claim reached
+        // after the answer's cut is still put to the person, and the answer still says nothing of it.
+        let Some(run) = doc["run"].as_str().map(str::to_string) else {
+            return complete(doc);
+        };
+        let Some((path, code)) = self.pending_claim(&run) else {
             return complete(doc);
         };
         if !form_ok {
             return complete(doc);
         }
-        let (run, path, code) = (run.to_string(), PathBuf::from(path), code.to_string());
         let claim_text = self.person.claim_text;
         let formed =
             tokio::task::spawn_blocking(move || ask::form(claim_text, &run, &path, &code)).await;
@@ -337,7 +332,7 @@ impl Server {
             ask::Answer::Reject => false,
             ask::Answer::Undecided => {
                 let mut doc = doc;
-                doc["person"] = ask::told(answer, false);
+                tell_person(&mut doc, ask::told(answer, false));
                 return doc;
             }
         };
@@ -352,7 +347,7 @@ impl Server {
             Ok(now) => now,
             Err(_) => doc,
         };
-        doc["person"] = ask::told(answer, decided);
+        tell_person(&mut doc, ask::told(answer, decided));
         doc
     }
 
@@ -449,6 +444,14 @@ impl ServerHandler for Server {
             ),
         };
         Ok(result.into())
+    }
+}
+
+/// What the person did with the form, in the answer's `decided`: only where the answer was not cut (after a
+/// cut, even that a claim was reached is the person's).
+fn tell_person(doc: &mut Value, told: Value) {
+    if doc.get("rest").is_none_or(Value::is_null) {
+        doc["decided"] = told;
     }
 }
 

@@ -49,6 +49,12 @@ impl Served {
         format!("{}/run/{run}?claim={code}", self.base)
     }
 
+    /// The link of run `run`'s page: its output with labels, its decisions and any claim, for the person
+    /// (no secret in it, as [`Served::claim_url`]).
+    pub fn run_url(&self, run: &str) -> String {
+        format!("{}/run/{run}", self.base)
+    }
+
     /// Removes [`URL_FILE`] when it still holds this server's address (another server on the same runs
     /// directory may have written its own since).
     pub fn forget(&self) {

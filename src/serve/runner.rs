@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::answer::{self, RunFiles};
+use super::answer;
 use super::context::Session;
 use crate::policy::discover::Chosen;
 use crate::runtime::run::{Backend, Engine, Failure, Run, RunInput, Status, ToolBackend};
@@ -117,13 +117,14 @@ impl Runner {
     /// can be made.
     pub fn claim(&self, n: u64) -> Result<(String, PathBuf), Value> {
         self.new_run_dir(n).map_err(|e| {
-            answer::not_started(
+            answer::Answer::not_started(
                 "none",
                 &format!(
                     "cannot create a run directory under {}: {e}",
                     self.runs.display()
                 ),
             )
+            .to_value()
         })
     }
 
@@ -140,7 +141,11 @@ impl Runner {
     ) -> Value {
         let plan = dir.join("plan.py");
         if let Err(e) = std::fs::write(&plan, source) {
-            return answer::not_started(id, &format!("cannot write {}: {e}", plan.display()));
+            return answer::Answer::not_started(
+                id,
+                &format!("cannot write {}: {e}", plan.display()),
+            )
+            .to_value();
         }
         match self.run_in(id, &plan, source, switch, session) {
             Ok(doc) => doc,
@@ -148,7 +153,7 @@ impl Runner {
                 let why = e.to_string();
                 // So `run_status` can tell a run that never started from one about to.
                 let _ = std::fs::write(dir.join(NOT_STARTED), &why);
-                answer::not_started(id, &why)
+                answer::Answer::not_started(id, &why).to_value()
             }
         }
     }
@@ -219,7 +224,6 @@ impl Runner {
             &mut |text| printed.push_str(text),
         );
         let _ = std::fs::write(plan.with_file_name("output.txt"), &printed);
-        let mut snapshot_path = None;
         let mut suspend_failed = None;
         if report.status == Status::Suspended {
             let ctx = snapshot::SuspendContext {
@@ -233,7 +237,7 @@ impl Runner {
                 mcp_pins: backend.hub().map(|h| h.pins()).unwrap_or_default(),
             };
             match snapshot::suspend(&report, &ctx, &mut writer) {
-                Ok(path) => snapshot_path = Some(path),
+                Ok(_) => {}
                 Err(e) => suspend_failed = Some(e.to_string()),
             }
         }
@@ -242,34 +246,31 @@ impl Runner {
             switch.detach_groups();
             hub.shutdown();
         }
-        let planner = policy.planner();
-        let mut doc = answer::of_run(
-            &report,
-            source,
-            &RunFiles {
-                run: id,
-                trace: &trace_path,
-                head: head.as_deref(),
-                snapshot: snapshot_path.as_deref(),
-                runs: &self.runs,
-            },
-            &planner,
-        );
-        session.has_read(&answer::read_in_run(&report, &planner, id));
-        if let Some(why) = suspend_failed {
-            // Nobody can approve a claim whose snapshot was not saved: the run is over.
-            doc["status"] = "error".into();
-            doc["error"] = serde_json::json!({
-                "type": "SuspendError",
-                "message": format!("the run cannot be suspended: {why}"),
-            });
-        }
-        if head.is_none() {
-            doc["error"] = serde_json::json!({
-                "type": "TraceError",
-                "message": "the trace could not be completed",
-            });
-            doc["status"] = "error".into();
+        // The planner's answer is read back from the trace just written, as `run_status` reads it.
+        let knows = answer::Knows::of(policy);
+        let mut told = answer::read_back(id, &trace_path, &knows);
+        told.answer.diagnostics = answer::diagnostics(&report, source);
+        session.has_read(&told.read);
+        let mut doc = told.answer.to_value();
+        // What went wrong in the server after the run is said only where nothing was cut: after a cut,
+        // even that a claim was reached is the person's.
+        if !told.answer.is_cut() {
+            if let Some(why) = suspend_failed {
+                // Nobody can approve a claim whose snapshot was not saved: the run is over.
+                doc["status"] = "error".into();
+                doc["waiting"] = Value::Null;
+                doc["error"] = serde_json::json!({
+                    "type": "SuspendError",
+                    "message": format!("the run cannot be suspended: {why}"),
+                });
+            }
+            if head.is_none() {
+                doc["error"] = serde_json::json!({
+                    "type": "TraceError",
+                    "message": "the trace could not be completed",
+                });
+                doc["status"] = "error".into();
+            }
         }
         Ok(doc)
     }
@@ -288,38 +289,21 @@ impl Runner {
             return Err(format!("no run `{id}` in {}", self.runs.display()));
         }
         if let Ok(why) = std::fs::read_to_string(dir.join(NOT_STARTED)) {
-            return Ok(answer::not_started(id, &why));
+            return Ok(answer::Answer::not_started(id, &why).to_value());
         }
         if !trace.exists() {
             // The directory is made before the run takes its lock and creates its trace.
-            return Ok(serde_json::json!({ "run": id, "status": "starting" }));
+            return Ok(answer::Answer::state(id, "starting").to_value());
         }
         // A run (or the person's decision on it) under way holds the run's lock: its trace is still being
         // written. The lock is only tested, and let go at once.
         if let Err(snapshot::RunLockError::Busy { .. }) = snapshot::lock_run(&trace) {
-            return Ok(serde_json::json!({ "run": id, "status": "running" }));
+            return Ok(answer::Answer::state(id, "running").to_value());
         }
-        let records = crate::trace::read(&trace)
-            .map_err(|e| format!("the trace of `{id}` cannot be read: {e}"))?;
-        let pending = snapshot::pending_at(&trace);
-        let snapshot_path = pending.as_ref().map(|(p, _)| p.clone());
-        let claim = pending.map(|(_, s)| s.claim_code());
-        let head = crate::trace::verify(&trace).ok().and_then(|r| r.head);
-        let planner = self.chosen.policy.planner();
-        session.has_read(&answer::read_in_trace(&records, &planner, id));
-        Ok(answer::status_of_trace(
-            id,
-            &records,
-            claim,
-            &RunFiles {
-                run: id,
-                trace: &trace,
-                head: head.as_deref(),
-                snapshot: snapshot_path.as_deref(),
-                runs: &self.runs,
-            },
-            &planner,
-        ))
+        let knows = answer::Knows::of(&self.chosen.policy);
+        let told = answer::read_back(id, &trace, &knows);
+        session.has_read(&told.read);
+        Ok(told.answer.to_value())
     }
 }
 

@@ -581,9 +581,9 @@ pub struct Decided {
     pub snapshot_removed: Result<(), std::io::Error>,
     /// The trace's head after the decision, or why the trace could not be completed.
     pub head: Result<String, crate::trace::TraceError>,
-    /// Who the planner is under the run's policy: what a caller that hands the run back to a model may
+    /// What the run's policy lets a planner be told: what a caller that hands the run back to a model may
     /// tell it (docs/semantics.md, "What the planner and the person are told").
-    pub planner: crate::policy::model::ResolvedPlanner,
+    pub planner: crate::serve::answer::Knows,
 }
 
 impl Decided {
@@ -732,7 +732,7 @@ pub fn decide(
         suspended_again,
         snapshot_removed,
         head,
-        planner: policy.planner(),
+        planner: crate::serve::answer::Knows::of(&policy),
     })
 }
 
