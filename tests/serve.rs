@@ -138,7 +138,9 @@ fn a_claim_waits_as_long_as_approval_ttl_says() {
         .as_str()
         .unwrap_or_default()
         .to_string();
-    assert!(text.contains("waiting_for_the_person"), "{r}");
+    // The read of the inbox cuts the answer: that a claim waits is the person's to know.
+    assert!(text.contains("for_the_person"), "{r}");
+    assert!(!text.contains("waiting_for_the_person"), "{r}");
     let snap = std::fs::read_dir(world.dir.path().join("runs"))
         .unwrap()
         .map(|d| d.unwrap().path())
@@ -286,8 +288,25 @@ fn a_planner_that_reads_mail_can_no_longer_choose_a_recipient() {
         "{header}"
     );
 
-    // A new session (a new server process) starts trusted: the same send is allowed, and goes out.
+    // A new server process on the same runs directory keeps the context (the client's model still holds
+    // what it read): the literal recipient still needs the person.
     drop(s);
+    let mut restarted = session(world.dir.path());
+    let lint = restarted.call(2, "lint_plan", json!({"plan": SEND_TO_A_LITERAL}));
+    assert_eq!(
+        predicted(&lint),
+        vec![("confirm".to_string(), "confirm".to_string())],
+        "{lint}"
+    );
+    drop(restarted);
+    assert!(world.messages("out/outbox").is_empty());
+    // Only the person returns it to trusted: then the same send is allowed, and goes out.
+    let forgot = Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
+        .args(["mcp", "forget-context", "--runs"])
+        .arg(world.path("runs"))
+        .output()
+        .unwrap();
+    assert!(forgot.status.success(), "{forgot:?}");
     let mut fresh = session(world.dir.path());
     let lint = fresh.call(2, "lint_plan", json!({"plan": SEND_TO_A_LITERAL}));
     assert_eq!(
@@ -296,7 +315,13 @@ fn a_planner_that_reads_mail_can_no_longer_choose_a_recipient() {
         "{lint}"
     );
     let r = fresh.call(3, "run_plan", json!({"plan": SEND_TO_A_LITERAL}));
-    assert_eq!(doc_of(&r)["status"], json!("completed"), "{r}");
+    // The send was allowed and performed; its outcome is the person's.
+    assert_eq!(
+        doc_of(&r)["decisions"][0]["decision"],
+        json!("allow"),
+        "{r}"
+    );
+    assert_eq!(doc_of(&r)["status"], json!("for_the_person"), "{r}");
     let trace = std::path::PathBuf::from(doc_of(&r)["trace"].as_str().unwrap());
     let header: Value = serde_json::from_str(
         std::fs::read_to_string(&trace)
@@ -323,7 +348,9 @@ fn a_planner_that_is_not_given_the_mail_keeps_its_literals() {
     let r = s.call(2, "run_plan", json!({"plan": PRINT_THE_INBOX}));
     let doc = doc_of(&r);
     assert!(!doc.to_string().contains("IGNORE PREVIOUS"), "{r}");
-    assert_eq!(doc["output"][1], json!({"text": "done\n"}), "{r}");
+    // The answer stops at the read: even the plan's own "done" comes after it.
+    assert_eq!(doc["output"], json!([]), "{r}");
+    assert_eq!(doc["status"], json!("for_the_person"), "{r}");
     let lint = s.call(3, "lint_plan", json!({"plan": SEND_TO_A_LITERAL}));
     assert_eq!(
         predicted(&lint),
@@ -340,16 +367,14 @@ fn an_approved_run_keeps_the_context_it_was_written_in() {
     // The verifier's `or_none` flag must be the plan's literal, which after the approval still carries the
     // context: the resumed host must know it (the snapshot keeps the context).
     let plan = "m = read_inbox(limit=1)\nsend_email(to=m[0][\"from\"], subject=\"re\", body=\"ok\")\nme = verify_recipient(\"me@example.com\", or_none=True)\nsend_email(to=\"me@example.com\", subject=\"copy\", body=\"sent a reply\")\n";
-    let approve = |world: &World, waiting: &Value| {
+    // The person approves from what they are shown (the snapshot in the run's directory), never from
+    // the model's answer, which names no claim.
+    let approve = |world: &World, doc: &Value| {
+        let (snapshot, code) = claim_of(world, doc["run"].as_str().unwrap());
         std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
             .arg("approve")
-            .arg(waiting["snapshot"].as_str().unwrap())
-            .args([
-                "--claim",
-                waiting["claim"].as_str().unwrap(),
-                "--by",
-                "person",
-            ])
+            .arg(snapshot)
+            .args(["--claim", &code, "--by", "person"])
             .current_dir(world.dir.path())
             .output()
             .unwrap()
@@ -362,8 +387,9 @@ fn an_approved_run_keeps_the_context_it_was_written_in() {
     assert!(doc_of(&r).to_string().contains("IGNORE PREVIOUS"), "{r}");
     let r = s.call(3, "run_plan", json!({"plan": plan}));
     let doc = doc_of(&r).clone();
+    // The read of the inbox is transparent to this planner; the claim comes before any cut.
     assert_eq!(doc["status"], json!("waiting_for_the_person"), "{r}");
-    let out = approve(&world, &doc["waiting"]);
+    let out = approve(&world, &doc);
     let said =
         String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
     assert_eq!(
@@ -374,22 +400,24 @@ fn an_approved_run_keeps_the_context_it_was_written_in() {
     assert_eq!(world.messages("out/outbox").len(), 1, "{said}");
     let after = s.call(4, "run_status", json!({"run": doc["run"]}));
     let after = doc_of(&after);
-    assert_eq!(after["status"], json!("waiting_for_the_person"), "{after}");
+    // The approved send ran: what followed it is the person's.
+    assert_eq!(after["status"], json!("for_the_person"), "{after}");
     let decisions: Vec<&str> = after["decisions"]
         .as_array()
         .unwrap()
         .iter()
         .filter_map(|d| d["decision"].as_str())
         .collect();
-    assert_eq!(decisions, ["allow", "confirm", "confirm"], "{after}");
+    assert_eq!(decisions, ["allow", "confirm"], "{after}");
 
     // Trusted: a fresh world and session, the same plan; after the approval the literal send runs.
     let world = World::new(None);
     let mut s = session(world.dir.path());
     let r = s.call(2, "run_plan", json!({"plan": plan}));
     let doc = doc_of(&r).clone();
-    assert_eq!(doc["status"], json!("waiting_for_the_person"), "{r}");
-    let out = approve(&world, &doc["waiting"]);
+    // This planner may not read the mail: the answer stops at the read, and the claim is the person's.
+    assert_eq!(doc["status"], json!("for_the_person"), "{r}");
+    let out = approve(&world, &doc);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -496,8 +524,18 @@ fn waiting_run(world: &World, extra: &[&str]) -> (Raw, Value) {
     let plan = "m = read_inbox(limit=1)\nsend_email(to=\"bob@example.com\", subject=\"fwd\", body=m[0][\"body\"])\n";
     let r = s.call(2, "run_plan", json!({"plan": plan}));
     let doc = r["result"]["structuredContent"].clone();
-    assert_eq!(doc["status"], json!("waiting_for_the_person"), "{r}");
+    // The read cuts the answer: the claim is the person's.
+    assert_eq!(doc["status"], json!("for_the_person"), "{r}");
+    assert!(!doc.to_string().contains("claim"), "{r}");
     (s, doc)
+}
+
+/// The claim run `run` waits on, as the person finds it in the run's directory: its snapshot and code.
+fn claim_of(world: &World, run: &str) -> (PathBuf, String) {
+    let snapshot = world.path(&format!("runs/{run}/plan.zsnap"));
+    let doc: Value = serde_json::from_slice(&std::fs::read(&snapshot).unwrap()).unwrap();
+    let code = zamburak::trace::record::claim_code(doc["claim_digest"].as_str().unwrap());
+    (snapshot, code)
 }
 
 /// The claim's link goes to the model: alone it shows nothing of the claim and decides nothing (a model with
@@ -507,8 +545,8 @@ fn waiting_run(world: &World, extra: &[&str]) -> (Raw, Value) {
 fn the_claim_link_the_model_gets_opens_nothing_without_the_persons_session() {
     let world = World::new(None);
     let (_s, doc) = waiting_run(&world, &[]);
-    let url = doc["waiting"]["url"].as_str().unwrap().to_string();
-    let code = doc["waiting"]["claim"].as_str().unwrap().to_string();
+    let url = doc["person"].as_str().unwrap().to_string();
+    let (_, code) = claim_of(&world, doc["run"].as_str().unwrap());
     let address = std::fs::read_to_string(world.path("runs/queue.url"))
         .unwrap()
         .trim()
@@ -592,7 +630,7 @@ fn the_claim_link_the_model_gets_opens_nothing_without_the_persons_session() {
         "{page}"
     );
     // A stale link (another claim's code) says so, and shows what the run waits on now.
-    let stale = url.replace(&code, "AAAA-BBBB-CCCC");
+    let stale = format!("{url}?claim=AAAA-BBBB-CCCC");
     let (status, _, page) = http(&stale, "GET", &[("Cookie", &cookie)], "");
     assert_eq!(status, 200);
     assert!(
@@ -623,9 +661,8 @@ fn the_claim_link_the_model_gets_opens_nothing_without_the_persons_session() {
 fn no_queue_means_no_link_and_the_queue_listens_only_on_loopback() {
     let world = World::new(None);
     let (_s, doc) = waiting_run(&world, &["--no-queue"]);
-    assert!(doc["waiting"].get("url").is_none(), "{doc}");
     assert!(
-        doc["waiting"]["note"]
+        doc["person"]
             .as_str()
             .unwrap()
             .contains("zamburak view --queue"),
@@ -771,11 +808,10 @@ fn an_error_in_a_session_that_read_mail_is_redacted() {
     assert_eq!(doc["status"], json!("error"), "{r}");
     assert_eq!(doc["error"]["type"], json!("ValueError"), "{r}");
     assert!(!doc.to_string().contains("Revenue"), "{r}");
-    assert!(
-        doc["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("planner-context#0"),
+    // Told in fixed words: no source list, length or digest of what the message held.
+    assert_eq!(
+        doc["error"]["message"],
+        json!("the message depends on data: it is shown to the person"),
         "{r}"
     );
     let trace = std::fs::read_to_string(doc["trace"].as_str().unwrap()).unwrap();

@@ -277,6 +277,7 @@ pub fn serve_command(
         asker,
         queue_addr,
         &mut ready,
+        &mut |warning| errln!("warning: {warning}"),
     ) {
         Ok(Ended::TooLarge) => {
             errln!(
@@ -588,5 +589,27 @@ pub fn init_command(
             exit::OK
         }
         Err(e) => usage(&e.to_string()),
+    }
+}
+
+/// `zamburak mcp forget-context --runs DIR`: the person returns the planner context of a runs directory to
+/// trusted (docs/serve.md, "The two planner modes"). No tool of the server does this.
+pub fn forget_context_command(runs: &Path) -> i32 {
+    match crate::serve::context::forget(runs) {
+        Ok(true) => {
+            outln!(
+                "forgot the planner context kept in {}: the next session there starts trusted",
+                runs.display()
+            );
+            exit::OK
+        }
+        Ok(false) => {
+            outln!("no planner context is kept in {}", runs.display());
+            exit::OK
+        }
+        Err(e) => usage(&format!(
+            "cannot remove {}: {e}",
+            runs.join(crate::serve::context::CONTEXT_FILE).display()
+        )),
     }
 }

@@ -298,6 +298,13 @@ enum McpCommand {
         #[command(flatten)]
         person: mcp::PersonArgs,
     },
+    /// Forget the planner context kept in a runs directory (what a `reads_untrusted` planner was told):
+    /// the next session there starts trusted. Only you do this; no tool of the server can.
+    ForgetContext {
+        /// The runs directory `mcp serve --runs` was given.
+        #[arg(long, value_name = "DIR")]
+        runs: PathBuf,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -605,6 +612,7 @@ pub fn main() -> ExitCode {
                 }
                 mcp::serve_command(policy.as_deref(), runs, approval_ttl, &ops, &person)
             }
+            McpCommand::ForgetContext { runs } => mcp::forget_context_command(&runs),
         },
         Command::Policy { command } => match command {
             PolicyCommand::Init {

@@ -239,6 +239,21 @@ impl Answer {
         a
     }
 
+    /// An answer withheld whole because what it would tell could not be recorded in the planner context
+    /// (docs/semantics.md, "The planner context label"): cut where it starts.
+    pub fn withheld(run: &str, why: &str) -> Answer {
+        let mut a = Answer::state(run, "for_the_person");
+        a.rest = Some(CUT_MARKER);
+        a.error = Some(ToldError {
+            exc_type: "ContextError".into(),
+            line: None,
+            message: format!(
+                "the planner context could not be kept ({why}): this answer is withheld"
+            ),
+        });
+        a
+    }
+
     /// Whether the answer was cut.
     pub fn is_cut(&self) -> bool {
         self.rest.is_some()

@@ -473,6 +473,15 @@ pub fn runs_dir(runs: Option<PathBuf>) -> Result<PathBuf, ServeError> {
             path: path.clone(),
             source,
         })?;
+    // Private to the user whoever made it: the runs hold the person's data (output, values, snapshots). A
+    // directory that cannot be made private is refused rather than used.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700)).map_err(|source| {
+        ServeError::Runs {
+            path: path.clone(),
+            source,
+        }
+    })?;
     // Absolute, so the paths in answers and on stderr lead the person to the run from anywhere.
     Ok(std::fs::canonicalize(&path).unwrap_or(path))
 }
@@ -489,6 +498,7 @@ pub fn serve(
     person: ask::Person,
     queue_addr: Option<std::net::SocketAddr>,
     ready: &mut dyn FnMut(&str),
+    warn: &mut dyn FnMut(&str),
 ) -> Result<Ended, ServeError> {
     let lock = crate::mcp::lock::check_offline(&chosen.policy, chosen.origin.path())?;
     let catalogue = crate::stubs::catalogue(&chosen.policy, lock.as_ref().map(|(l, _)| l));
@@ -502,6 +512,10 @@ pub fn serve(
         ops.warm_workers,
     );
     let live = runs::Runs::new(ops);
+    let (session_context, unreadable) = context::Session::in_runs(&runs);
+    if let Some(problem) = unreadable {
+        warn(&problem.to_string());
+    }
     let engine = crate::runtime::setup::worker_engine()?;
     let review = crate::view::queue::Queue {
         dirs: vec![runs.clone()],
@@ -520,7 +534,7 @@ pub fn serve(
         stubs,
         pyi,
         next_run: AtomicU64::new(1),
-        context: Arc::new(context::Session::new()),
+        context: Arc::new(session_context),
         runs: Arc::clone(&live),
         person,
         queue: None,

@@ -82,6 +82,19 @@ impl Backend for Stoppable<'_> {
     }
 }
 
+/// Writes `bytes` to `path`, readable by the user only (the person's data).
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    f.write_all(bytes)
+}
+
 /// The file a run that did not start leaves in its directory: why, in Zamburak's words.
 const NOT_STARTED: &str = "not_started.txt";
 
@@ -223,7 +236,7 @@ impl Runner {
             Some(&mut writer),
             &mut |text| printed.push_str(text),
         );
-        let _ = std::fs::write(plan.with_file_name("output.txt"), &printed);
+        let _ = write_private(&plan.with_file_name("output.txt"), printed.as_bytes());
         let mut suspend_failed = None;
         if report.status == Status::Suspended {
             let ctx = snapshot::SuspendContext {
@@ -250,7 +263,9 @@ impl Runner {
         let knows = answer::Knows::of(policy);
         let mut told = answer::read_back(id, &trace_path, &knows);
         told.answer.diagnostics = answer::diagnostics(&report, source);
-        session.has_read(&told.read);
+        if let Err(e) = session.has_read(&told.read) {
+            return Ok(answer::Answer::withheld(id, &e.to_string()).to_value());
+        }
         let mut doc = told.answer.to_value();
         // What went wrong in the server after the run is said only where nothing was cut: after a cut,
         // even that a claim was reached is the person's.
@@ -302,7 +317,9 @@ impl Runner {
         }
         let knows = answer::Knows::of(&self.chosen.policy);
         let told = answer::read_back(id, &trace, &knows);
-        session.has_read(&told.read);
+        if let Err(e) = session.has_read(&told.read) {
+            return Ok(answer::Answer::withheld(id, &e.to_string()).to_value());
+        }
         Ok(told.answer.to_value())
     }
 }

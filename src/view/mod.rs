@@ -19,5 +19,6 @@ pub mod layout;
 pub mod model;
 pub mod queue;
 pub mod render;
+pub mod run_shown;
 pub mod server;
 pub mod sites;

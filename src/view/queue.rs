@@ -83,6 +83,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         "_queue_outcome.html",
         include_str!("../../templates/_queue_outcome.html"),
     ),
+    (
+        "_queue_run.html",
+        include_str!("../../templates/_queue_run.html"),
+    ),
 ];
 
 /// What a CSRF token was issued for: one claim as one page showed it. The suspension (the trace record
@@ -397,6 +401,10 @@ impl QueueState {
             return None;
         }
         let dirs: Vec<PathBuf> = self.queue.dirs.iter().map(|d| d.join(name)).collect();
+        // The run itself, as the planner's answer links to it: everything it printed and decided.
+        let run = dirs
+            .iter()
+            .find_map(|d| crate::view::run_shown::of_trace(&d.join("plan.zjson")));
         let found = snapshot::find_pending(&dirs)
             .into_iter()
             .find(|(p, _)| dirs.iter().any(|d| p.parent() == Some(d.as_path())));
@@ -414,6 +422,8 @@ impl QueueState {
                     c => Serde(&None::<ClaimView>),
                     gone => format!("{what} (it was decided, or its run ended)"),
                     id => asked.unwrap_or_else(|| name.to_string()),
+                    run => Serde(&run),
+                    run_name => name,
                 },
             ));
         };
@@ -435,6 +445,8 @@ impl QueueState {
                 c => Serde(&Some(claim)),
                 note => note,
                 id => name,
+                run => Serde(&run),
+                run_name => name,
             },
         ))
     }

@@ -129,23 +129,40 @@ async def main(zamburak: str, world: Path) -> None:
         received = text_of(ran)
         no_mail_text(received, "run_plan over the inbox")
         doc = ran.structured_content
-        check(doc["status"] == "completed", f"the fixed plan: {received}")
-        output = doc["output"]
-        check(any("withheld" in o and "read_inbox#1" in o["withheld"] for o in output), f"output: {output}")
-        check({"text": "done\n"} in output, f"the plan's own words are not shown: {output}")
-        # The person was shown the mail subjects (so their absence above is the server's doing).
+        # "Summarise my inbox": the answer stops at the read (everything after depends on the mail), with
+        # one fixed marker and the link the model hands the person.
+        check(doc["status"] == "for_the_person", f"the fixed plan: {received}")
+        check(doc["output"] == [] and doc["rest"], f"output: {doc}")
+        check(doc["decisions"][0]["tool"] == "read_inbox" and len(doc["decisions"]) == 1, f"decisions: {doc}")
+        link = doc["person"]
+        check(link.startswith("http://127.0.0.1:") and link.endswith("/run/" + doc["run"]), f"the link: {link}")
+        # The person follows the link (after opening their queue's own address once) and sees the summary.
+        person = Browser()
+        address = (runs / "queue.url").read_text().strip()
+        status, _, _ = person.get(address)
+        check(status == 200, f"the queue's address: {status}")
+        status, _, page = person.get(link)
+        check(status == 200, f"the run's page: {status} {page[:500]}")
+        check("Planning meeting on Thursday" in page and "done" in page, f"the run's page: {page[:3000]}")
+        check("UNTRUSTED" in page, f"the page does not say who wrote the text: {page[:3000]}")
+        # The link alone (a model with a fetch tool) shows nothing of it.
+        status, _, body = Browser().get(link)
+        check(status == 403, f"the run's page opened without the person's session: {status}")
+        no_mail_text(body, "the run's page without a session")
         shown = (runs / doc["run"] / "output.txt").read_text()
         check("Planning meeting on Thursday" in shown, f"the person's output: {shown[:500]}")
+        check(os.stat(runs / doc["run"] / "output.txt").st_mode & 0o077 == 0, "output.txt is readable by others")
+        check(os.stat(runs).st_mode & 0o077 == 0, "the runs directory is readable by others")
         status = text_of(await client.call_tool("run_status", {"run": doc["run"]}))
         no_mail_text(status, "run_status of the inbox run")
-        check('"status": "completed"' in status or '"status":"completed"' in status, f"status: {status}")
+        check('"for_the_person"' in status, f"status: {status}")
 
         failed = await client.call_tool("run_plan", {"plan": ERROR_FROM_MAIL})
         received = text_of(failed)
         no_mail_text(received, "a run whose error depends on a mail")
         doc = failed.structured_content
-        check(doc["status"] == "error" and doc["error"]["type"] == "ValueError", f"the failing plan: {received}")
-        check(doc["error"]["line"] == 2 and "read_inbox#1" in doc["error"]["message"], f"the error: {received}")
+        # Whether a mail makes the plan fail is the mail's data: the answer is cut before it.
+        check(doc["status"] == "for_the_person" and doc["error"] is None, f"the failing plan: {received}")
 
         secret = await client.call_tool("run_plan", {"plan": SEND_SECRET})
         received = text_of(secret)
@@ -160,13 +177,15 @@ async def main(zamburak: str, world: Path) -> None:
         received = text_of(send)
         no_mail_text(received, "run_plan sending to a mail's sender")
         doc = send.structured_content
-        check(doc["status"] == "waiting_for_the_person", f"the send: {received}")
-        waiting = doc["waiting"]
-        check(len(waiting["claim"]) == 14 and waiting["tool"] == "send_email", f"waiting: {waiting}")
+        # The claim comes after the read: that it exists is the person's, not the model's.
+        check(doc["status"] == "for_the_person" and doc["waiting"] is None, f"the send: {received}")
+        check("claim" not in received, f"the answer names a claim: {received}")
         check(outbox_files(world) == [], f"the outbox is not empty: {outbox_files(world)}")
         pending = (await client.call_tool("run_status", {"run": doc["run"]})).structured_content
-        check(pending["status"] == "waiting_for_the_person", f"pending: {pending}")
-        check(pending["waiting"]["claim"] == waiting["claim"], f"pending claim: {pending}")
+        check(pending["status"] == "for_the_person" and not pending["ended"], f"pending: {pending}")
+        # The person finds it in their own list.
+        listed = subprocess.run([zamburak, "pending", str(runs), "--format", "json"], capture_output=True, text=True)
+        waiting = [p for p in json.loads(listed.stdout)["pending"] if f"/{doc['run']}/" in p["snapshot"]][0]
 
         # A run id that is a path is refused.
         bad = await client.call_tool("run_status", {"run": "../../etc"})
@@ -184,8 +203,8 @@ async def main(zamburak: str, world: Path) -> None:
         after = await client.call_tool("run_status", {"run": doc["run"]})
         received = text_of(after)
         no_mail_text(received, "run_status after the approval")
-        check(after.structured_content["status"] == "completed", f"after the approval: {received}")
-        check(any(d.get("approval") == "approved" for d in after.structured_content["decisions"]), received)
+        check(after.structured_content["status"] == "for_the_person", f"after the approval: {received}")
+        check(after.structured_content["ended"], f"after the approval: {received}")
     print("agent: every check passed")
 
 
@@ -220,10 +239,16 @@ async def reads_untrusted(zamburak: str, world: Path) -> None:
         check(doc["status"] == "waiting_for_the_person", f"the literal send: {text_of(send)}")
         check([d["decision"] for d in doc["decisions"]] == ["confirm"], f"decisions: {doc['decisions']}")
         check(outbox_files(world) == [], f"the outbox is not empty: {outbox_files(world)}")
-    # A new session starts trusted.
+    # A restarted server keeps what the model was told (its conversation goes on) ...
+    async with Client(params) as client:
+        again = await client.call_tool("lint_plan", {"plan": SEND_TO_A_LITERAL})
+        check(predicted(again) == [("confirm", "confirm")], f"a restarted server: {text_of(again)}")
+    # ... until the person forgets it.
+    forgot = subprocess.run([zamburak, "mcp", "forget-context", "--runs", str(world / "runs")], capture_output=True)
+    check(forgot.returncode == 0, f"forget-context: {forgot}")
     async with Client(params) as client:
         fresh = await client.call_tool("lint_plan", {"plan": SEND_TO_A_LITERAL})
-        check(predicted(fresh) == [("allow", "allow")], f"a new session: {text_of(fresh)}")
+        check(predicted(fresh) == [("allow", "allow")], f"after forget-context: {text_of(fresh)}")
     print("agent (reads_untrusted): every check passed")
 
 
@@ -341,12 +366,12 @@ async def approve_on_the_queue_page(zamburak: str, world: Path) -> None:
         ran = await client.call_tool("run_plan", {"plan": plan})
         got.add(ran)
         doc = ran.structured_content
-        check(doc["status"] == "waiting_for_the_person", f"the forward: {text_of(ran)}")
-        check("person" not in doc, f"a client without forms was asked through one: {doc}")
-        waiting = doc["waiting"]
-        url, code = waiting["url"], waiting["claim"]
-        check(url.endswith(f"/run/{doc['run']}?claim={code}"), f"the claim's link: {waiting}")
-        check(url in waiting["note"], f"the note does not name the link: {waiting}")
+        check(doc["status"] == "for_the_person", f"the forward: {text_of(ran)}")
+        check("decided" not in doc, f"a client without forms was asked through one: {doc}")
+        url = doc["person"]
+        check(url.endswith(f"/run/{doc['run']}"), f"the run's link: {doc}")
+        listed = subprocess.run([zamburak, "pending", str(runs), "--format", "json"], capture_output=True, text=True)
+        code = json.loads(listed.stdout)["pending"][0]["claim"]
         check(outbox_files(world) == [], "sent before the person decided")
 
         # The link alone, as a model with a fetch tool would open it: nothing of the claim, no way to decide.
@@ -382,8 +407,8 @@ async def approve_on_the_queue_page(zamburak: str, world: Path) -> None:
 
         final = await client.call_tool("run_status", {"run": doc["run"]})
         got.add(final)
-        check(final.structured_content["status"] == "completed", f"after the approval: {text_of(final)}")
-        check(any(d.get("approval") == "approved" for d in final.structured_content["decisions"]), text_of(final))
+        check(final.structured_content["status"] == "for_the_person", f"after the approval: {text_of(final)}")
+        check(final.structured_content["ended"], f"after the approval: {text_of(final)}")
         check(len(outbox_files(world)) == 1, f"sent more than once: {outbox_files(world)}")
     got.check()
     print("agent (queue): every check passed")
@@ -430,8 +455,8 @@ async def approve_in_a_form(zamburak: str, world: Path, mode: str) -> None:
         check("read_inbox#1" in message, f"the form does not say who wrote the body: {message}")
         code = [w for w in message.replace(",", " ").split() if len(w) == 14 and w.count("-") == 2]
         check(code and f"Approve claim {code[0]}" in json.dumps(shown[0].requested_schema), f"{shown[0]}")
-        check(doc["status"] == "completed", f"after the accepted form: {text_of(ran)}")
-        check(doc["person"]["answer"] == "approved" and doc["person"]["decided"] is True, f"{doc['person']}")
+        # The claim came after the read: the model is told neither of it nor of the person's answer.
+        check(doc["status"] == "for_the_person" and "decided" not in doc, f"after the accepted form: {text_of(ran)}")
         check(len(outbox_files(world)) == 1, f"the outbox after the accept: {outbox_files(world)}")
 
         answers.append(types.ElicitResult(action="decline"))
@@ -439,16 +464,14 @@ async def approve_in_a_form(zamburak: str, world: Path, mode: str) -> None:
         got.add(ran)
         doc = ran.structured_content
         check(len(shown) == 2, f"the person was asked {len(shown)} times")
-        check(doc["person"]["answer"] == "rejected", f"after the declined form: {text_of(ran)}")
-        check(doc["status"] not in ("completed", "waiting_for_the_person"), f"after the decline: {doc['status']}")
+        check(doc["status"] == "for_the_person" and "decided" not in doc, f"after the declined form: {text_of(ran)}")
         check(len(outbox_files(world)) == 1, f"sent after a decline: {outbox_files(world)}")
 
         answers.append(types.ElicitResult(action="cancel"))
         ran = await client.call_tool("run_plan", {"plan": plan})
         got.add(ran)
         doc = ran.structured_content
-        check(doc["status"] == "waiting_for_the_person", f"after a cancelled form: {text_of(ran)}")
-        check(doc["person"]["answer"] == "undecided", f"{doc['person']}")
+        check(doc["status"] == "for_the_person" and not doc["ended"], f"after a cancelled form: {text_of(ran)}")
         check(len(outbox_files(world)) == 1, f"sent after a cancel: {outbox_files(world)}")
     got.check()
     print(f"agent (form, {mode}): every check passed")
