@@ -1,6 +1,6 @@
 # Forward the newest mail to a colleague. The mail's body may only be read by the people on it, so sending
-# it to bob@example.com is a claim a human must approve: `run` stops with exit 4 and prints the claim;
-# `zamburak approve examples/forward.zsnap` sends it and the plan continues.
+# it to bob@example.com is a claim the person must approve: the run waits for them, and once they
+# approve it the mail is sent and the plan continues.
 emails = read_inbox(limit=1)
 newest = emails[0]
 send_email(to="bob@example.com", subject="Fwd: " + newest["subject"], body=newest["body"])

@@ -1,7 +1,7 @@
 # Inbox triage: summarise the newest mail for the user, and draft a reply to every colleague who wrote.
 #
 # The mail is untrusted (anyone can write to you), so nothing in it may choose a recipient on its own:
-# replies go only to senders that pass `verify_recipient` (your organisation), and the summary goes to you.
+# the summary goes to you, and replies to the senders it names are only drafted, for you to review.
 emails = read_inbox(limit=20)
 
 lines = []

@@ -29,6 +29,27 @@ pub fn instructions(planner: &ResolvedPlanner) -> String {
     format!("{start} {data} Calls that need the person's approval wait for them.")
 }
 
+/// What `describe_tools` adds for a model that runs plans through the server: what it is told of a run,
+/// and what to do with the link (docs/serve.md, "What the planner can learn").
+pub fn what_you_are_told(planner: &ResolvedPlanner) -> String {
+    let read = if planner.reads_untrusted {
+        "data you may read (its label says so)"
+    } else {
+        "only trusted data you may read"
+    };
+    format!(
+        "## What you are told of a run\n\n\
+         `run_plan` and `run_status` tell you a run's decisions, what it printed and how it ended only up \
+         to the point where it first depends on data you may not read (you may read {read}; a call whose \
+         result you may not read is that point, after its decision). There the answer stops: `rest` says \
+         the rest is for the person, and `person` is the link where the user sees everything (the output \
+         with who wrote each part, every decision, and any call waiting for their approval). Give that \
+         link to the user; do not open it yourself. To check a plan before running it, use `lint_plan`: \
+         its predictions depend on the plan and the policy only. Nothing you call approves a claim; only \
+         the user does.\n"
+    )
+}
+
 /// The file in the runs directory that keeps the planner context between server processes (mode 0600).
 pub const CONTEXT_FILE: &str = "planner-context.json";
 

@@ -502,7 +502,11 @@ pub fn serve(
 ) -> Result<Ended, ServeError> {
     let lock = crate::mcp::lock::check_offline(&chosen.policy, chosen.origin.path())?;
     let catalogue = crate::stubs::catalogue(&chosen.policy, lock.as_ref().map(|(l, _)| l));
-    let stubs = crate::stubs::markdown::render(&catalogue, &chosen.policy);
+    let stubs = format!(
+        "{}\n{}",
+        crate::stubs::markdown::render(&catalogue, &chosen.policy),
+        context::what_you_are_told(&chosen.policy.planner())
+    );
     let pyi = crate::stubs::pyi::render(&catalogue);
     let exe = std::env::current_exe().map_err(crate::runtime::setup::RunSetupError::NoWorker)?;
     let limits = crate::runtime::run::machine_limits(&chosen.policy);

@@ -42,7 +42,9 @@ const PREAMBLE: &str = "Tools a Zamburak plan may call under this policy, genera
 
 A plan is one synchronous Python program in a subset (no `await`, `async`, `try`, `class`, `with`, or
 imports other than `import json` and `import re`). Call a tool with every argument it declares, by keyword
-(or by position, in the order shown). A value written in the plan is trusted; each tool's result is
+(or by position, in the order shown). A value written in the plan is trusted (but inside an `if`, loop
+or function whose condition tests tool data, and after an early exit under one, it carries that data's
+label: compute such values before the condition); each tool's result is
 labelled as its docstring says, and every call is checked against the requirements its docstring lists:
 an argument that does not meet them makes the call refused, held for the user's approval, or drafted.
 A verifier returns its argument unchanged and verified, or stops the plan (with `or_none=True` it returns
