@@ -648,8 +648,10 @@ fn approve_and_reject_report_the_continued_run_as_json() {
             text.contains("UNTRUSTED") && text.contains("bob@example.com"),
             "{text}"
         );
-        assert_eq!(doc["planner"]["status"], "waiting_for_the_person");
-        assert_eq!(doc["planner"]["waiting"]["claim"], code.as_str());
+        // The read of the inbox cuts the planner's answer: the claim is the person's, named only above.
+        assert_eq!(doc["planner"]["status"], "for_the_person");
+        assert!(doc["planner"]["waiting"].is_null());
+        assert!(!doc["planner"].to_string().contains(code.as_str()));
         let body = doc["approval"]["values"]["body"].as_str().unwrap();
         assert!(
             !doc["planner"].to_string().contains(body),
@@ -695,7 +697,9 @@ fn approve_and_reject_report_the_continued_run_as_json() {
             assert_eq!(out.status.code(), Some(0));
             assert_eq!(doc["status"], "completed");
             assert!(String::from_utf8_lossy(&out.stderr).contains("forwarded"));
-            assert_eq!(doc["planner"]["output"][0]["text"], "forwarded\n");
+            // "forwarded" follows the read: the person's (stderr), not the planner's.
+            assert_eq!(doc["planner"]["output"], serde_json::json!([]));
+            assert_eq!(doc["planner"]["status"], "for_the_person");
             assert_eq!(decisions[1], ("send_email", &Value::from("approved")));
             assert_eq!(world.messages("out/outbox").len(), 1);
         } else {

@@ -213,7 +213,9 @@ fn a_run_stuck_in_a_builtin_call_is_answered_at_its_timeout_and_its_trace_ends_l
         &format!("p = fetch_url(url=\"http://127.0.0.1:{port}/page\")\nprint(\"fetched\")\n"),
     );
     let doc = s.run_answer(1);
-    assert_eq!(doc["status"], "error", "{doc}");
+    // The slow tool's result is not the planner's to read: the answer is cut after its decision, and
+    // says only that the run hit the timeout.
+    assert_eq!(doc["status"], "for_the_person", "{doc}");
     assert_eq!(doc["error"]["type"], "TimeoutError", "{doc}");
     assert!(
         doc["error"]["message"]
@@ -293,7 +295,9 @@ fn the_run_timeout_counts_tool_calls_and_kills_the_runs_mcp_server() {
     // Three calls of 3 s each: the plan's own time is nothing, its tool calls are all of it.
     s.run_plan(1, "slow()\nslow()\nslow()\n");
     let doc = s.run_answer(1);
-    assert_eq!(doc["status"], "error", "{doc}");
+    // The slow tool's result is not the planner's to read: the answer is cut after its decision, and
+    // says only that the run hit the timeout.
+    assert_eq!(doc["status"], "for_the_person", "{doc}");
     assert_eq!(doc["error"]["type"], "TimeoutError", "{doc}");
     // That the timeout cut the tool calls short is shown by the calls that reached the server (below),
     // not by a wall-clock bound a loaded machine could break.

@@ -217,6 +217,19 @@ impl Runs {
 /// A run stopped at its timeout that ended in some other error: the tool call under way failed when its
 /// server was killed (the trace records that failure). The answer names the timeout as the cause.
 fn timed_out(doc: &mut Value, secs: u64) {
+    if doc["status"] == "for_the_person" {
+        // After a cut the planner is told only that the run hit the timeout (the timing channel,
+        // docs/serve.md), in fixed words: never what the call under way was or how it failed.
+        doc["error"] = json!({
+            "type": "TimeoutError",
+            "line": Value::Null,
+            "message": format!(
+                "the run exceeded the server's run timeout of {secs} s (its tool calls included) and was \
+                 stopped"
+            ),
+        });
+        return;
+    }
     let error = &doc["error"];
     if doc["status"] != "error" || error["type"] == "TimeoutError" {
         return;
