@@ -408,12 +408,12 @@ pub fn diff_command(policy_flag: Option<&Path>) -> i32 {
         for t in &d.live_texts {
             outln!("  + live   {}", t.line());
         }
-        let texts_say_it_all = matches!(field, "title" | "description")
-            && (!d.locked_texts.is_empty() || !d.live_texts.is_empty());
-        if !texts_say_it_all {
+        let texts = !d.locked_texts.is_empty() || !d.live_texts.is_empty();
+        if !(texts && matches!(field, "title" | "description")) {
             let whole = |t: Option<&str>| t.map_or("(absent)".into(), |t| one_line(t, 2000));
-            outln!("  - locked: {}", whole(d.locked.as_deref()));
-            outln!("  + live:   {}", whole(d.live.as_deref()));
+            let label = if texts { " (the whole field)" } else { "" };
+            outln!("  - locked{label}: {}", whole(d.locked.as_deref()));
+            outln!("  + live{label}:   {}", whole(d.live.as_deref()));
         }
     }
     exit::REJECTED
@@ -620,6 +620,8 @@ pub fn init_command(
     };
     match lock.write_for(out) {
         Ok(written) => {
+            // It locked every tool it declared: what it pinned is shown as `mcp lock` shows it.
+            print_locked(&policy, &lock);
             outln!(
                 "wrote {} ({declared} tool(s) of server `{server}`) and its lock {}",
                 out.display(),
