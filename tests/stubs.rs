@@ -304,7 +304,9 @@ fn hostile_world(dir: &Path) {
         "servers": {"evil": {
             "command": "python3", "args": ["-c", "pass"],
             "server": {"name": "evil", "version": "1", "protocol_version": "2025-06-18"},
-            "tools": {"x": {"sha256": "0".repeat(64), "definition": definition}},
+            // The lock's pin of the definition it keeps: a lock whose kept definition does not hash to its
+            // pin is refused before any stub is made (tests/mcp_servers.rs).
+            "tools": {"x": {"sha256": zamburak::mcp::pin::tool_hash(&definition), "definition": definition}},
         }},
     });
     std::fs::write(

@@ -11,6 +11,7 @@ use crate::exit;
 use crate::mcp::client::{Client, ServerCommand, ServerIdentity};
 use crate::mcp::lock::{self, LockError, LockFile};
 use crate::mcp::pin;
+use crate::mcp::review;
 use crate::policy::Policy;
 use crate::text::{OutsideText, visible, visible_lines};
 
@@ -169,9 +170,6 @@ pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
         outln!();
         outln!("{}", one_line(name, 128));
-        if let Some(d) = tool.get("description").and_then(Value::as_str) {
-            outln!("  {}", one_line(d, 300));
-        }
         let schema = tool.get("inputSchema").cloned().unwrap_or_default();
         let required = crate::mcp::schema::required(&schema);
         if let Some(Value::Object(props)) = schema.get("properties") {
@@ -195,9 +193,24 @@ pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
         if !h.is_empty() {
             outln!("  hints (the server's claims, not trusted): {h}");
         }
+        print_texts(tool);
         outln!("  pin: sha256:{}", pin::tool_hash(tool));
     }
     exit::OK
+}
+
+/// Every text of `tool` a model may read, escaped, each where it sits ([`review::texts`]): what the person
+/// reviews before pinning it.
+fn print_texts(tool: &Value) {
+    let texts = review::texts(tool);
+    if texts.is_empty() {
+        outln!("  what a model may read of it: nothing (no description, no schema texts)");
+        return;
+    }
+    outln!("  what a model may read of it (the server's words, escaped):");
+    for t in &texts {
+        outln!("    {}", t.line());
+    }
 }
 
 /// `zamburak mcp serve [--policy P] [--runs DIR]`: announces the policy and the runs directory on stderr
@@ -322,6 +335,7 @@ pub fn lock_command(policy_flag: Option<&Path>) -> i32 {
     };
     match lock.write_for(&path) {
         Ok(written) => {
+            print_locked(&policy, &lock);
             let tools: usize = lock.servers.values().map(|s| s.tools.len()).sum();
             outln!(
                 "locked {tools} tool(s) of {} server(s) in {}",
@@ -331,6 +345,33 @@ pub fn lock_command(policy_flag: Option<&Path>) -> i32 {
             exit::OK
         }
         Err(e) => usage(&e.to_string()),
+    }
+}
+
+/// What `mcp lock` pinned: each tool, the plan tools that use it, and every text of it a model may read.
+fn print_locked(policy: &Policy, lock: &LockFile) {
+    for (server, locked) in &lock.servers {
+        for (tool, pinned) in &locked.tools {
+            let mut names: Vec<&str> = policy
+                .mcp_tools()
+                .filter(|(_, m)| m.server == *server && m.tool == *tool)
+                .map(|(n, _)| n)
+                .collect();
+            names.sort_unstable();
+            outln!(
+                "{}.{} (plan tool {}), pin sha256:{}",
+                one_line(server, 64),
+                one_line(tool, 128),
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                pinned.sha256
+            );
+            print_texts(&pinned.definition);
+            outln!();
+        }
     }
 }
 
@@ -354,23 +395,26 @@ pub fn diff_command(policy_flag: Option<&Path>) -> i32 {
         return exit::OK;
     }
     for d in &diffs {
-        match d.field {
-            None => outln!("{}.{}: gone from the server", d.server, d.tool),
-            Some(field) => {
-                outln!("{}.{}: {field} changed", d.server, d.tool);
-                outln!(
-                    "  - locked: {}",
-                    d.locked
-                        .as_deref()
-                        .map_or("(absent)".into(), |t| one_line(t, 2000))
-                );
-                outln!(
-                    "  + live:   {}",
-                    d.live
-                        .as_deref()
-                        .map_or("(absent)".into(), |t| one_line(t, 2000))
-                );
-            }
+        let Some(field) = d.field else {
+            outln!("{}.{}: gone from the server", d.server, d.tool);
+            continue;
+        };
+        outln!("{}.{}: {field} changed", d.server, d.tool);
+        // First the texts a model reads that changed, each where it sits; then, for a field with structure
+        // (a schema, the annotations), the whole field, which also shows a changed type, bound or
+        // requirement.
+        for t in &d.locked_texts {
+            outln!("  - locked {}", t.line());
+        }
+        for t in &d.live_texts {
+            outln!("  + live   {}", t.line());
+        }
+        let texts = !d.locked_texts.is_empty() || !d.live_texts.is_empty();
+        if !(texts && matches!(field, "title" | "description")) {
+            let whole = |t: Option<&str>| t.map_or("(absent)".into(), |t| one_line(t, 2000));
+            let label = if texts { " (the whole field)" } else { "" };
+            outln!("  - locked{label}: {}", whole(d.locked.as_deref()));
+            outln!("  + live{label}:   {}", whole(d.live.as_deref()));
         }
     }
     exit::REJECTED
@@ -577,6 +621,8 @@ pub fn init_command(
     };
     match lock.write_for(out) {
         Ok(written) => {
+            // It locked every tool it declared: what it pinned is shown as `mcp lock` shows it.
+            print_locked(&policy, &lock);
             outln!(
                 "wrote {} ({declared} tool(s) of server `{server}`) and its lock {}",
                 out.display(),

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::client::{Client, McpError, ServerCommand, ServerIdentity};
 use super::pin;
+use super::review::{self, ToolText};
 use crate::policy::Policy;
 
 /// Largest lock file read; a lock holds a few tool definitions.
@@ -96,6 +97,18 @@ pub enum LockError {
     },
     #[error("cannot write the lock file {}: {reason}", path.display())]
     Write { path: PathBuf, reason: String },
+    /// The definition the lock keeps of a tool (what the stubs are made from) is not the one its pin was
+    /// computed from: the lock was edited, so what a model would read was never reviewed.
+    #[error(
+        "the lock file {} keeps a definition of `{server}.{tool}` that does not match its pin (the file was edited); review the server's tools with `zamburak mcp list` and run `zamburak mcp lock --policy {}` again",
+        path.display(), policy.display()
+    )]
+    Unpinned {
+        path: PathBuf,
+        policy: PathBuf,
+        server: String,
+        tool: String,
+    },
 }
 
 /// Where the lock of the policy at `policy_path` lives.
@@ -142,7 +155,29 @@ impl LockFile {
                 lock.version
             )));
         }
+        lock.check_pins(&path, policy_path)?;
         Ok((lock, crate::digest::sha256_bytes(&bytes)))
+    }
+
+    /// Every tool's kept definition is exactly the pinned fields its pin was computed from. The stubs are
+    /// made from the kept definition and a run compares the live server with the pin, so a definition edited
+    /// after locking would show a model words no pin covers.
+    fn check_pins(&self, path: &Path, policy_path: &Path) -> Result<(), LockError> {
+        for (server, locked) in &self.servers {
+            for (tool, t) in &locked.tools {
+                if pin::pinned(&t.definition) != t.definition
+                    || pin::tool_hash(&t.definition) != t.sha256
+                {
+                    return Err(LockError::Unpinned {
+                        path: path.to_path_buf(),
+                        policy: policy_path.to_path_buf(),
+                        server: server.clone(),
+                        tool: tool.clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Checks, without starting anything, that the lock covers the policy: every server the policy's MCP
@@ -352,6 +387,10 @@ pub struct Difference {
     /// The field's canonical JSON in the lock and live (absent: `None`).
     pub locked: Option<String>,
     pub live: Option<String>,
+    /// The field's texts a model may read ([`review::texts`]) that only the lock has, and that only the live
+    /// server has.
+    pub locked_texts: Vec<ToolText>,
+    pub live_texts: Vec<ToolText>,
 }
 
 /// Every difference between the lock and the live servers (started and shut down here).
@@ -379,17 +418,23 @@ pub fn diff(policy: &Policy, lock: &LockFile) -> Result<Vec<Difference>, LockErr
                     field: None,
                     locked: None,
                     live: None,
+                    locked_texts: Vec::new(),
+                    live_texts: Vec::new(),
                 });
                 continue;
             };
             let now = pin::pinned(def);
             for field in pin::changed_fields(&pinned.definition, &now) {
+                let (locked_texts, live_texts) =
+                    review::changed_texts(&pinned.definition, &now, field);
                 out.push(Difference {
                     server: server_name.clone(),
                     tool: tool.clone(),
                     field: Some(field),
                     locked: pinned.definition.get(field).map(pin::canonical),
                     live: now.get(field).map(pin::canonical),
+                    locked_texts,
+                    live_texts,
                 });
             }
         }

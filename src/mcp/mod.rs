@@ -5,6 +5,7 @@
 //!   requests refused, tool listings bounded);
 //! * [`transport`] bounds what a server may send: one message, and a listing's bytes;
 //! * [`pin`] is a tool's pin (sha256 over the canonical JSON of what a reviewer and a model read);
+//! * [`review`] is what a person reviews of a tool: every text of it a model may read;
 //! * [`lock`] is the lock file beside the policy, its freshness check and `mcp diff`;
 //! * [`schema`] checks arguments and structured results against a tool's JSON Schema;
 //! * [`content`] turns a tool result into the value a plan receives;
@@ -17,5 +18,6 @@ pub mod content;
 pub mod hub;
 pub mod lock;
 pub mod pin;
+pub mod review;
 pub mod schema;
 pub mod transport;

@@ -419,6 +419,176 @@ mod tests {
         }
     }
 
+    /// The review cannot drift from the stubs: every word of a server's that the stubs print (what
+    /// `describe_tools` answers) is among the texts `mcp list`, `mcp lock` and `mcp diff` show of the tool
+    /// (`mcp::review::texts`). The schemas are generated with every text slot (values and names, in every
+    /// keyword, at every depth) holding its own marker `Mk<n>x`; a marker in the stubs must be in the review.
+    mod review_covers_the_stubs {
+        use super::*;
+        use crate::mcp::lock::{LOCK_VERSION, LockedServer, LockedTool};
+        use proptest::prelude::*;
+        use serde_json::Map;
+
+        /// A slot for a server's word; numbered into a marker afterwards.
+        const W: &str = "\u{0}";
+
+        fn obj(pairs: Vec<(String, Value)>) -> Value {
+            Value::Object(pairs.into_iter().collect::<Map<String, Value>>())
+        }
+
+        fn schema() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(json!({"type": "string"})),
+                Just(json!({"type": "integer", "description": W})),
+                Just(json!({"type": "string", "enum": [W, W, null, 3]})),
+                Just(json!({"const": W, "title": W})),
+                Just(json!({"type": "string", "title": W, "default": W, "examples": [W]})),
+                Just(json!({"$ref": "#/$defs/MkD0x"})),
+                Just(json!({"$ref": "#/definitions/MkD1x", "description": W})),
+                Just(
+                    json!({"type": "string", "format": W, "pattern": W, "x-note": W, "$comment": W})
+                ),
+                Just(json!(true)),
+                Just(json!({})),
+            ];
+            leaf.prop_recursive(5, 64, 4, |inner| {
+                prop_oneof![
+                    (prop::collection::vec(inner.clone(), 1..4), any::<bool>()).prop_map(
+                        |(props, titled)| {
+                            let props = props.into_iter().map(|p| (W.to_string(), p)).collect();
+                            let mut pairs = vec![
+                                ("type".to_string(), json!("object")),
+                                ("properties".to_string(), Value::Array(props_slots(props))),
+                                ("description".to_string(), json!(W)),
+                            ];
+                            if titled {
+                                pairs.push(("title".to_string(), json!(W)));
+                            }
+                            obj(pairs)
+                        }
+                    ),
+                    inner
+                        .clone()
+                        .prop_map(|i| json!({"type": "array", "items": i, "description": W})),
+                    prop::collection::vec(inner.clone(), 1..3).prop_map(|a| json!({"anyOf": a})),
+                    prop::collection::vec(inner.clone(), 1..3)
+                        .prop_map(|a| json!({"oneOf": a, "title": W})),
+                    inner
+                        .clone()
+                        .prop_map(|i| json!({"allOf": [i], "description": W})),
+                    inner.clone().prop_map(
+                        |i| json!({"type": "object", "additionalProperties": i, "title": W})
+                    ),
+                    inner
+                        .clone()
+                        .prop_map(|i| json!({"type": ["object", "null"],
+                        "properties": [[W, i]], "nullable": true})),
+                    (inner.clone(), inner.clone()).prop_map(|(a, b)| json!({
+                        "properties": [[W, a]], "$defs": {"MkD0x": b}, "required": [W]})),
+                    (inner.clone(), inner).prop_map(|(a, b)| json!({"type": "object",
+                        "properties": [[W, a]], "definitions": {"MkD1x": b}})),
+                ]
+            })
+        }
+
+        /// `properties` are generated as a list of `[name, schema]` pairs (a map could not hold one slot
+        /// name twice); [`number`] turns them into a map of numbered names.
+        fn props_slots(props: Vec<(String, Value)>) -> Vec<Value> {
+            props.into_iter().map(|(k, v)| json!([k, v])).collect()
+        }
+
+        /// Every slot made a distinct marker, `properties` lists made maps.
+        fn number(v: &Value, n: &mut usize) -> Value {
+            match v {
+                Value::String(s) if s == W => {
+                    *n += 1;
+                    Value::String(format!("Mk{n}x"))
+                }
+                Value::Array(items) => Value::Array(items.iter().map(|i| number(i, n)).collect()),
+                Value::Object(map) => {
+                    let mut out = Map::new();
+                    for (k, v) in map {
+                        if k == "properties"
+                            && let Value::Array(pairs) = v
+                        {
+                            let mut props = Map::new();
+                            for pair in pairs {
+                                let schema = number(&pair[1], n);
+                                *n += 1;
+                                props.insert(format!("Mk{n}x"), schema);
+                            }
+                            out.insert(k.clone(), Value::Object(props));
+                        } else {
+                            let v = number(v, n);
+                            out.insert(k.clone(), v);
+                        }
+                    }
+                    Value::Object(out)
+                }
+                other => other.clone(),
+            }
+        }
+
+        fn markers(text: &str) -> std::collections::BTreeSet<String> {
+            let re = regex::Regex::new(r"Mk(?:D\d|\d+)x").unwrap();
+            re.find_iter(text).map(|m| m.as_str().to_string()).collect()
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+            #[test]
+            fn every_server_word_in_the_stubs_is_reviewed(
+                args in prop::collection::vec(schema(), 1..4),
+                defs in (schema(), schema()),
+                output in schema(),
+                wrapped in any::<bool>(),
+            ) {
+                let mut n = 0;
+                let args = Value::Array(args.into_iter().map(|a| json!([W, a])).collect());
+                let input = number(&json!({"type": "object", "description": W, "title": W,
+                    "properties": args, "$defs": {"MkD0x": defs.0}, "definitions": {"MkD1x": defs.1}}), &mut n);
+                let output = number(&output, &mut n);
+                let output = if wrapped {
+                    json!({"type": "object", "properties": {"result": output}, "required": ["result"]})
+                } else {
+                    output
+                };
+                let tool = json!({"name": "tool", "title": "Mk0x", "description": "the tool Mk00x",
+                    "inputSchema": input, "outputSchema": output});
+                let names: Vec<String> = input["properties"].as_object().unwrap().keys().cloned().collect();
+                let mut yaml = String::from("version: 1\nservers:\n  s:\n    command: \"true\"\ntools:\n  t:\n    source: mcp.s.tool\n    effect: read\n    args:\n");
+                for a in &names {
+                    yaml.push_str(&format!("      {a}: {{}}\n"));
+                }
+                let policy = Policy::from_yaml_str(&yaml, "p.yaml", std::path::Path::new(".")).unwrap();
+                let definition = crate::mcp::pin::pinned(&tool);
+                let lock = LockFile {
+                    version: LOCK_VERSION,
+                    servers: [("s".to_string(), LockedServer {
+                        command: "true".into(),
+                        args: vec![],
+                        server: crate::mcp::client::ServerIdentity {
+                            name: "s".into(), version: "1".into(), protocol_version: "x".into() },
+                        tools: [("tool".to_string(), LockedTool {
+                            sha256: crate::mcp::pin::tool_hash(&definition), definition: definition.clone() })]
+                            .into_iter().collect(),
+                    })].into_iter().collect(),
+                };
+                let c = catalogue(&policy, Some(&lock));
+                let stubs = pyi::render(&c);
+                let reviewed: std::collections::BTreeSet<String> = crate::mcp::review::texts(&definition)
+                    .iter()
+                    .flat_map(|t| markers(&t.text))
+                    .collect();
+                let shown = markers(&stubs);
+                let missing: Vec<&String> = shown.difference(&reviewed).collect();
+                prop_assert!(missing.is_empty(), "not reviewed: {missing:?}\n{stubs}\n{definition:#}");
+                // The test means something: the stubs do show server words.
+                prop_assert!(shown.contains("Mk00x"), "{stubs}");
+            }
+        }
+    }
+
     #[test]
     fn a_policy_without_its_lock_gets_any_with_a_note() {
         let path = std::path::Path::new(concat!(
