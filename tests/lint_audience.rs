@@ -14,7 +14,6 @@ use std::path::Path;
 
 use serde_json::Value;
 use zamburak::analysis::{lint_for, output};
-use zamburak::lower::Mode;
 use zamburak::plan::Audience;
 use zamburak::planner::ContextLabel;
 use zamburak::policy::Policy;
@@ -194,7 +193,10 @@ fn a_planner_is_never_told_to_change_the_policy_and_the_person_still_is() {
                 .map(|x| x["code"].clone())
                 .collect::<Vec<_>>()
         };
-        if codes(&theirs) != codes(&planner) || theirs["calls"].as_array().unwrap().len() != planner["calls"].as_array().unwrap().len() {
+        if codes(&theirs) != codes(&planner)
+            || theirs["calls"].as_array().unwrap().len()
+                != planner["calls"].as_array().unwrap().len()
+        {
             failures.push(format!("the audiences get different findings\n{plan}"));
         }
         // And each planner diagnostic still has a help.

@@ -93,9 +93,14 @@ fn lint_in_a_planner_context_binds_a_literal_default_with_the_context_label() {
     let policy = put_policy();
     let mail = json!({"subject": "x", "from": "a@b", "tags": []});
     // The run waits for the person: the default `"d1.txt"` was written by a planner that read mail.
-    let decisions =
-        lint_bounds_runtime_in(LITERAL_DEFAULT_PATH, &mail, &policy, Mode::Strict, &read_mail())
-            .unwrap();
+    let decisions = lint_bounds_runtime_in(
+        LITERAL_DEFAULT_PATH,
+        &mail,
+        &policy,
+        Mode::Strict,
+        &read_mail(),
+    )
+    .unwrap();
     let got: Vec<_> = decisions.iter().map(|d| d.decision).collect();
     assert_eq!(got, [Outcome::Confirm]);
     let report = lint_in(LITERAL_DEFAULT_PATH, &policy, Mode::Strict, &read_mail());
@@ -104,9 +109,14 @@ fn lint_in_a_planner_context_binds_a_literal_default_with_the_context_label() {
     assert_eq!(report.calls[0].may.outcome, Outcome::Confirm);
     assert_eq!(report.diagnostics[0].code, "Z203");
     // In a trusted session the same plan is the plan's own: allowed, as the run allows it.
-    let decisions = lint_bounds_runtime(LITERAL_DEFAULT_PATH, &mail, &policy, Mode::Strict).unwrap();
+    let decisions =
+        lint_bounds_runtime(LITERAL_DEFAULT_PATH, &mail, &policy, Mode::Strict).unwrap();
     assert_eq!(decisions[0].decision, Outcome::Allow);
-    assert!(lint(LITERAL_DEFAULT_PATH, &policy, Mode::Strict).diagnostics.is_empty());
+    assert!(
+        lint(LITERAL_DEFAULT_PATH, &policy, Mode::Strict)
+            .diagnostics
+            .is_empty()
+    );
 }
 
 /// The default is evaluated once, at the definition: a name rebound later does not change it, a call
@@ -173,9 +183,7 @@ fn a_default_is_evaluated_at_the_definition_and_only_a_call_without_the_argument
         // Where the run waits on every input, lint knows it will.
         let report = lint(plan, &policy, Mode::Strict);
         let puts: Vec<_> = report.calls.iter().filter(|c| c.tool == "put").collect();
-        if *proven
-            && !puts.iter().any(|c| c.must.outcome == Outcome::Confirm)
-        {
+        if *proven && !puts.iter().any(|c| c.must.outcome == Outcome::Confirm) {
             failures.push(format!("lint does not prove the wait\n{plan}"));
         }
     }

@@ -133,7 +133,11 @@ fn lint_plan_waits_for_a_literal_default_written_after_reading_mail_as_run_plan_
     let r = s.call(5, "run_plan", json!({"plan": LITERAL_DEFAULT_PATH}));
     let doc = doc_of(&r);
     assert_eq!(doc["status"], json!("waiting_for_the_person"), "{r}");
-    assert_eq!(doc["decisions"][0]["rule"], json!("args.path.require"), "{r}");
+    assert_eq!(
+        doc["decisions"][0]["rule"],
+        json!("args.path.require"),
+        "{r}"
+    );
     assert!(!world.path("files/d1.txt").exists());
 }
 
@@ -169,7 +173,13 @@ fn told_the_model(doc: &Value, policy: &Path) -> Vec<String> {
     let mut bad = Vec::new();
     for d in doc["diagnostics"].as_array().unwrap() {
         let mut advice: Vec<&str> = vec![d["hint"].as_str().unwrap_or("")];
-        advice.extend(d["notes"].as_array().into_iter().flatten().filter_map(Value::as_str));
+        advice.extend(
+            d["notes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str),
+        );
         advice.extend(d["fix"]["message"].as_str());
         bad.extend(
             advice
@@ -204,7 +214,10 @@ fn lint_plan_and_run_plan_never_tell_the_model_to_change_the_policy() {
     for (i, (plan, person)) in PLANS.iter().enumerate() {
         // The person's lint keeps the help that names the policy.
         world.write_plan("plan.py", plan);
-        let out = zamburak_in(world.dir.path(), &["lint", "plan.py", "--policy", "policy.yaml"]);
+        let out = zamburak_in(
+            world.dir.path(),
+            &["lint", "plan.py", "--policy", "policy.yaml"],
+        );
         let text = output_text(&out);
         if !text.contains(person) {
             failures.push(format!("`zamburak lint` lacks {person:?}:\n{text}"));
