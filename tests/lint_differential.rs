@@ -14,7 +14,7 @@ mod common;
 use std::path::Path;
 
 use common::bounds::{lint_bounds_runtime, lint_bounds_runtime_in};
-use common::stmt;
+use common::{expr, stmt};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use zamburak::analysis::lint;
@@ -42,6 +42,48 @@ tools:
     on_violation: draft
 "#;
 
+/// Plan functions with parameter defaults (#49): a default is evaluated once, at the definition, in the
+/// defining scope (from a literal, from tool data, from any expression, under a branch, in a loop, a list
+/// shared by every call), and a call that does not pass the argument gets it with its label; calls that
+/// do and do not pass it, by position and by name, directly and as a callback.
+fn default_stmt() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (expr(), expr()).prop_map(|(c, v)| format!(
+            "def fd(v, p='p'):\n    sink(p)\n    return v + p\nsink(fd({v}))\nsink(fd('q', {c}))\nsink(fd(v='r', p={c}))\n"
+        )),
+        expr().prop_map(|c| format!(
+            "def fe(p=e['subject'], q={c}):\n    sink(q)\n    return p\nsink(fe())\nsink(fe('p'))\nsink(fe(q='x'))\n"
+        )),
+        (expr(), expr()).prop_map(|(c, v)| format!(
+            "a2 = {v}\ndef fa(p=a2):\n    return p\na2 = str({c})\nsink(fa())\nsink(a2)\n"
+        )),
+        (expr(), expr()).prop_map(|(c, v)| format!(
+            "if {c}:\n    def fc(p={v}):\n        return p\nelse:\n    def fc(p='q'):\n        return p\nsink(fc())\nsink(fc('x'))\n"
+        )),
+        expr().prop_map(|c| format!(
+            "for t in e['tags']:\n    def fr(p=t, q=str({c})):\n        return p + q\n    sink(fr())\n    sink(fr('x', 'p'))\n"
+        )),
+        expr().prop_map(|c| format!(
+            "def fl(v, ys=[]):\n    ys.append(v)\n    return ys\nfl({c})\nsink(len(fl('a')))\nsink(fl('b')[0])\n"
+        )),
+        expr().prop_map(|c| format!(
+            "def kd(t, p={c}):\n    sink(p)\n    return t\nys3 = sorted(e['tags'], key=kd)\nsink(ys3)\nms3 = list(map(kd, ['p', 'q']))\nsink(ms3)\n"
+        )),
+        expr().prop_map(|c| format!(
+            "def mk2(w):\n    def inner(p=w):\n        return p\n    return inner\ng1 = mk2('p')\ng2 = mk2({c})\nsink(g1())\nsink(g2())\n"
+        )),
+        expr().prop_map(|c| format!(
+            "def fg(p=get()['subject']):\n    return p\nif {c}:\n    sink(fg())\nsink(fg('x'))\n"
+        )),
+    ]
+}
+
+/// The random plans' statements: those of the non-interference generator, and plan functions with
+/// defaults.
+fn any_stmt() -> impl Strategy<Value = String> {
+    prop_oneof![4 => stmt(), 1 => default_stmt()]
+}
+
 fn check(plan: &str, mail: &Value, policy: &Policy, mode: Mode) -> Result<usize, String> {
     lint_bounds_runtime(plan, mail, policy, mode).map(|d| d.len())
 }
@@ -50,7 +92,30 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 150, .. ProptestConfig::default() })]
     #[test]
     fn lint_bounds_the_runtime_on_random_plans(
-        body in prop::collection::vec(stmt(), 1..7),
+        body in prop::collection::vec(any_stmt(), 1..7),
+        subject in prop::sample::select(vec!["x", "p", "me", "urgent"]),
+        tags in prop::sample::select(vec![vec![], vec!["p"], vec!["p", "q"]]),
+    ) {
+        let policy = Policy::from_yaml_str(POLICY, "<test>", Path::new(".")).unwrap();
+        let plan = format!(
+            "import json\nimport re\na = 'x'\nb = 1\nxs = ['s']\nd = {{'k': 'v'}}\ne = get()\nv = check('p')\nsink(v)\n{}sink(a)\nsink(b)\nsink(xs)\nsink(d)\n",
+            body.concat()
+        );
+        let mail = json!({"subject": subject, "from": "mallory@evil.test", "tags": tags});
+        for mode in [Mode::Strict, Mode::Normal] {
+            if let Err(e) = check(&plan, &mail, &policy, mode) {
+                prop_assert!(false, "{e}\n--- plan ---\n{plan}");
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 120, .. ProptestConfig::default() })]
+    /// [`lint_bounds_the_runtime_on_random_plans`] with plan functions with defaults in most plans (#49).
+    #[test]
+    fn lint_bounds_the_runtime_on_random_plans_with_defaults(
+        body in prop::collection::vec(prop_oneof![1 => stmt(), 2 => default_stmt()], 1..5),
         subject in prop::sample::select(vec!["x", "p", "me", "urgent"]),
         tags in prop::sample::select(vec![vec![], vec!["p"], vec!["p", "q"]]),
     ) {
@@ -149,7 +214,7 @@ proptest! {
     /// at compile time).
     #[test]
     fn lint_bounds_the_runtime_in_a_planner_context(
-        body in prop::collection::vec(stmt(), 1..7),
+        body in prop::collection::vec(any_stmt(), 1..7),
         subject in prop::sample::select(vec!["x", "p", "me", "urgent"]),
         which in 0usize..4,
     ) {

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::plan::diagnostic::{Edit, Fix};
 use crate::plan::structure::edit_distance;
-use crate::plan::{Code, Diagnostic};
+use crate::plan::{Audience, Code, Diagnostic};
 use crate::policy::Policy;
 use crate::policy::model::Source;
 use crate::tools::records;
@@ -109,7 +109,7 @@ fn described_as(wrong: &str, described: &[(String, String)]) -> Option<String> {
 }
 
 /// Runs the three checks over a plan that passed the front end.
-pub fn check(module: &ModModule, policy: &Policy) -> Vec<Diagnostic> {
+pub fn check(module: &ModModule, policy: &Policy, audience: Audience) -> Vec<Diagnostic> {
     // A name assigned more than once (or bound by more than one loop) could hold anything: no shape.
     let mut counts = Assignments(BTreeMap::new());
     for s in &module.body {
@@ -117,6 +117,7 @@ pub fn check(module: &ModModule, policy: &Policy) -> Vec<Diagnostic> {
     }
     let mut c = Checker {
         policy,
+        audience,
         once: counts
             .0
             .into_iter()
@@ -147,6 +148,7 @@ impl<'a> Visitor<'a> for Assignments {
 
 struct Checker<'p> {
     policy: &'p Policy,
+    audience: Audience,
     once: std::collections::BTreeSet<String>,
     shapes: BTreeMap<String, Shape>,
     diags: Vec<Diagnostic>,
@@ -264,10 +266,16 @@ impl Checker<'_> {
                 end,
                 format!("`{tool}` cannot reach this URL: no entry of `builtins.web.allow` allows it ({listed})"),
             )
-            .with_hint(
-                "use a URL under one of the entries (scheme, host, port and path prefix must match), or add one \
-                 to `builtins.web.allow` in the policy",
-            ),
+            .with_hint(match (self.audience, entries.is_empty()) {
+                (Audience::Person, _) => {
+                    "use a URL under one of the entries (scheme, host, port and path prefix must match), or add \
+                     one to `builtins.web.allow` in the policy"
+                }
+                (Audience::Planner, false) => {
+                    "use a URL under one of the entries (scheme, host, port and path prefix must match)"
+                }
+                (Audience::Planner, true) => "no URL can be fetched here: leave this call out",
+            }),
         );
     }
 
@@ -423,7 +431,7 @@ mod tests {
     fn codes(plan: &str) -> Vec<(String, Option<String>)> {
         let policy = Policy::bundled_default().unwrap();
         let p = crate::plan::parse(plan).unwrap();
-        check(&p.module, &policy)
+        check(&p.module, &policy, Audience::Person)
             .into_iter()
             .map(|d| {
                 (

@@ -34,7 +34,7 @@ use std::collections::BTreeMap;
 use crate::label::{KindSet, Label, LabelView};
 use crate::lower::{self, Mode};
 use crate::plan::render::LineIndex;
-use crate::plan::{self, Code, Diagnostic, Severity};
+use crate::plan::{self, Audience, Code, Diagnostic, Severity};
 use crate::planner::ContextLabel;
 use crate::policy::model::{ReadersSpec, Requirement};
 use crate::policy::{
@@ -122,6 +122,18 @@ pub fn lint(source: &str, policy: &Policy, mode: Mode) -> LintReport {
 /// [`lint`] for a plan written by a planner whose context is `context` (docs/semantics.md, "The planner
 /// context label"): its literals carry that label, as they do when the plan runs in that context.
 pub fn lint_in(source: &str, policy: &Policy, mode: Mode, context: &ContextLabel) -> LintReport {
+    lint_for(source, policy, mode, context, Audience::Person)
+}
+
+/// [`lint_in`] with the helps written for `audience`: for [`Audience::Planner`] (`lint_plan` of
+/// `zamburak mcp serve`) they propose changes to the plan only, never to the policy or the mode.
+pub fn lint_for(
+    source: &str,
+    policy: &Policy,
+    mode: Mode,
+    context: &ContextLabel,
+    audience: Audience,
+) -> LintReport {
     let sigs = policy.signatures();
     let mut report = LintReport {
         source: source.to_string(),
@@ -140,7 +152,7 @@ pub fn lint_in(source: &str, policy: &Policy, mode: Mode, context: &ContextLabel
         report.diagnostics = diags;
         return report;
     }
-    let mut report = analyze_in(&parsed, policy, mode, context);
+    let mut report = analyze_for(&parsed, policy, mode, context, audience);
     if plan::is_empty(source) {
         report.diagnostics.push(
             Diagnostic::new(
@@ -168,6 +180,17 @@ pub fn analyze_in(
     mode: Mode,
     context: &ContextLabel,
 ) -> LintReport {
+    analyze_for(parsed, policy, mode, context, Audience::Person)
+}
+
+/// [`analyze_in`] with the helps written for `audience` ([`lint_for`]).
+pub fn analyze_for(
+    parsed: &plan::ParsedPlan,
+    policy: &Policy,
+    mode: Mode,
+    context: &ContextLabel,
+    audience: Audience,
+) -> LintReport {
     let source = parsed.source.as_str();
     let mut report = LintReport {
         source: source.to_string(),
@@ -185,7 +208,12 @@ pub fn analyze_in(
                     0,
                     format!("the policy's labels cannot be built: {e}"),
                 )
-                .with_hint("fix the policy (`zamburak policy check`)"),
+                .with_hint(match audience {
+                    Audience::Person => "fix the policy (`zamburak policy check`)",
+                    Audience::Planner => {
+                        "no plan can be checked here, whatever it says: tell the user that lint cannot run"
+                    }
+                }),
             );
             return report;
         }
@@ -196,8 +224,16 @@ pub fn analyze_in(
 
     let mut found: Vec<Diagnostic> = Vec::new();
     for site in interp.sites.values().filter(|s| s.visits > 0) {
-        let prediction = predict(policy, &interp, site, source, &report.lines);
-        if let Some(d) = verdict(policy, &interp, site, &prediction, source, &report.lines) {
+        let prediction = predict(policy, &interp, site, source, &report.lines, audience);
+        if let Some(d) = verdict(
+            policy,
+            &interp,
+            site,
+            &prediction,
+            source,
+            &report.lines,
+            audience,
+        ) {
             found.push(d);
         }
         report.calls.push(prediction);
@@ -213,7 +249,7 @@ pub fn analyze_in(
             .with_hint("simplify the plan: fewer nested plan-function calls, smaller loops"),
         );
     }
-    found.extend(arguments::check(&parsed.module, policy));
+    found.extend(arguments::check(&parsed.module, policy, audience));
     found.sort_by_key(|d| (d.start, d.end, d.code));
     report.diagnostics = found;
     report
@@ -248,6 +284,7 @@ fn predict(
     site: &SiteAcc,
     source: &str,
     lines: &LineIndex,
+    audience: Audience,
 ) -> CallPrediction {
     let space = &interp.space;
     // Two readings of a value that may be a list or a dict: the list reading checks structure and elements
@@ -309,6 +346,17 @@ fn predict(
         }
     }
     let must_all = violations(policy, space, &must_claim);
+    // A reason may say how the policy could change it; a planner is told only what the plan meets.
+    let told = |d: Decision| match audience {
+        Audience::Person => d,
+        Audience::Planner => Decision {
+            reason: crate::policy::reason_for_planner(&d.reason).to_string(),
+            ..d
+        },
+    };
+    let (may, must) = (told(may), told(must));
+    let may_all: Vec<Decision> = may_all.into_iter().map(told).collect();
+    let must_all: Vec<Decision> = must_all.into_iter().map(told).collect();
     let (line, column) = lines.line_col(source, site.start);
     let kinds = KindSet(((1u16 << policy.kinds().len().min(8)) - 1) as u8);
     let shown = |l: &Label| {
@@ -395,6 +443,7 @@ fn verdict(
     p: &CallPrediction,
     source: &str,
     lines: &LineIndex,
+    audience: Audience,
 ) -> Option<Diagnostic> {
     let (decision, certain, all) = if p.must.outcome == Outcome::Deny {
         (&p.must, true, &p.must_all)
@@ -467,44 +516,60 @@ fn verdict(
                 if !notes.contains(&note) {
                     notes.push(note);
                 }
-                format!(
-                    "compute `{name}` (and verify it) outside the branches and loops that test tool output, or run in normal mode"
-                )
+                match audience {
+                    Audience::Person => format!(
+                        "compute `{name}` (and verify it) outside the branches and loops that test tool output, or run in normal mode"
+                    ),
+                    Audience::Planner => format!(
+                        "compute `{name}` (and verify it) outside the branches and loops that test tool output"
+                    ),
+                }
             }
             (Some(name), Some(Check::ReadersMustInclude)) => {
                 match per_record_lists(policy, &b.sources) {
                     Some((from, tools)) => {
+                        let who = match audience {
+                            Audience::Person => "often only you",
+                            Audience::Planner => "often only the user",
+                        };
                         let note = format!(
                             "`{name}` depends on an element of the list {from} returned; what is read from a \
-                             list carries the list's readers, those every record in it allows (often only you), \
+                             list carries the list's readers, those every record in it allows ({who}), \
                              not only the record's own"
                         );
                         if !notes.contains(&note) {
                             notes.push(note);
                         }
-                        format!(
-                            "if the count and order of {tools}'s results are not secret, declare \
-                             `returns.structure_readers: public` for it in the policy; \
-                             otherwise keep its text out of `{name}`"
-                        )
+                        match audience {
+                            Audience::Person => format!(
+                                "if the count and order of {tools}'s results are not secret, declare \
+                                 `returns.structure_readers: public` for it in the policy; \
+                                 otherwise keep its text out of `{name}`"
+                            ),
+                            Audience::Planner => format!("keep its text out of `{name}`"),
+                        }
                     }
-                    None => hint(policy, tool, b.rule, arg),
+                    None => hint(policy, tool, b.rule, arg, audience),
                 }
             }
-            _ => hint(policy, tool, b.rule, arg),
+            _ => hint(policy, tool, b.rule, arg, audience),
         };
         if !helps.contains(&h) {
             helps.push(h);
         }
     }
-    // When the plan cannot meet the requirement at all, the policy is the other way out: name its line.
-    let route = policy_route(
-        policy,
-        tool,
-        primary.rule,
-        primary.arg.map(|a| a.name.as_str()),
-        &primary.sources,
-    );
+    // When the plan cannot meet the requirement at all, the policy is the other way out: name its line,
+    // to the person who owns the policy only.
+    let route = match audience {
+        Audience::Person => policy_route(
+            policy,
+            tool,
+            primary.rule,
+            primary.arg.map(|a| a.name.as_str()),
+            &primary.sources,
+        ),
+        Audience::Planner => None,
+    };
     if let Some(r) = route.filter(|r| !helps.contains(r)) {
         helps.push(r);
     }
@@ -701,14 +766,20 @@ fn per_record_lists(policy: &Policy, srcs: &[SourceRef]) -> Option<(String, Stri
     Some((describe_sources(&lists), tools.join(" and ")))
 }
 
-fn hint(policy: &Policy, tool: &str, rule: &Rule, arg: Option<&str>) -> String {
+fn hint(policy: &Policy, tool: &str, rule: &Rule, arg: Option<&str>, audience: Audience) -> String {
+    // Where the requirements are written down, for whoever reads this: the person has the policy, the
+    // planner the catalogue `describe_tools` gives it.
+    let requirements = match audience {
+        Audience::Person => "see `zamburak policy check` for what this tool requires",
+        Audience::Planner => "see `describe_tools` for what this tool requires",
+    };
     let Some(name) = arg else {
         if matches!(rule, Rule::Control(_)) {
             return "move the call out of the `if`, loop or early exit that tests tool output; decide on \
                     values written in the plan or checked by a verifier"
                 .into();
         }
-        return "see `zamburak policy check` for what this tool requires".into();
+        return requirements.into();
     };
     let check = rule.check();
     if check == Some(Check::Require) {
@@ -733,16 +804,21 @@ fn hint(policy: &Policy, tool: &str, rule: &Rule, arg: Option<&str>) -> String {
     }
     if check == Some(Check::ReadersMustInclude) {
         if let Some(reader) = provider_reader(policy, tool) {
-            return format!(
-                "the model reads as `{reader}`, which may not read this data: keep it out of `{name}`, or make \
-                 `{reader}` a reader of it in the policy (below)"
-            );
+            return match audience {
+                Audience::Person => format!(
+                    "the model reads as `{reader}`, which may not read this data: keep it out of `{name}`, or make \
+                     `{reader}` a reader of it in the policy (below)"
+                ),
+                Audience::Planner => format!(
+                    "the model reads as `{reader}`, which may not read this data: keep it out of `{name}`"
+                ),
+            };
         }
         return format!(
             "send `{name}` only to people who may read it, e.g. the user or the mail's own correspondents"
         );
     }
-    "see `zamburak policy check` for what this tool requires".into()
+    requirements.into()
 }
 
 /// The principal an LLM tool's provider reads as (`llm:local`), when `tool` is served by one.

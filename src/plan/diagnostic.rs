@@ -5,6 +5,22 @@ use serde::{Deserialize, Serialize};
 
 use super::code::{Code, Severity};
 
+/// Who reads a diagnostic's help: it decides what the help may propose.
+///
+/// * [`Audience::Person`] (`zamburak lint`, `zamburak run`): the person who owns the policy. Where the
+///   plan cannot meet a requirement, the help names the policy line that would allow it, and it may
+///   mention the other mode.
+/// * [`Audience::Planner`] (`lint_plan` and `run_plan` of `zamburak mcp serve`): a model writing the
+///   plan. Its help proposes only changes to the plan: never a change to the policy, the policy's file or
+///   a line of it, nor a run in the other mode (docs/serve.md). What the policy does is not the model's
+///   to change, and a model told how to loosen it could talk a person into doing so.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Audience {
+    #[default]
+    Person,
+    Planner,
+}
+
 /// One finding about a plan, located by byte offsets into the plan source.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {

@@ -14,7 +14,7 @@ pub mod structure;
 pub mod subset;
 
 pub use code::{Code, Severity};
-pub use diagnostic::{Diagnostic, SourceRef};
+pub use diagnostic::{Audience, Diagnostic, SourceRef};
 pub use parse::{ParsedPlan, parse};
 pub use render::{line_col, render};
 pub use signatures::Signatures;

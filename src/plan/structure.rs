@@ -273,7 +273,7 @@ impl Checker<'_> {
                     Some(match suggestion {
                         Some(s) => format!("did you mean `{s}`?"),
                         None => format!(
-                            "call a tool the policy declares ({}), or define the function first",
+                            "call one of the declared tools ({}), or define the function first",
                             tools.join(", ")
                         ),
                     }),

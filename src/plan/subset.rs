@@ -794,9 +794,7 @@ fn statement_help(what: &str) -> &'static str {
         "for … else" | "while … else" => {
             "set a flag before the loop, clear it where you `break`, and test it after the loop"
         }
-        "with" => {
-            "call the tool that reads or writes the data (the policy's tools) instead of opening it"
-        }
+        "with" => "call the tool that reads or writes the data instead of opening it",
         "match" => "test the value with `if` / `elif`",
         "raise" => {
             "print what went wrong and skip the rest of the work with `if`; a failed tool call already ends the plan"

@@ -111,6 +111,17 @@ impl Decision {
     }
 }
 
+/// Said after a reason whose requirement is the default check of an argument that leaves
+/// ([`crate::policy::sinks`]): where it comes from and how the policy's owner would change it.
+const DEFAULT_CHECK_NOTE: &str =
+    " (the default check for an argument that leaves: declare one in the policy to change it)";
+
+/// A decision's reason as a planner is told it (`lint_plan`): without the note on how the policy could
+/// change it, which is for the person who owns the policy ([`crate::plan::Audience`]).
+pub fn reason_for_planner(reason: &str) -> &str {
+    reason.strip_suffix(DEFAULT_CHECK_NOTE).unwrap_or(reason)
+}
+
 /// Decides one claim.
 ///
 /// ```
@@ -352,11 +363,7 @@ impl Checker<'_> {
             .defaulted()
             .iter()
             .any(|d| d.tool == self.claim.tool && d.arg == arg);
-        if defaulted {
-            " (the default check for an argument that leaves: declare one in the policy to change it)"
-        } else {
-            ""
-        }
+        if defaulted { DEFAULT_CHECK_NOTE } else { "" }
     }
 
     /// A violation of a `forbid_tags` requirement: decided by its own `on_violation` when it has one.

@@ -36,7 +36,8 @@ mod validate;
 pub use validate::is_free_name;
 
 pub use decide::{
-    ArgClaim, Claim, Decision, Outcome, Texts, decide, non_readers, on_approval, violations,
+    ArgClaim, Claim, Decision, Outcome, Texts, decide, non_readers, on_approval,
+    reason_for_planner, violations,
 };
 pub use error::{KeyPath, KeySeg, PolicyError, PolicyErrorKind};
 pub use labelling::label_result;

@@ -18,7 +18,7 @@ use super::report::{Recorder, denied_before_run, finish, rejected};
 use crate::label::LabelSpace;
 use crate::lower::Lowered;
 use crate::lower::{self, Mode};
-use crate::plan::{self, Diagnostic, ParsedPlan, Signatures};
+use crate::plan::{self, Audience, Diagnostic, ParsedPlan, Signatures};
 use crate::planner::ContextLabel;
 use crate::policy::Policy;
 use crate::runtime::exec::{self, ExecLimits, ExecOutcome, HostReply};
@@ -83,6 +83,8 @@ pub struct Run<'i, 'a> {
     machine: Option<Box<dyn Machine>>,
     compile: lower::Options,
     context: ContextLabel,
+    /// Who reads the pre-flight's diagnostics ([`Run::hints_for`]).
+    audience: Audience,
 }
 
 impl<'i, 'a> Run<'i, 'a> {
@@ -96,7 +98,14 @@ impl<'i, 'a> Run<'i, 'a> {
             machine: None,
             compile: lower::Options::default(),
             context: ContextLabel::trusted(),
+            audience: Audience::Person,
         }
+    }
+
+    /// The pre-flight's diagnostics (a plan denied before it runs) are read by `audience`: a planner
+    /// (`run_plan` of `zamburak mcp serve`) gets helps that change only the plan ([`Audience`]).
+    pub fn hints_for(self, audience: Audience) -> Run<'i, 'a> {
+        Run { audience, ..self }
     }
 
     /// The plan was written by a planner whose context is `context` (docs/semantics.md, "The planner
@@ -245,6 +254,7 @@ fn run_plan<'a>(
         machine,
         compile,
         context,
+        audience,
     } = run;
     let sigs = input.policy.signatures();
     let mut recorder = Recorder {
@@ -291,7 +301,8 @@ fn run_plan<'a>(
     if preflight {
         // docs/semantics.md, "Pre-flight analysis": a plan with a call that is denied whenever it is reached
         // runs no tool at all.
-        let analysis = crate::analysis::analyze_in(&parsed, input.policy, input.mode, &context);
+        let analysis =
+            crate::analysis::analyze_for(&parsed, input.policy, input.mode, &context, audience);
         let denials: Vec<_> = analysis.certain_denials().cloned().collect();
         if !denials.is_empty() {
             let mut report = denied_before_run(&denials, &mut recorder);

@@ -187,7 +187,14 @@ impl Server {
         let context = self.context.context();
         let linted = tokio::task::spawn_blocking(move || {
             let policy = &runner.chosen.policy;
-            let report = crate::analysis::lint_in(&plan, policy, policy.mode(), &context);
+            // Its helps are for the model: they change the plan, never the policy or the mode.
+            let report = crate::analysis::lint_for(
+                &plan,
+                policy,
+                policy.mode(),
+                &context,
+                crate::plan::Audience::Planner,
+            );
             crate::analysis::output::json(&report, "plan.py")
         })
         .await;

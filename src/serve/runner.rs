@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::answer;
 use super::context::Session;
+use crate::plan::Audience;
 use crate::policy::discover::Chosen;
 use crate::runtime::run::{Backend, Engine, Failure, Run, RunInput, Status, ToolBackend};
 use crate::runtime::setup::{self, RunSetupError};
@@ -228,14 +229,20 @@ impl Runner {
             pool: Arc::clone(&self.pool),
             switch: Arc::clone(switch),
         });
-        let report = Run::new(&input).on(engine).in_context(&context).execute(
-            &mut Stoppable {
-                inner: &mut backend,
-                switch,
-            },
-            Some(&mut writer),
-            &mut |text| printed.push_str(text),
-        );
+        // The model reads the diagnostics of a plan refused before it runs: their helps change only the
+        // plan (docs/serve.md).
+        let report = Run::new(&input)
+            .on(engine)
+            .in_context(&context)
+            .hints_for(Audience::Planner)
+            .execute(
+                &mut Stoppable {
+                    inner: &mut backend,
+                    switch,
+                },
+                Some(&mut writer),
+                &mut |text| printed.push_str(text),
+            );
         let _ = write_private(&plan.with_file_name("output.txt"), printed.as_bytes());
         let mut suspend_failed = None;
         if report.status == Status::Suspended {

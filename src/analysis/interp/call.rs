@@ -172,19 +172,22 @@ impl<'a> Interp<'a> {
             return AVal::top();
         };
         let params = func.params.clone();
+        let defaults = func.defaults.clone();
         // The enclosing scope, if it is still active; a closure that outlived it sees no free names
         // (each is `top`), which is sound.
         let parent = self.frames.iter().position(|f| f.serial == func.frame);
         let body = func.body;
         let mut env = Env::new();
         let mut positional = args.iter().filter(|(k, _)| k.is_none());
-        for p in &params {
+        for (p, default) in params.iter().zip(defaults) {
             let v = match args.iter().find(|(k, _)| k.as_deref() == Some(p.as_str())) {
                 Some((_, v)) => Some(v.clone()),
                 None => positional.next().map(|(_, v)| v.clone()),
             };
-            // A missing argument raises at run time; nothing flows.
-            env.insert(p.clone(), v.unwrap_or_else(AVal::literal));
+            // An argument not passed takes the default the definition evaluated, with its label (and, in
+            // a planner context, the literal label it was written with); one without a default raises at
+            // run time, and nothing flows.
+            env.insert(p.clone(), v.or(default).unwrap_or_else(AVal::literal));
         }
         let (ps_may, ps_must) = (self.pc_may.clone(), self.pc_must.clone());
         let (fm, fu) = (f.may.influence(), f.must.influence());
@@ -746,31 +749,39 @@ impl<'a> Interp<'a> {
             .map(|(_, a)| a)
             .collect();
         // The containers iterated, and the values given to the function (each an element, or an argument).
-        let (iterated, given): (Vec<&AVal>, Vec<AVal>) =
-            match crate::plan::subset::callback(name, recv.is_some()).map(|c| c.over) {
-                Some(Over::TheReceiver) => match recv {
-                    Some(r) => (vec![r], vec![self.element(r, None)]),
-                    None => (vec![], vec![]),
-                },
-                Some(Over::TheArgument) if data.len() != 1 => {
-                    (vec![], data.iter().map(|a| (*a).clone()).collect())
+        let over = crate::plan::subset::callback(name, recv.is_some()).map(|c| c.over);
+        // How many arguments each call of the function gets: one element of each container zipped
+        // (`map(f, xs, ys)`), else one. A parameter past them takes its default, as at run time. A function
+        // value given to anything else is refused at run time; two arguments there are only a reading.
+        let arity = match over {
+            Some(Over::TheRest) => data.len().max(1),
+            Some(Over::TheArgument | Over::TheReceiver) => 1,
+            None => 2,
+        };
+        let (iterated, given): (Vec<&AVal>, Vec<AVal>) = match over {
+            Some(Over::TheReceiver) => match recv {
+                Some(r) => (vec![r], vec![self.element(r, None)]),
+                None => (vec![], vec![]),
+            },
+            Some(Over::TheArgument) if data.len() != 1 => {
+                (vec![], data.iter().map(|a| (*a).clone()).collect())
+            }
+            Some(Over::TheArgument | Over::TheRest) => (
+                data.clone(),
+                data.iter().map(|a| self.element(a, None)).collect(),
+            ),
+            None => {
+                let mut given: Vec<AVal> = args
+                    .iter()
+                    .filter(|(_, a)| a.funcs.is_empty())
+                    .map(|(_, a)| self.element(a, None))
+                    .collect();
+                if let Some(r) = recv {
+                    given.push(self.element(r, None));
                 }
-                Some(Over::TheArgument | Over::TheRest) => (
-                    data.clone(),
-                    data.iter().map(|a| self.element(a, None)).collect(),
-                ),
-                None => {
-                    let mut given: Vec<AVal> = args
-                        .iter()
-                        .filter(|(_, a)| a.funcs.is_empty())
-                        .map(|(_, a)| self.element(a, None))
-                        .collect();
-                    if let Some(r) = recv {
-                        given.push(self.element(r, None));
-                    }
-                    (vec![], given)
-                }
-            };
+                (vec![], given)
+            }
+        };
         let (mut s_may, mut s_must) = (neutral(), neutral());
         for c in &iterated {
             let (m, u) = self.cond(c);
@@ -796,7 +807,7 @@ impl<'a> Interp<'a> {
             rounds += 1;
             let before = self.heap_version;
             for f in &fn_vals {
-                let r = self.call_value(at, f, vec![(None, elem.clone()), (None, elem.clone())]);
+                let r = self.call_value(at, f, vec![(None, elem.clone()); arity]);
                 results = results.join(&self.deep_may(&r));
             }
             if self.heap_version == before || self.exhausted() {

@@ -267,7 +267,13 @@ impl<'a> Interp<'a> {
     /// A lambda: a function value (its body is analysed at each call).
     fn lambda(&mut self, l: &'a ExprLambda) -> AVal {
         let at = l.range().start().to_usize();
-        let id = self.func(at, l.parameters.as_deref(), FuncBody::Expr(&l.body));
+        // A lambda has no defaults: the front end refuses them (Z011).
+        let id = self.func(
+            at,
+            l.parameters.as_deref(),
+            FuncBody::Expr(&l.body),
+            Vec::new(),
+        );
         AVal {
             funcs: BTreeSet::from([id]),
             ..self.lit_val()

@@ -89,6 +89,10 @@ pub enum ControlKind {
 
 struct Func<'a> {
     params: Vec<String>,
+    /// Each parameter's default, evaluated where the `def` ran (as Python does, once per definition),
+    /// merged over every time it ran: the value a call that does not pass that argument binds
+    /// (docs/semantics.md, "Pre-flight analysis"). `None`: no default (a call without it raises).
+    defaults: Vec<Option<AVal>>,
     body: FuncBody<'a>,
     /// Serial of the frame the function was defined in (its enclosing scope).
     frame: u64,

@@ -118,18 +118,30 @@ impl<'a> Interp<'a> {
         }
     }
 
+    /// Registers the function defined at `at` (once per definition site) and returns its id. `defaults`
+    /// are the parameters' default values just evaluated, one per parameter (`None` where it has none);
+    /// a definition that runs again (in a loop, or in a function called twice) merges its defaults into
+    /// those of the runs before, since a function value made by an earlier run may still be called.
     pub(super) fn func(
         &mut self,
         at: usize,
         params: Option<&'a Parameters>,
         body: FuncBody<'a>,
+        defaults: Vec<Option<AVal>>,
     ) -> usize {
         let serial = self.frames[self.frames.len() - 1].serial;
         if let Some(&id) = self.func_of.get(&at) {
-            self.funcs[id].frame = serial;
+            let f = &mut self.funcs[id];
+            f.frame = serial;
+            for (old, new) in f.defaults.iter_mut().zip(defaults) {
+                *old = match (old.take(), new) {
+                    (Some(a), Some(b)) => Some(a.merge(&b)),
+                    (a, b) => a.or(b),
+                };
+            }
             return id;
         }
-        let params = params
+        let params: Vec<String> = params
             .map(|p| {
                 p.args
                     .iter()
@@ -137,14 +149,28 @@ impl<'a> Interp<'a> {
                     .collect()
             })
             .unwrap_or_default();
+        let mut defaults = defaults;
+        defaults.resize(params.len(), None);
         self.funcs.push(Func {
             params,
+            defaults,
             body,
             frame: serial,
         });
         let id = self.funcs.len() - 1;
         self.func_of.insert(at, id);
         id
+    }
+
+    /// The parameters' defaults of a `def`, evaluated now, left to right, in the defining scope: what
+    /// the lowering writes into the `def` line, so Python evaluates it once, when the definition runs
+    /// (`src/lower/compiler/stmt.rs`, `params`). A tool called in a default is called then.
+    fn defaults(&mut self, params: &'a Parameters) -> Vec<Option<AVal>> {
+        params
+            .args
+            .iter()
+            .map(|p| p.default.as_deref().map(|d| self.expr(d)))
+            .collect()
     }
 
     pub(super) fn assign(&mut self, target: &'a Expr, v: AVal) {
@@ -479,10 +505,12 @@ impl<'a> Interp<'a> {
 
     /// `def name(...)`: binds the name to a function value (its body is analysed at each call).
     fn function_def(&mut self, f: &'a StmtFunctionDef) {
+        let defaults = self.defaults(&f.parameters);
         let id = self.func(
             f.range().start().to_usize(),
             Some(&f.parameters),
             FuncBody::Stmts(&f.body),
+            defaults,
         );
         let v = AVal {
             funcs: BTreeSet::from([id]),

@@ -118,7 +118,7 @@ impl Compiler<'_> {
                     c,
                     Code::LowerName,
                     format!("`{name}` is not a tool, verifier, builtin or plan function"),
-                    "call a tool the policy declares",
+                    "call a declared tool",
                 );
                 "None".into()
             }
