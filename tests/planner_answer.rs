@@ -96,7 +96,10 @@ fn answer(w: &World, plan: &str) -> String {
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "{plan}\n{e}\n{}",
-            String::from_utf8_lossy(&out.stderr).chars().take(2000).collect::<String>()
+            String::from_utf8_lossy(&out.stderr)
+                .chars()
+                .take(2000)
+                .collect::<String>()
         )
     });
     let planner = doc["planner"].to_string();
