@@ -229,6 +229,7 @@ fn attacker_setup_in_mode(mode: &str, extra_policy: &str) -> tempfile::TempDir {
         ("crash", ""),
         ("slow", ""),
         ("sample", ""),
+        ("nan", ""),
     ] {
         let args = if args.is_empty() {
             "{}".to_string()
@@ -375,6 +376,24 @@ fn results_errors_and_server_requests() {
 }
 
 #[test]
+fn a_reply_that_is_not_json_fails_the_call_at_once() {
+    let tmp = attacker_setup("");
+    let dir = tmp.path();
+    std::fs::write(dir.join("p.py"), "nan()\nadd(a=1, b=2)\n").unwrap();
+    let out = zamburak(dir, &["run", "p.py", "--format", "json"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_eq!(doc["error"]["type"], "ToolError", "{doc}");
+    let message = doc["error"]["message"].as_str().unwrap_or_default();
+    // Refused for what it is, not waited out to the call timeout (1500 ms here).
+    assert!(message.contains("not JSON"), "{doc}");
+    assert!(!message.contains("did not answer"), "{doc}");
+    assert_eq!(calls(dir).len(), 1, "the run stopped at the bad reply");
+    assert!(server_gone(dir));
+}
+
+#[test]
 fn arguments_are_checked_against_the_schema_before_sending() {
     let tmp = attacker_setup("");
     let dir = tmp.path();
@@ -489,7 +508,7 @@ fn server_text_cannot_break_out_of_the_starting_policys_comments() {
         .lines()
         .filter(|l| l.trim_start().starts_with("source:"))
         .count();
-    assert_eq!(sources, 10, "{policy}");
+    assert_eq!(sources, 11, "{policy}");
 }
 
 #[test]

@@ -49,6 +49,50 @@ fn a_scripted_agent_on_the_python_sdk_never_receives_mail_text() {
 }
 
 #[test]
+fn a_line_that_is_not_json_gets_a_parse_error_and_the_session_goes_on() {
+    let world = World::new(None);
+    let mut s = Raw::start_in(world.dir.path(), &[]);
+    let parse_error =
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}});
+    for line in [
+        &b"{not json"[..],
+        b"[1, 2",
+        b"\xff\xfe",
+        b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"} x",
+    ] {
+        s.send(line);
+        let doc = s.unnamed_answer(Duration::from_secs(10));
+        assert_eq!(
+            doc.as_ref(),
+            Some(&parse_error),
+            "{}",
+            String::from_utf8_lossy(line)
+        );
+    }
+    // JSON that is no message: Invalid request, with the same null id.
+    s.send(br#"{"a":1}"#);
+    let doc = s
+        .unnamed_answer(Duration::from_secs(10))
+        .expect("an answer");
+    assert_eq!(doc["error"]["code"], -32600, "{doc}");
+    assert!(doc["id"].is_null(), "{doc}");
+    // Blank lines are no messages: nothing answers them.
+    s.send(b"");
+    s.send(b"   ");
+    // The session goes on.
+    s.request(2, "ping", json!({}));
+    assert!(s.answer(2)["result"].is_object());
+    let r = s.call(3, "run_plan", json!({"plan": "print(\"still here\")\n"}));
+    assert_eq!(
+        r["result"]["structuredContent"]["status"], "completed",
+        "{r}"
+    );
+    assert_eq!(s.unnamed_answer(Duration::from_millis(200)), None);
+    drop(s.child.stdin.take());
+    assert!(s.exit_status(Duration::from_secs(10)).success());
+}
+
+#[test]
 fn hostile_requests_and_a_dying_worker_get_error_results_and_the_server_goes_on() {
     let world = World::new(None);
     let mut s = Raw::spawn_in(world.dir.path(), &[]);

@@ -244,6 +244,80 @@ fn a_run_stuck_in_a_builtin_call_is_answered_at_its_timeout_and_its_trace_ends_l
     assert!(s.exit_status(Duration::from_secs(10)).success());
 }
 
+#[test]
+fn a_cancelled_run_starts_no_further_tool_call() {
+    // A web server that holds the fetch until the test lets it answer.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (accepted_tx, accepted) = std::sync::mpsc::channel::<()>();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let Ok((mut conn, _)) = listener.accept() else {
+            return;
+        };
+        let _ = accepted_tx.send(());
+        let _ = released.recv();
+        let _ = conn.write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+        );
+    });
+    let world = World::new(Some(port));
+    let mut s = Raw::start_in(world.dir.path(), &["--warm-workers", "0"]);
+    let server = s.pid();
+    s.run_plan(
+        1,
+        &format!(
+            "p = fetch_url(url=\"http://127.0.0.1:{port}/page\")\nsend_email(to=\"me@example.com\", subject=\"s\", body=\"sent after the cancel\")\n"
+        ),
+    );
+    accepted
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the fetch reached the web server");
+    s.send(
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the user left"}}"#,
+    );
+    // The session has read the cancellation once it answers a later request.
+    s.request(2, "ping", json!({}));
+    assert!(s.answer(2)["result"].is_object());
+    // The cancel kills the run's worker (today's code leaves it; the send below then shows it).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !workers(server).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    release.send(()).unwrap();
+    let trace = world.path("runs/run-1/plan.zjson");
+    wait_until("the run's end", || {
+        std::fs::read_to_string(&trace).is_ok_and(|t| t.contains("\"type\":\"end\""))
+    });
+    assert!(
+        world.messages("out/outbox").is_empty(),
+        "a cancelled run sent mail"
+    );
+    let records = common::world::records(&trace);
+    assert!(
+        common::world::calls(&trace, Some("send_email")).is_empty(),
+        "{records:?}"
+    );
+    let error = records
+        .iter()
+        .rev()
+        .find(|r| r["type"] == "error")
+        .unwrap_or_else(|| panic!("no error record: {records:?}"));
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("the client cancelled the run"),
+        "{error}"
+    );
+    assert_eq!(verify(&trace), Some(0));
+    assert!(!s.answered(1), "a cancelled request is not answered");
+    s.run_plan(3, "print(\"still here\")\n");
+    assert_eq!(s.run_answer(3)["status"], "completed");
+    drop(s.child.stdin.take());
+    assert!(s.exit_status(Duration::from_secs(10)).success());
+}
+
 /// A policy whose one tool `slow` is served by the attacker server (tests/mcp/attacker_server.py), which
 /// answers after 3 s; `stubborn` makes the server ignore stdin closing and SIGTERM.
 fn slow_server_policy(dir: &Path, stubborn: bool) -> PathBuf {

@@ -137,3 +137,26 @@ def test_a_missing_lock_says_how_to_lock_python_tools(tmp_path: Path, mailbox: M
     assert "no lock file" in caught.value.message
     assert "zamburak.lock(policy, tools)" in caught.value.message
     assert mailbox.reads == 0 and mailbox.outbox == []
+
+
+def test_a_tool_returning_nan_is_a_tool_error_and_every_line_is_json() -> None:
+    from zamburak.host import Session, tool_from_callable
+
+    def score() -> float:
+        """A score."""
+        return float("nan")
+
+    def scores() -> dict[str, list[float]]:
+        """Scores."""
+        return {"a": [1.0, float("inf")]}
+
+    session = Session([tool_from_callable("score", score), tool_from_callable("scores", scores)])
+    for name in ["score", "scores"]:
+        line = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": name, "arguments": {}}})
+        reply = session.handle(line)
+        assert reply is not None
+        # What the host writes is strict JSON (no NaN, no Infinity), and the call is the tool's error.
+        json.dumps(reply, allow_nan=False)
+        assert reply["id"] == 7
+        assert reply["result"]["isError"] is True, reply
+        assert "not a JSON number" in reply["result"]["content"][0]["text"]

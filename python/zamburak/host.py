@@ -219,7 +219,12 @@ class Session:
                 value = jsonable(tool.call(arguments))
             except Exception as e:  # the tool's own failure: reported as its words, which Zamburak redacts
                 return _tool_error(request_id, f"{type(e).__name__}: {e}")
-            result: dict[str, Any] = {"content": [{"type": "text", "text": json.dumps(value)}]}
+            try:
+                text = json.dumps(value, allow_nan=False)
+            except ValueError:  # NaN or an infinity: no JSON number says it, so the call fails at once
+                return _tool_error(
+                    request_id, f"tool {name!r} returned NaN or an infinity, which is not a JSON number")
+            result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
             if tool.result_schema is not None:
                 result["structuredContent"] = {"result": value}
             return _reply(request_id, result)
@@ -228,6 +233,16 @@ class Session:
         if request_id is not None and method is not None:
             return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "method not found"}}
         return None
+
+
+def _line(reply: dict[str, Any]) -> str:
+    """A reply as one line of strict JSON. A reply that is not (NaN in a request id or a tool's schema) is
+    replaced by a JSON-RPC error, so the client never gets a line it cannot read."""
+    try:
+        return json.dumps(reply, allow_nan=False)
+    except ValueError:
+        return json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32603, "message": "the reply holds NaN or an infinity, which is not JSON"}})
 
 
 def _reply(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
@@ -280,7 +295,7 @@ class Host:
                 for line in reader:
                     reply = session.handle(line)
                     if reply is not None:
-                        conn.sendall((json.dumps(reply) + "\n").encode())
+                        conn.sendall((_line(reply) + "\n").encode())
         except OSError:
             pass
 

@@ -9,7 +9,8 @@
 //!
 //! What a server sends is bounded ([`super::transport`]): one message by `max_message_bytes`, requests of
 //! its own by [`MAX_SERVER_REQUESTS`] per request of the client's, a tool listing by [`MAX_LIST_PAGES`]
-//! pages, the same number of bytes for all its pages together, and the call timeout for its whole duration.
+//! pages, the same number of bytes for all its pages together, and the call timeout for its whole duration;
+//! a line that is not JSON ends the connection at once ([`McpError::NotJson`]).
 //! A tool name listed twice is refused: a pin could not say which definition a call runs.
 
 use std::collections::BTreeSet;
@@ -28,7 +29,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 
-use super::transport::{Bounded, MAX_SERVER_REQUESTS, Meter, Watched};
+use super::transport::{Bounded, Checked, MAX_SERVER_REQUESTS, Meter, OnBad, Watched};
 use crate::text::OutsideText;
 
 /// Most pages one tool listing may have. Servers that paginate at all send a few; a server that answers
@@ -150,6 +151,12 @@ pub enum McpError {
         "the server sent more than {MAX_SERVER_REQUESTS} requests of its own (Zamburak asks nothing of servers) while {doing}"
     )]
     Flooded { doing: &'static str },
+    /// A line that is not JSON (NaN where a number should be, say); the connection was closed where it
+    /// began, and the server stopped.
+    #[error(
+        "the server sent a line that is not JSON while {doing}; the connection was closed and the server stopped"
+    )]
+    NotJson { doing: &'static str },
     #[error(
         "the server's tool list is longer than {MAX_LIST_PAGES} pages; it was refused and the server stopped"
     )]
@@ -308,6 +315,9 @@ impl Client {
                 return Err(start_error(cmd, "its stdin or stdout is not a pipe"));
             };
             let stdout = Bounded::new(stdout, cmd.max_message_bytes, meter.clone());
+            // A line that is not JSON ends the stream there too: rmcp alone would skip it, and the request
+            // it answered would wait out its timeout.
+            let stdout = Checked::new(stdout, OnBad::End(meter.clone()));
             // rmcp's own line limit (which drops a line and waits on) stays above ours, so ours decides.
             let rmcp_max = usize::try_from(cmd.max_message_bytes)
                 .unwrap_or(usize::MAX)
@@ -329,6 +339,7 @@ impl Client {
                     max: cmd.max_message_bytes,
                 }),
                 Ok(Err(_)) if meter.flooded() => Err(McpError::Flooded { doing: "starting" }),
+                Ok(Err(_)) if meter.garbled() => Err(McpError::NotJson { doing: "starting" }),
                 Ok(Err(e)) => Err(McpError::Handshake {
                     program: cmd.program.clone(),
                     said: OutsideText::new(
@@ -380,6 +391,8 @@ impl Client {
             }
         } else if self.meter.flooded() {
             McpError::Flooded { doing }
+        } else if self.meter.garbled() {
+            McpError::NotJson { doing }
         } else {
             error
         }

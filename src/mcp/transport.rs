@@ -35,6 +35,8 @@ pub struct Meter {
     /// Requests of the server's own since the client's last request began.
     requests: AtomicU64,
     flooded: AtomicBool,
+    /// The server sent a line that is not JSON ([`Checked`] with [`OnBad::End`]).
+    garbled: AtomicBool,
 }
 
 impl Meter {
@@ -57,6 +59,11 @@ impl Meter {
     /// client's (the stream has ended there).
     pub fn flooded(&self) -> bool {
         self.flooded.load(Ordering::SeqCst)
+    }
+
+    /// Whether the server sent a line that is not JSON (the stream has ended there).
+    pub fn garbled(&self) -> bool {
+        self.garbled.load(Ordering::SeqCst)
     }
 }
 
@@ -167,6 +174,116 @@ impl<R: AsyncRead + Unpin> AsyncRead for Bounded<R> {
     }
 }
 
+/// What [`Checked`] does with a line that is not JSON.
+#[derive(Debug)]
+pub enum OnBad {
+    /// End the stream there, for good, and mark the meter [`Meter::garbled`]: the client side, where the
+    /// pending request then fails at once instead of waiting out its timeout for an answer that was lost.
+    End(Arc<Meter>),
+    /// Leave the line out and say so on the channel (a full channel drops the word): the server side,
+    /// which answers each such line with a JSON-RPC parse error and reads on.
+    Report(tokio::sync::mpsc::Sender<()>),
+}
+
+/// A reader that hands on only lines that are JSON (or blank): each line is held until its newline, then
+/// checked. A line with no newline at the end of the stream is no message and is left out. What it holds
+/// is one line, which the [`Bounded`] reader under it bounds.
+#[derive(Debug)]
+pub struct Checked<R> {
+    inner: R,
+    /// The line being read, not yet checked.
+    line: Vec<u8>,
+    /// Checked lines not yet read, from `at`.
+    out: Vec<u8>,
+    at: usize,
+    ended: bool,
+    on_bad: OnBad,
+}
+
+impl<R> Checked<R> {
+    pub fn new(inner: R, on_bad: OnBad) -> Checked<R> {
+        Checked {
+            inner,
+            line: Vec::new(),
+            out: Vec::new(),
+            at: 0,
+            ended: false,
+            on_bad,
+        }
+    }
+
+    /// Takes a chunk just read: complete lines are checked, the rest waits for its newline.
+    fn take(&mut self, mut chunk: &[u8]) {
+        while !chunk.is_empty() && !self.ended {
+            let Some(i) = chunk.iter().position(|&b| b == b'\n') else {
+                self.line.extend_from_slice(chunk);
+                return;
+            };
+            self.line.extend_from_slice(&chunk[..=i]);
+            chunk = &chunk[i + 1..];
+            if is_json_line(&self.line) {
+                self.out.extend_from_slice(&self.line);
+            } else {
+                match &self.on_bad {
+                    OnBad::End(meter) => {
+                        meter.garbled.store(true, Ordering::SeqCst);
+                        self.ended = true;
+                    }
+                    OnBad::Report(said) => {
+                        let _ = said.try_send(());
+                    }
+                }
+            }
+            self.line.clear();
+        }
+    }
+}
+
+/// Whether one line (its newline included) is a JSON document, or blank (no message, which rmcp skips).
+/// A UTF-8 byte order mark before it is allowed, as rmcp allows it.
+pub fn is_json_line(line: &[u8]) -> bool {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+    line.trim_ascii().is_empty() || serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok()
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for Checked<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            if this.at < this.out.len() || buf.remaining() == 0 {
+                let n = buf.remaining().min(this.out.len() - this.at);
+                buf.put_slice(&this.out[this.at..this.at + n]);
+                this.at += n;
+                if this.at == this.out.len() {
+                    this.out.clear();
+                    this.at = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            if this.ended {
+                // Nothing filled: the end of the stream, for good.
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = [0u8; 8192];
+            let mut read = ReadBuf::new(&mut chunk);
+            ready!(Pin::new(&mut this.inner).poll_read(cx, &mut read))?;
+            if read.filled().is_empty() {
+                this.ended = true;
+                this.line.clear();
+                continue;
+            }
+            let filled = read.filled().to_vec();
+            this.take(&filled);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +298,48 @@ mod tests {
         let mut out = Vec::new();
         rt.block_on(reader.read_to_end(&mut out)).unwrap();
         (out, meter)
+    }
+
+    fn checked(input: &[u8], on_bad: OnBad) -> Vec<u8> {
+        let mut reader = Checked::new(input, on_bad);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let mut out = Vec::new();
+        rt.block_on(reader.read_to_end(&mut out)).unwrap();
+        out
+    }
+
+    #[test]
+    fn only_json_lines_pass_a_checked_reader() {
+        assert!(is_json_line(b"{\"a\":1}\r\n") && is_json_line(b"  \n") && is_json_line(b"\n"));
+        assert!(is_json_line(b"\xef\xbb\xbf[1]\n"));
+        for bad in [
+            &b"{not json\n"[..],
+            b"[1,\n",
+            b"\xff\xfe\n",
+            b"{} x\n",
+            b"NaN\n",
+        ] {
+            assert!(!is_json_line(bad), "{}", String::from_utf8_lossy(bad));
+        }
+        assert!(!is_json_line(b"{\"result\":NaN}\n"));
+
+        // The server side: a bad line is left out and reported; the reading goes on.
+        let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+        let out = checked(b"{\"a\":1}\n{oops\n[2]\n{\"partial\"", OnBad::Report(tx));
+        assert_eq!(
+            out, b"{\"a\":1}\n[2]\n",
+            "a line with no newline at the end is no message"
+        );
+        assert_eq!(rx.try_recv(), Ok(()));
+        assert!(rx.try_recv().is_err());
+
+        // The client side: the stream ends at the bad line.
+        let meter = Arc::new(Meter::default());
+        let out = checked(b"[1]\n{\"x\":NaN}\n[2]\n", OnBad::End(meter.clone()));
+        assert_eq!(out, b"[1]\n");
+        assert!(meter.garbled());
     }
 
     #[test]

@@ -393,8 +393,8 @@ fn drive(
     }
 }
 
-/// The error a run stopped from outside ends with (`mcp serve`'s run timeout or shutdown), whether its
-/// worker's death or a call cut short by the stop is what the run met first.
+/// The error a run stopped from outside ends with (`mcp serve`'s run timeout, its shutdown, the client's
+/// cancel), whether its worker's death or a call cut short by the stop is what the run met first.
 pub(super) fn stopped_error(why: Stopped) -> (&'static str, String) {
     match why {
         Stopped::RunTimeout { secs } => (
@@ -406,6 +406,12 @@ pub(super) fn stopped_error(why: Stopped) -> (&'static str, String) {
         Stopped::Shutdown => (
             "InternalError",
             "the server shut down; the run was stopped".into(),
+        ),
+        Stopped::Cancelled => (
+            "CancelledError",
+            "the client cancelled the run (notifications/cancelled for its run_plan); the run was stopped \
+             and no further tool call started"
+                .into(),
         ),
     }
 }

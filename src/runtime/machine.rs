@@ -32,8 +32,8 @@ pub enum Death {
     Stack,
     /// Anything else: a signal, an unexpected exit, a malformed message. The text says which.
     Other(String),
-    /// The process running the run stopped it from outside ([`Stopped`]): `mcp serve`'s run timeout or
-    /// shutdown.
+    /// The process running the run stopped it from outside ([`Stopped`]): `mcp serve`'s run timeout, its
+    /// shutdown, or the client's cancel.
     Stopped(Stopped),
 }
 
@@ -44,6 +44,8 @@ pub enum Stopped {
     RunTimeout { secs: u64 },
     /// The server shut down (its client left, or it was signalled).
     Shutdown,
+    /// The client cancelled the request the run answers (`notifications/cancelled` for its `run_plan`).
+    Cancelled,
 }
 
 /// Why a machine could not load or save a paused call. Crosses the worker's pipe, so it is data.

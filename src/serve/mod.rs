@@ -436,10 +436,21 @@ impl ServerHandler for Server {
             },
             RUN => match (request.request_state.as_deref(), plan_arg(&request)) {
                 (Some(state), _) => self.answered(&request, state).await,
-                (None, Ok(plan)) => match self.run(plan.to_string()).await {
-                    Ok(doc) => return Ok(self.run_answer(doc, &context).await),
-                    Err(e) => e,
-                },
+                (None, Ok(plan)) => {
+                    // rmcp does not drop the handler of a request the client cancelled, it cancels the
+                    // request's token: the run's future is dropped here, which stops the run
+                    // ([`runs::Runs::run`]). The answer is never sent (rmcp drops it).
+                    let run = tokio::select! {
+                        run = self.run(plan.to_string()) => run,
+                        () = context.ct.cancelled() => {
+                            Err(tool_error("the client cancelled the run; it was stopped"))
+                        }
+                    };
+                    match run {
+                        Ok(doc) => return Ok(self.run_answer(doc, &context).await),
+                        Err(e) => e,
+                    }
+                }
                 (None, Err(e)) => tool_error(&e),
             },
             STATUS => match string_arg(&request, "run") {

@@ -8,6 +8,10 @@
 //! ends when the tool call under way returns. At shutdown every switch is pulled and the threads get
 //! [`STOP_GRACE`] to write their traces' `end` records.
 //!
+//! A run whose request the client cancels (`notifications/cancelled`) is stopped the same way, its switch
+//! pulled for [`Stopped::Cancelled`] as the future waiting on it is dropped: no further tool call starts,
+//! and its trace ends with the cancellation.
+//!
 //! At most `--max-runs` run at once; more wait for a slot (their timeout starts with the run), and past
 //! [`MAX_WAITING`] waiting the request is refused at once, so a client cannot make the server hold an
 //! unbounded number of plans.
@@ -194,6 +198,8 @@ impl Runs {
                 runner.run_claimed(&id, &dir, &plan, &switch, &context)
             })
         };
+        // Until the run's answer is in, dropping this future (the client cancelled the request) stops the run.
+        let guard = CancelOnDrop(Some(Arc::clone(&switch)));
         let joined = match tokio::time::timeout(self.timeout, &mut job).await {
             Ok(joined) => joined,
             Err(_) => {
@@ -201,16 +207,39 @@ impl Runs {
                 switch.stop(Stopped::RunTimeout { secs });
                 match tokio::time::timeout(STOP_GRACE, &mut job).await {
                     Ok(joined) => joined,
-                    Err(_) => return Ok(still_stopping(&id, &dir, secs)),
+                    Err(_) => {
+                        guard.disarm();
+                        return Ok(still_stopping(&id, &dir, secs));
+                    }
                 }
             }
         };
+        guard.disarm();
         let mut doc = joined
             .map_err(|_| "the run failed inside the server and was stopped; nothing more ran")?;
         if let Some(Stopped::RunTimeout { secs }) = switch.stopped() {
             timed_out(&mut doc, secs);
         }
         Ok(doc)
+    }
+}
+
+/// A run's stop switch, pulled with [`Stopped::Cancelled`] when dropped armed: the future waiting on the run
+/// was dropped before the run ended, so nobody waits for its answer and no further tool call may start.
+struct CancelOnDrop(Option<Arc<StopSwitch>>);
+
+impl CancelOnDrop {
+    /// The run has been answered: leave it be.
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(switch) = self.0.take() {
+            switch.stop(Stopped::Cancelled);
+        }
     }
 }
 
@@ -302,6 +331,15 @@ mod tests {
         drop(all);
         assert_eq!(count.load(Ordering::SeqCst), 0);
         assert!(Waiting::enter(&count).is_some());
+    }
+
+    #[test]
+    fn dropping_an_armed_guard_cancels_the_run_and_a_disarmed_one_does_not() {
+        let switch = Arc::new(StopSwitch::new());
+        CancelOnDrop(Some(Arc::clone(&switch))).disarm();
+        assert_eq!(switch.stopped(), None);
+        drop(CancelOnDrop(Some(Arc::clone(&switch))));
+        assert_eq!(switch.stopped(), Some(Stopped::Cancelled));
     }
 
     #[test]

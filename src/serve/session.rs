@@ -126,8 +126,13 @@ async fn serve_until_ended(
     let rmcp_max = usize::try_from(MAX_MESSAGE_BYTES)
         .unwrap_or(usize::MAX)
         .saturating_add(2);
-    let transport = AsyncRwTransport::<RoleServer, _, _>::new(stdin, tokio::io::stdout())
-        .with_max_line_length(rmcp_max);
+    // A line that is not JSON is left out here and answered with a parse error ([`input::Replying`]).
+    let (stdin, heard) = input::checked(stdin);
+    let transport = input::Replying::new(
+        AsyncRwTransport::<RoleServer, _, _>::new(stdin, input::NullIds::new(tokio::io::stdout()))
+            .with_max_line_length(rmcp_max),
+        heard,
+    );
     let service = tokio::select! {
         started = server.serve(transport) => started,
         why = &mut stop => return Ok((why, None)),

@@ -18,6 +18,8 @@ pub struct Raw {
     lines: Receiver<String>,
     /// Answers read while waiting for another; notifications are skipped.
     early: BTreeMap<u64, Value>,
+    /// Answers with `"id": null` (to lines that did not parse), in order.
+    unnamed: std::collections::VecDeque<Value>,
     stderr: JoinHandle<String>,
 }
 
@@ -57,6 +59,7 @@ impl Raw {
             child,
             lines,
             early: BTreeMap::new(),
+            unnamed: std::collections::VecDeque::new(),
             stderr,
         }
     }
@@ -141,6 +144,8 @@ impl Raw {
         let doc: Value = serde_json::from_str(line).unwrap();
         if let Some(id) = doc["id"].as_u64() {
             self.early.insert(id, doc);
+        } else if doc.get("id").is_some_and(Value::is_null) {
+            self.unnamed.push_back(doc);
         }
     }
 
@@ -156,6 +161,19 @@ impl Raw {
                 .lines
                 .recv_timeout(left)
                 .unwrap_or_else(|_| panic!("no answer to request {id}"));
+            self.keep(&line);
+        }
+    }
+
+    /// The next answer with `"id": null`, within `within`; `None` when none came.
+    pub fn unnamed_answer(&mut self, within: Duration) -> Option<Value> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(doc) = self.unnamed.pop_front() {
+                return Some(doc);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.lines.recv_timeout(left).ok()?;
             self.keep(&line);
         }
     }
