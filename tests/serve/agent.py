@@ -252,8 +252,9 @@ class Received:
 
 
 class Browser:
-    """The person's browser, as far as the queue can tell: a cookie jar, and the headers a browser sends with
-    a navigation and with a form's POST. Redirects are not followed, so each answer can be checked."""
+    """The person's browser, as far as the queue can tell: a cookie jar (the queue sets no cookie), and the
+    headers a browser sends with a navigation and with a form's POST. Redirects are not followed, so each
+    answer can be checked."""
 
     def __init__(self) -> None:
         import http.cookiejar
@@ -362,10 +363,18 @@ async def approve_on_the_queue_page(zamburak: str, world: Path) -> None:
         check(status == 403, f"a POST to the link: {status} {body[:300]}")
         check(outbox_files(world) == [], "a request without the person's session sent the mail")
 
-        # The person: opens the queue's own address once (their session), then the link from the answer.
+        # The person: opens the queue's own address once (its pages keep it in the origin's storage; no
+        # cookie, which every port of 127.0.0.1 would be sent), then the link from the answer, whose page
+        # opens the same path behind the token, as its script does in a browser.
         person = Browser()
-        status, headers, _ = person.get(address)
-        check(status == 200 and "HttpOnly" in (headers.get("Set-Cookie") or ""), f"the queue's address: {status}")
+        status, headers, first = person.get(address)
+        check(status == 200 and headers.get("Set-Cookie") is None, f"the queue's address: {status} {headers}")
+        check("localStorage.setItem" in first, f"the queue's page does not remember its address: {first[:500]}")
+        status, _, door = person.get(url)
+        check(status == 403 and "localStorage.getItem" in door, f"the link's page: {status} {door[:500]}")
+        check(code not in door and token not in door, f"the link's page shows the claim or the token: {door}")
+        base = "/".join(url.split("/")[:3]) + "/"
+        url = address + url[len(base):]
         status, _, page = person.get(url)
         check(status == 200, f"the claim's page: {status} {page[:500]}")
         check(f"Claim <code>{code}</code>" in page, f"the page shows another claim: {page[:2000]}")
