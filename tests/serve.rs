@@ -584,7 +584,8 @@ fn claim_of(world: &World, run: &str) -> (PathBuf, String) {
 
 /// The claim's link goes to the model: alone it shows nothing of the claim and decides nothing (a model with
 /// a fetch or shell tool holds no more than the link); the queue answers only to its loopback address; the
-/// person's browser opens it after the queue's own address, which only the person is given, set its session.
+/// person's browser opens it once it has opened the queue's own address, which only the person is given
+/// (its pages keep it in their origin's storage, which no other port can read and no request carries).
 #[test]
 fn the_claim_link_the_model_gets_opens_nothing_without_the_persons_session() {
     let world = World::new(None);
@@ -630,7 +631,8 @@ fn the_claim_link_the_model_gets_opens_nothing_without_the_persons_session() {
     let base = url.split("/run/").next().unwrap().to_string();
     let (status, _, _) = http(&format!("{base}/"), "GET", &[], "");
     assert_eq!(status, 403);
-    // A forged decision: refused at the door (no session) and behind the token (no form token of the queue's).
+    // A forged decision: refused at the door (the link decides nothing) and behind the token (no form token of
+    // the queue's).
     let form = "csrf=00&digest=x&decision=approve";
     let ct = ("Content-Type", "application/x-www-form-urlencoded");
     let (status, _, _) = http(&url, "POST", &[ct], form);
@@ -645,25 +647,21 @@ fn the_claim_link_the_model_gets_opens_nothing_without_the_persons_session() {
     let (status, _, body) = http(&address, "GET", &[("Host", &evil)], "");
     assert_eq!(status, 421, "{body}");
 
-    // The person: the queue's own address gives the session; the link then shows the claim in full.
-    let (status, head, _) = http(&address, "GET", &[], "");
+    // The person: the queue's own address; its pages remember it in the origin's storage, and the link's
+    // page, the same for every client, opens the same page behind the token there (the script the
+    // queue's policy allows, and no other). As that script does, the person's browser then asks for the
+    // link's path behind the token, and gets the claim in full.
+    let (status, head, queue_page) = http(&address, "GET", &[], "");
     assert_eq!(status, 200);
-    let cookie = head
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("set-cookie: ")
-                .or_else(|| l.strip_prefix("Set-Cookie: "))
-        })
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_string();
-    assert!(
-        head.contains("HttpOnly") && head.contains("SameSite=Lax"),
-        "{head}"
-    );
-    let (status, _, page) = http(&url, "GET", &[("Cookie", &cookie)], "");
+    let script = format!("<script>{}</script>", zamburak::view::server::LINK_SCRIPT);
+    assert!(queue_page.contains(&script), "{queue_page}");
+    let csp = zamburak::view::server::QUEUE_LINK_CSP;
+    assert!(head.contains(csp), "{head}");
+    let (status, head, door) = http(&url, "GET", &[], "");
+    assert_eq!(status, 403);
+    assert!(door.contains(&script) && head.contains(csp), "{door}");
+    let behind = |link: &str| link.replacen(&format!("{base}/"), &address, 1);
+    let (status, _, page) = http(&behind(&url), "GET", &[], "");
     assert_eq!(status, 200, "{page}");
     assert!(
         page.contains(&format!("Claim <code>{code}</code>")),
@@ -675,29 +673,289 @@ fn the_claim_link_the_model_gets_opens_nothing_without_the_persons_session() {
     );
     // A stale link (another claim's code) says so, and shows what the run waits on now.
     let stale = format!("{url}?claim=AAAA-BBBB-CCCC");
-    let (status, _, page) = http(&stale, "GET", &[("Cookie", &cookie)], "");
+    let (status, _, page) = http(&behind(&stale), "GET", &[], "");
     assert_eq!(status, 200);
     assert!(
         page.contains("claim AAAA-BBBB-CCCC no longer waits"),
         "{page}"
     );
     // A run that is not there, and a name that is not a run's.
-    let (status, _, page) = http(
-        &format!("{base}/run/run-99"),
-        "GET",
-        &[("Cookie", &cookie)],
-        "",
-    );
+    let (status, _, page) = http(&format!("{address}run/run-99"), "GET", &[], "");
     assert_eq!(status, 200);
     assert!(page.contains("no claim of run-99 waits"), "{page}");
-    let (status, _, _) = http(
-        &format!("{base}/run/..%2f..%2fetc"),
+    let (status, _, _) = http(&format!("{address}run/..%2f..%2fetc"), "GET", &[], "");
+    assert_eq!(status, 404);
+    // A browser that remembered an earlier queue's token on this port is told so, by a page with no script.
+    let (status, _, page) = http(
+        &format!("{base}/{}/run/run-1", "0".repeat(64)),
         "GET",
-        &[("Cookie", &cookie)],
+        &[],
         "",
     );
     assert_eq!(status, 404);
+    assert!(
+        page.contains("an earlier review queue") && !page.contains("<script"),
+        "{page}"
+    );
     assert!(world.messages("out/outbox").is_empty());
+}
+
+/// The queue of `mcp serve` answers only its own page (tests/queue.rs has the same for `view --queue`): another
+/// Host is refused (a rebinding name, another port), so is a request from a page of another origin (an
+/// `Origin` of another port, a fetch or frame another page asked for), and every POST that does not say it
+/// comes from the queue's own page (`Sec-Fetch-Site: same-origin`; a missing one is refused), each with a real
+/// form of the queue's: the claim still waits and nothing is sent. And it sets no cookie: a browser sends a
+/// cookie of 127.0.0.1 to every port of 127.0.0.1, so a page on any of them would receive it.
+#[test]
+fn the_queue_of_mcp_serve_answers_only_its_own_page_and_sets_no_cookie() {
+    let world = World::new(None);
+    let (_s, doc) = waiting_run(&world, &[]);
+    let link = doc["waiting"]["url"].as_str().unwrap().to_string();
+    let code = doc["waiting"]["claim"].as_str().unwrap().to_string();
+    let run = doc["run"].as_str().unwrap().to_string();
+    let address = std::fs::read_to_string(world.path("runs/queue.url"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let page = format!("{address}run/{run}?claim={code}");
+    let base = link.split("/run/").next().unwrap().to_string();
+    let port: u16 = base.rsplit(':').next().unwrap().parse().unwrap();
+    let other = format!("http://127.0.0.1:{}", port ^ 1);
+    let snapshot = world.path(&format!("runs/{run}/plan.zsnap"));
+    let ct = ("Content-Type", "application/x-www-form-urlencoded");
+    let unchanged = |why: &str| {
+        assert!(
+            world.messages("out/outbox").is_empty(),
+            "{why} sent the mail"
+        );
+        assert!(snapshot.exists(), "{why}: the claim no longer waits");
+    };
+    let shows_nothing = |body: &str, why: &str| {
+        assert!(
+            !body.contains(&format!("Approve claim {code}")) && !body.contains("csrf"),
+            "{why} showed the claim: {body}"
+        );
+    };
+    // A fresh form of the claim, from its page behind the token: (action URL, body approving it).
+    let form = || {
+        let (status, _, body) = http(&page, "GET", &[], "");
+        assert_eq!(status, 200, "{body}");
+        let re = regex::Regex::new(
+            r#"action="([^"]+)">\s*<input type="hidden" name="csrf" value="([0-9a-f]{64})">\s*<input type="hidden" name="digest" value="(sha256:[0-9a-f]{64})">"#,
+        )
+        .unwrap();
+        let c = re
+            .captures(&body)
+            .unwrap_or_else(|| panic!("no form: {body}"));
+        let action = c[1].replace("&#x2f;", "/");
+        (
+            format!("{base}{action}"),
+            format!(
+                "csrf={}&digest={}&decision=approve",
+                &c[2],
+                c[3].replace(':', "%3A")
+            ),
+        )
+    };
+
+    // (d) No cookie, on any page: not the queue's own address, not the claim's page, not the link.
+    for url in [&address, &page, &link] {
+        let (_, head, _) = http(url, "GET", &[], "");
+        assert!(
+            !head.to_ascii_lowercase().contains("set-cookie"),
+            "{url} sets a cookie, which every port of 127.0.0.1 would be sent: {head}"
+        );
+    }
+
+    // (a) Another Host, even with the token; its own by name is its own.
+    for host in [
+        format!("evil.test:{port}"),
+        format!("127.0.0.1:{}", port ^ 1),
+    ] {
+        let (status, _, body) = http(&page, "GET", &[("Host", &host)], "");
+        assert_eq!(status, 421, "{host}: {body}");
+        shows_nothing(&body, &host);
+        let (action, approve) = form();
+        let (status, _, _) = http(
+            &action,
+            "POST",
+            &[("Host", &host), ct, ("Sec-Fetch-Site", "same-origin")],
+            &approve,
+        );
+        assert_eq!(status, 421);
+        unchanged(&host);
+    }
+    let (status, _, body) = http(&page, "GET", &[("Host", &format!("localhost:{port}"))], "");
+    assert_eq!(status, 200, "{body}");
+
+    // (b) A page of another origin: an Origin of another port, a fetch or a frame another page asked for.
+    for url in [&page, &link, &address] {
+        let (status, _, body) = http(url, "GET", &[("Origin", &other)], "");
+        assert_eq!(status, 403, "{url}: {body}");
+        shows_nothing(&body, "another Origin");
+        let (status, _, body) = http(
+            url,
+            "GET",
+            &[
+                ("Sec-Fetch-Site", "same-site"),
+                ("Sec-Fetch-Mode", "no-cors"),
+                ("Sec-Fetch-Dest", "iframe"),
+            ],
+            "",
+        );
+        assert_eq!(status, 403, "{url}: {body}");
+        shows_nothing(&body, "a frame of another page");
+    }
+    let (action, approve) = form();
+    let (status, _, _) = http(
+        &action,
+        "POST",
+        &[("Origin", &other), ct, ("Sec-Fetch-Site", "same-origin")],
+        &approve,
+    );
+    assert_eq!(status, 403);
+    unchanged("a POST with another Origin");
+
+    // (c) A POST that does not say it comes from the queue's own page.
+    for site in [None, Some("same-site"), Some("cross-site"), Some("none")] {
+        let (action, approve) = form();
+        let mut headers = vec![ct];
+        if let Some(site) = site {
+            headers.push(("Sec-Fetch-Site", site));
+        }
+        let (status, _, body) = http(&action, "POST", &headers, &approve);
+        assert_eq!(status, 403, "{site:?}: {body}");
+        assert!(body.contains("nothing was decided"), "{body}");
+        unchanged(&format!("a POST with Sec-Fetch-Site {site:?}"));
+    }
+
+    // The queue's own form, as Chromium sends it, decides.
+    let (action, approve) = form();
+    let (status, _, body) = http(
+        &action,
+        "POST",
+        &[ct, ("Origin", "null"), ("Sec-Fetch-Site", "same-origin")],
+        &approve,
+    );
+    assert_eq!(status, 303, "{body}");
+    assert_eq!(world.messages("out/outbox").len(), 1);
+}
+
+/// A page on another port of 127.0.0.1, in the person's own Chromium after it opened the queue and the
+/// claim's link (tests/browser/attack.mjs): it reads nothing of the claim (fetch, iframe, a window it opens),
+/// its form POSTs approve nothing, even with a real form token; its server is sent no credential of the
+/// queue's in any request header, so a replay from outside the browser has none either. The claim still
+/// waits and nothing is sent; the person's own browser did open the claim from its link.
+#[test]
+fn a_page_on_another_port_reads_nothing_of_the_queue_and_approves_nothing() {
+    let dir = root().join("tests/browser");
+    assert!(
+        dir.join("node_modules/playwright-core").is_dir(),
+        "playwright-core is not installed: run `cd tests/browser && npm ci` (.ci/run does)"
+    );
+    let world = World::new(None);
+    let (_s, doc) = waiting_run(&world, &[]);
+    let link = doc["waiting"]["url"].as_str().unwrap().to_string();
+    let code = doc["waiting"]["claim"].as_str().unwrap().to_string();
+    let run = doc["run"].as_str().unwrap().to_string();
+    let address = std::fs::read_to_string(world.path("runs/queue.url"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let token = address
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string();
+    // The worst case: the attacker holds a live form token of the claim (and the queue's address).
+    let (status, _, page) = http(&format!("{address}run/{run}?claim={code}"), "GET", &[], "");
+    assert_eq!(status, 200, "{page}");
+    let re = regex::Regex::new(
+        r#"name="csrf" value="([0-9a-f]{64})">\s*<input type="hidden" name="digest" value="(sha256:[0-9a-f]{64})">"#,
+    )
+    .unwrap();
+    let c = re.captures(&page).unwrap();
+    let (csrf, digest) = (c[1].to_string(), c[2].to_string());
+
+    let out = Command::new("node")
+        .arg(dir.join("attack.mjs"))
+        .args([&address, &link, &csrf, &digest])
+        .output()
+        .expect("node (.ci/run uses it for the MCP servers too)");
+    assert!(
+        out.status.success(),
+        "the browser run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+
+    // Nothing was decided.
+    assert!(
+        world.messages("out/outbox").is_empty(),
+        "the attacker's page approved the claim: {report:#}"
+    );
+    assert!(
+        world.path(&format!("runs/{run}/plan.zsnap")).exists(),
+        "the claim no longer waits: {report:#}"
+    );
+    // The attacker's server was sent no credential of the queue's.
+    let received = report["received"].as_array().unwrap();
+    assert!(
+        received.iter().any(|r| r["url"] == "/done"),
+        "the attacker's page did not finish: {report:#}"
+    );
+    for r in received {
+        let headers = r["headers"].as_object().unwrap();
+        assert!(
+            !headers.contains_key("cookie"),
+            "the attacker's server was sent a cookie: {r}"
+        );
+        let text = r["headers"].to_string();
+        assert!(!text.contains(&token), "{r}");
+    }
+    assert_eq!(report["replay"], json!([]), "{report:#}");
+    // The page read nothing of the claim.
+    let reports = report["reports"].as_array().unwrap();
+    assert!(reports.len() >= 10, "{report:#}");
+    for r in reports {
+        let text = r["result"].to_string();
+        for secret in [
+            code.as_str(),
+            token.as_str(),
+            "bob@example.com",
+            "Approve claim",
+            "csrf",
+        ] {
+            assert!(
+                !text.contains(secret),
+                "the attacker's page read {secret}: {r}"
+            );
+        }
+    }
+    // What the queue answered the browser on the attacker page's behalf: every POST refused, every read
+    // refused but the window it opened on the link, which opens as a link the person clicks does (and
+    // which the page cannot read, above).
+    let answered = report["answered"].as_array().unwrap();
+    for a in answered {
+        eprintln!("the queue answered the attacker's page: {a}");
+        if a["method"] == "POST" {
+            assert_eq!(a["status"], 403, "{a}");
+        }
+    }
+    assert!(
+        answered.iter().filter(|a| a["method"] == "POST").count() >= 4,
+        "{report:#}"
+    );
+    // The person's browser opened the claim from its link.
+    let legit = &report["legit"];
+    assert!(
+        legit["html"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("Approve claim {code}")),
+        "the person's browser did not open the claim from its link: {legit}"
+    );
 }
 
 /// `--no-queue`: no queue, no link; a queue address off loopback is refused before anything starts.

@@ -5,13 +5,21 @@
 //! That link goes to the client's model, and a model with a fetch or shell tool could open it: a link
 //! that carried the queue's token would let it read the claim's values (the attacker's text among them)
 //! and post the approve form itself. So the link names the claim and no secret (`/run/run-3?claim=CODE`),
-//! and it opens only in a browser that holds this server's session cookie. The person's browser gets the
-//! cookie from the queue's own address (with its token), which only the person is given: on the server's
-//! stderr, and in `RUNS/queue.url` (mode 0600). Without the cookie the link shows a page saying where to
-//! look, and nothing of the claim. The queue's own protections (the URL token on every page and form, a
-//! single-use form token per claim shown, `Sec-Fetch-Site` checked) are unchanged; on top, every request
-//! must name this server by its loopback address in `Host` (a page on another name resolving to
-//! 127.0.0.1, DNS rebinding, gets nothing).
+//! and it opens only in a browser that has opened the queue's own address (with its token), which only the
+//! person is given: on the server's stderr, and in `RUNS/queue.url` (mode 0600). The queue's pages keep
+//! the token in their origin's storage, and the link's page (the same for everyone, with nothing of any
+//! claim) opens the claim's page behind the token when the browser has it ([`LINK_SCRIPT`]); elsewhere it
+//! says where to look.
+//!
+//! Not a cookie: a browser sends a cookie of 127.0.0.1 with every request to any port of 127.0.0.1, so a
+//! page served on another local port, by anyone, would be sent the person's session and could replay it
+//! from outside the browser (open the link, read the form, post it). An origin's storage is its own,
+//! port and all, and nothing of it is sent with any request. The queue's own checks are unchanged and
+//! stand in front of everything here too ([`crate::view::queue::OwnAddress`]): requests must name this
+//! server in `Host` (`127.0.0.1:PORT` or `localhost:PORT`: a page on another name resolving to 127.0.0.1,
+//! DNS rebinding, or meant for another port gets `421`), a request from a page of another origin is
+//! refused, and so is every POST without `Sec-Fetch-Site: same-origin`; behind them, the URL token on every
+//! page and form and a single-use form token per claim shown.
 //!
 //! Nothing here prints; the CLI announces the address.
 
@@ -21,13 +29,13 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::header::{CONTENT_TYPE, COOKIE, HOST, SET_COOKIE};
-use axum::http::{HeaderValue, Method, StatusCode, Uri};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::view::queue::{self, Queue};
-use crate::view::server::{QUEUE_CSP, ServeError, behind_token, same, secured, token};
+use crate::view::queue::{self, OwnAddress, Queue, Serving};
+use crate::view::server::{LINK_SCRIPT, QUEUE_LINK_CSP, ServeError, behind_token, secured, token};
 
 /// The file in the runs directory that holds the queue's own address, for the person.
 pub const URL_FILE: &str = "queue.url";
@@ -69,34 +77,8 @@ impl Served {
 /// What the door in front of the queue knows.
 struct Door {
     token: String,
-    /// The session cookie's name (per port: several servers may run at once) and value.
-    cookie: String,
-    session: String,
-    /// `Host` as a browser that was given this server's address sends it.
-    host: String,
+    own: OwnAddress,
     runs: PathBuf,
-}
-
-impl Door {
-    fn has_session(&self, req: &Request) -> bool {
-        req.headers()
-            .get_all(COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(';'))
-            .filter_map(|c| c.trim().split_once('='))
-            .any(|(name, value)| name == self.cookie && same(value, &self.session))
-    }
-
-    fn set_cookie(&self) -> Option<HeaderValue> {
-        // HttpOnly: no script reads it (the pages run none anyway). SameSite=Lax: a link the person
-        // clicks elsewhere opens the claim; no other site's form or fetch carries it.
-        HeaderValue::from_str(&format!(
-            "{}={}; HttpOnly; SameSite=Lax; Path=/",
-            self.cookie, self.session
-        ))
-        .ok()
-    }
 }
 
 /// Escapes text for HTML.
@@ -115,80 +97,60 @@ fn escape(text: &str) -> String {
     out
 }
 
-/// The page a browser without the session gets: where the person finds the queue's address. Nothing of
-/// any claim.
-fn closed_door(runs: &Path) -> Response {
+/// The page a token-less link gives: the same for every client, nothing of any claim. `stale`: the
+/// browser came with a token this server did not give (its storage remembered an earlier queue on this
+/// port), and the page has no script (which would only come back here).
+fn closed_door(runs: &Path, stale: bool) -> Response {
     let runs = escape(&crate::text::visible(&runs.display().to_string()));
+    let (status, script, opened) = if stale {
+        (
+            StatusCode::NOT_FOUND,
+            String::new(),
+            "This browser remembered the address of an earlier review queue on this port, which has \
+             stopped. Open the queue's own address",
+        )
+    } else {
+        (
+            StatusCode::FORBIDDEN,
+            format!("<script>{LINK_SCRIPT}</script>"),
+            "Open the queue's own address once in this browser",
+        )
+    };
     let body = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"referrer\" \
-         content=\"no-referrer\"><title>zamburak review queue</title></head><body><main>\n\
+         content=\"no-referrer\"><title>zamburak review queue</title>{script}</head><body><main>\n\
          <h1>This review queue is for the person running Zamburak</h1>\n\
-         <p>Open the queue's own address once in this browser: <code>zamburak mcp serve</code> printed it \
-         when it started (your MCP client's log of the server), and it is in <code>{runs}/{URL_FILE}</code>. \
-         Then this link opens the claim.</p>\n</main></body></html>\n"
+         <p>{opened}: <code>zamburak mcp serve</code> printed it when it started (your MCP client's log of \
+         the server), and it is in <code>{runs}/{URL_FILE}</code>. Then this link opens the claim.</p>\n\
+         </main></body></html>\n"
     );
-    (
-        StatusCode::FORBIDDEN,
-        [(CONTENT_TYPE, "text/html; charset=utf-8")],
-        body,
-    )
-        .into_response()
+    (status, [(CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
 }
 
-/// In front of the queue: the `Host` check, the token-less claim links for a browser with the session,
-/// and the session cookie for a browser that opened a page behind the token.
-async fn door(State(door): State<Arc<Door>>, mut req: Request, next: Next) -> Response {
-    let host_ok = req
-        .headers()
-        .get(HOST)
-        .is_some_and(|h| h.as_bytes() == door.host.as_bytes());
-    if !host_ok {
-        return (
-            StatusCode::MISDIRECTED_REQUEST,
-            "this server answers only to its loopback address",
-        )
-            .into_response();
+/// Whether `path` starts with a segment shaped like a URL token (64 hex digits).
+fn token_shaped(path: &str) -> bool {
+    let first = path.trim_start_matches('/').split('/').next().unwrap_or("");
+    first.len() == 64 && first.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// In front of the queue: the queue's own checks ([`OwnAddress::refuse`]), then the token-less link's
+/// page for `/` and `/run/…`, whoever asks, and the stale page for another token. Everything else goes on
+/// to the queue, behind its token.
+async fn door(State(door): State<Arc<Door>>, req: Request, next: Next) -> Response {
+    if let Some(refused) = door.own.refuse(req.method(), req.headers()) {
+        return refused;
     }
-    let path = req.uri().path().to_string();
+    let path = req.uri().path();
     if path == "/" || path.starts_with("/run/") {
-        if req.method() != Method::GET || !door.has_session(&req) {
-            return closed_door(&door.runs);
-        }
-        if path == "/" {
-            let mut to = format!("/{}/", door.token);
-            if let Some(q) = req.uri().query() {
-                to = format!("{to}?{q}");
-            }
-            return match to.parse::<Uri>() {
-                Ok(uri) => {
-                    *req.uri_mut() = uri;
-                    next.run(req).await
-                }
-                Err(_) => closed_door(&door.runs),
-            };
-        }
-        let query = req
-            .uri()
-            .query()
-            .map(|q| format!("?{q}"))
-            .unwrap_or_default();
-        return match format!("/{}{path}{query}", door.token).parse::<Uri>() {
-            Ok(uri) => {
-                *req.uri_mut() = uri;
-                next.run(req).await
-            }
-            Err(_) => closed_door(&door.runs),
-        };
+        return closed_door(&door.runs, false);
     }
-    let behind = req.method() == Method::GET && behind_token(&path, &door.token).is_some();
-    let mut response = next.run(req).await;
-    if behind
-        && response.status().is_success()
-        && let Some(cookie) = door.set_cookie()
+    if req.method() == Method::GET
+        && behind_token(path, &door.token).is_none()
+        && token_shaped(path)
     {
-        response.headers_mut().append(SET_COOKIE, cookie);
+        return closed_door(&door.runs, true);
     }
-    response
+    next.run(req).await
 }
 
 /// Writes the queue's address to `RUNS/queue.url`, readable by the owner only.
@@ -217,17 +179,16 @@ pub async fn start(queue: Queue, runs: &Path, addr: SocketAddr) -> Result<Served
     let url_token = token()?;
     let base = format!("http://{bound}");
     let address = format!("{base}/{url_token}/");
-    let (app, _) = queue::app(queue, url_token.clone()).map_err(ServeError::App)?;
+    let serving = Serving { bound, links: true };
+    let (app, _) = queue::app(queue, url_token.clone(), &serving).map_err(ServeError::App)?;
     let door_state = Arc::new(Door {
         token: url_token,
-        cookie: format!("zamburak_queue_{}", bound.port()),
-        session: token()?,
-        host: bound.to_string(),
+        own: OwnAddress::of(bound),
         runs: runs.to_path_buf(),
     });
     let app: Router = secured(
         app.layer(axum::middleware::from_fn_with_state(door_state, door)),
-        QUEUE_CSP,
+        QUEUE_LINK_CSP,
     );
     tokio::spawn(async move {
         // A failing accept loop ends the queue, not the MCP session: claims can still be decided with
@@ -259,27 +220,15 @@ mod tests {
     }
 
     #[test]
-    fn the_session_cookie_is_matched_by_name_and_value() {
-        let door = Door {
-            token: "t".into(),
-            cookie: "zamburak_queue_4000".into(),
-            session: "s3cret".into(),
-            host: "127.0.0.1:4000".into(),
-            runs: PathBuf::from("/r"),
-        };
-        let with = |cookie: &str| {
-            axum::http::Request::builder()
-                .header(COOKIE, cookie)
-                .body(axum::body::Body::empty())
-                .unwrap()
-        };
-        assert!(door.has_session(&with("a=b; zamburak_queue_4000=s3cret")));
-        assert!(!door.has_session(&with("zamburak_queue_4001=s3cret")));
-        assert!(!door.has_session(&with("zamburak_queue_4000=s3cre")));
-        assert!(!door.has_session(&with("zamburak_queue_4000=")));
+    fn html_is_escaped_and_token_shaped_paths_are_told() {
         assert_eq!(
             escape("<a href=\"x\">&'"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
+        assert!(token_shaped(&format!("/{}/run/x", "a".repeat(64))));
+        assert!(token_shaped(&format!("/{}", "0".repeat(64))));
+        assert!(!token_shaped("/run/x"));
+        assert!(!token_shaped(&format!("/{}/", "g".repeat(64))));
+        assert!(!token_shaped("/"));
     }
 }

@@ -14,6 +14,15 @@
 //! same checks, single use), on a blocking thread: deciding starts a worker process and maybe MCP servers.
 //! No request decides more than one claim.
 //!
+//! The queue answers only its own page ([`OwnAddress`]): every request must name it in `Host` (its bound
+//! `127.0.0.1:PORT`, or `localhost:PORT`), so a page on another name that resolves to 127.0.0.1 (DNS
+//! rebinding) or on another port gets nothing; a request that a page of another origin made (an `Origin`
+//! other than its own; a fetch, frame or image another site asked for, by its `Sec-Fetch-*` headers) is
+//! refused; and every POST must say that it comes from a page of this origin (`Sec-Fetch-Site:
+//! same-origin`): one that says otherwise, or says nothing, is refused before its form is read. Browsers
+//! port-scope none of this: the same-origin policy keeps another port's page from reading the answers, and
+//! these checks keep it from being answered at all.
+//!
 //! Besides the list and each claim's page (`claim/N`, numbered as first shown), `run/NAME?claim=CODE` is the
 //! page of the claim pending in run directory NAME (directly under a queue directory): the link
 //! `zamburak mcp serve` gives for a waiting run, which names the claim before this server has shown it.
@@ -24,15 +33,18 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Form, FromRequest, Request, State};
-use axum::http::header::{CONTENT_TYPE, LOCATION};
-use axum::http::{Method, StatusCode};
+use axum::http::header::{CONTENT_TYPE, HOST, LOCATION, ORIGIN};
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use minijinja::value::Serde;
 use minijinja::{Environment, context};
 use serde::{Deserialize, Serialize};
 
 use super::render::CSS;
-use super::server::{QUEUE_CSP, behind_token, html, not_found, secured};
+use super::server::{
+    LINK_SCRIPT, QUEUE_CSP, QUEUE_LINK_CSP, behind_token, html, not_found, secured,
+};
 use crate::runtime::run::{ClaimShown, Engine};
 use crate::runtime::snapshot::{self, Decided, Snapshot, Verdict};
 use crate::text::{visible, visible_lines};
@@ -88,6 +100,129 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/_queue_run.html"),
     ),
 ];
+
+/// The queue's own address, and the check that a request is its own page's.
+#[derive(Clone, Debug)]
+pub struct OwnAddress {
+    /// What `Host` may be: the bound address (`127.0.0.1:PORT`, `[::1]:PORT`) and `localhost:PORT`.
+    hosts: [String; 2],
+    /// `http://` and the bound address, for the refusal's message.
+    shown: String,
+}
+
+/// A header's value when it is there exactly once and is text; `Err` when it is there otherwise (twice, or
+/// not text), which every check below treats as its worst.
+fn one_header<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>, ()> {
+    let mut all = headers.get_all(name).iter();
+    match (all.next(), all.next()) {
+        (None, _) => Ok(None),
+        (Some(v), None) => v.to_str().map(Some).map_err(|_| ()),
+        (Some(_), Some(_)) => Err(()),
+    }
+}
+
+/// A refusal: the status and one plain sentence, and nothing of any claim.
+fn refusal(status: StatusCode, why: String) -> Response {
+    (status, [(CONTENT_TYPE, "text/plain; charset=utf-8")], why).into_response()
+}
+
+impl OwnAddress {
+    /// The queue bound at `bound`.
+    pub fn of(bound: std::net::SocketAddr) -> OwnAddress {
+        OwnAddress {
+            hosts: [bound.to_string(), format!("localhost:{}", bound.port())],
+            shown: format!("http://{bound}"),
+        }
+    }
+
+    /// Why a request with `method` and `headers` is not answered, or `None` when it is the queue's own
+    /// page's (or a navigation to it, or not from a browser at all, which then still needs the URL token
+    /// and, to decide, a form token of a page this server gave).
+    ///
+    /// * `Host` must be one of ours: a page on another name that resolves to 127.0.0.1 (DNS rebinding), or
+    ///   a request meant for another port, gets `421`.
+    /// * `Origin`, when there, must be ours or `null`: a page on another port sends its own. (`null` is
+    ///   what Chromium sends on the queue's own form POSTs, whose pages have no referrer; for a POST the
+    ///   next check decides.)
+    /// * A POST must carry `Sec-Fetch-Site: same-origin`, which every browser sends on a form of a page of
+    ///   this origin (Chromium 76, Firefox 90, Safari 16.4 and later). Another port of 127.0.0.1 is
+    ///   `same-site`, not `same-origin`; a request that says nothing is not from such a browser's page of
+    ///   ours, and is refused too: a person decides in a browser, and the terminal has `zamburak approve`.
+    /// * A GET from another site's or port's page is answered only as a navigation of a whole window
+    ///   (`Sec-Fetch-Mode: navigate`, `Sec-Fetch-Dest: document`), as a link the person clicks elsewhere
+    ///   opens it: never to a fetch, a frame, an image or a script of that page.
+    pub fn refuse(&self, method: &Method, headers: &HeaderMap) -> Option<Response> {
+        let host = one_header(headers, HOST.as_str())
+            .ok()
+            .flatten()
+            .filter(|h| self.hosts.iter().any(|o| o.eq_ignore_ascii_case(h)));
+        let Some(host) = host else {
+            return Some(refusal(
+                StatusCode::MISDIRECTED_REQUEST,
+                format!(
+                    "this review queue answers only to its own address, {}: nothing was shown or decided\n",
+                    self.shown
+                ),
+            ));
+        };
+        match one_header(headers, ORIGIN.as_str()) {
+            Ok(None) => {}
+            Ok(Some(o)) if o == "null" || o.eq_ignore_ascii_case(&format!("http://{host}")) => {}
+            other => {
+                let o = other.ok().flatten().unwrap_or("(several, or not text)");
+                return Some(refusal(
+                    StatusCode::FORBIDDEN,
+                    format!(
+                        "a page of another origin ({}) sent this request, and this review queue answers only its \
+                         own pages: nothing was shown or decided\n",
+                        visible(o)
+                    ),
+                ));
+            }
+        }
+        let site = one_header(headers, "sec-fetch-site");
+        if method != Method::GET && method != Method::HEAD {
+            return (site != Ok(Some("same-origin"))).then(|| {
+                let says = match site {
+                    Ok(Some(s)) => format!("says Sec-Fetch-Site: {}", visible(s)),
+                    Ok(None) => "says nothing of where it comes from".to_string(),
+                    Err(_) => "says it unreadably".to_string(),
+                };
+                refusal(
+                    StatusCode::FORBIDDEN,
+                    format!(
+                        "this form was not sent from a page of this queue (a browser says so with \
+                         Sec-Fetch-Site: same-origin; this request {says}): from another site or page, or \
+                         not from a browser, nothing was decided\n"
+                    ),
+                )
+            });
+        }
+        match site {
+            Ok(None | Some("same-origin" | "none")) => None,
+            Ok(Some(_))
+                if one_header(headers, "sec-fetch-mode") == Ok(Some("navigate"))
+                    && one_header(headers, "sec-fetch-dest") == Ok(Some("document")) =>
+            {
+                None
+            }
+            _ => Some(refusal(
+                StatusCode::FORBIDDEN,
+                "a page of another site or port asked for this inside itself (a fetch, a frame, an image): \
+                 this review queue answers only its own pages, and links opened in a window: nothing was shown\n"
+                    .to_string(),
+            )),
+        }
+    }
+}
+
+/// In front of the queue: [`OwnAddress::refuse`].
+async fn guard(State(own): State<Arc<OwnAddress>>, req: Request, next: Next) -> Response {
+    match own.refuse(req.method(), req.headers()) {
+        Some(refused) => refused,
+        None => next.run(req).await,
+    }
+}
 
 /// What a CSRF token was issued for: one claim as one page showed it. The suspension (the trace record
 /// the snapshot follows, and when it was made) tells a claim decided and made again with the same digest
@@ -630,10 +765,12 @@ fn outcome(d: &Decided, approve: bool, by: &str, printed: &str) -> Outcome {
 
 /// Checks a POST and, when it is the form of a claim that still waits as shown, decides it.
 async fn decide_post(state: Arc<QueueState>, req: Request) -> Response {
-    // A form another site made the browser send: refused before its content is read. (Browsers send
-    // Sec-Fetch-Site; the URL token and the form's token refuse what this misses.)
-    if let Some(site) = req.headers().get("sec-fetch-site")
-        && site.as_bytes() != b"same-origin"
+    // A form another site or page made the browser send, or none: refused before its content is read.
+    // [`OwnAddress::refuse`] in front refuses it already; this says so again where the decision is made.
+    if req
+        .headers()
+        .get("sec-fetch-site")
+        .is_none_or(|site| site.as_bytes() != b"same-origin")
     {
         return state.refused(
             StatusCode::FORBIDDEN,
@@ -774,15 +911,28 @@ async fn handle(State(state): State<Arc<QueueState>>, req: Request) -> Response 
     }
 }
 
-/// The queue's application behind `token`: one handler, a small body limit, and the viewer's security
-/// headers with forms allowed to post to this server only. Also returns how many claims are pending now
-/// (read once here, so the first page does not read them again).
-pub fn app(queue: Queue, token: String) -> Result<(Router, usize), String> {
+/// How the queue is served: where, and whether its pages remember their address for token-less links.
+#[derive(Clone, Debug)]
+pub struct Serving {
+    /// The address bound: requests must name it ([`OwnAddress`]).
+    pub bound: std::net::SocketAddr,
+    /// Whether every page carries [`LINK_SCRIPT`], which remembers the queue's address in this origin's
+    /// storage so that a token-less link (`zamburak mcp serve`'s `/run/NAME?claim=CODE`) opens the claim
+    /// in the person's browser; `false` for a page with no script at all (`zamburak view --queue`).
+    pub links: bool,
+}
+
+/// The queue's application behind `token`: one handler, a small body limit, [`OwnAddress::refuse`] in
+/// front, and the viewer's security headers with forms allowed to post to this server only (and, with
+/// `links`, [`LINK_SCRIPT`] the only script allowed). Also returns how many claims are pending now (read
+/// once here, so the first page does not read them again).
+pub fn app(queue: Queue, token: String, serving: &Serving) -> Result<(Router, usize), String> {
     let mut env = Environment::new();
     for (name, text) in TEMPLATES {
         env.add_template(name, text)
             .map_err(|e| format!("template {name}: {e}"))?;
     }
+    env.add_global("link_script", if serving.links { LINK_SCRIPT } else { "" });
     let mut seen = HashMap::new();
     let waiting = find_pending_cached(&queue.dirs, &mut seen).len();
     let state = Arc::new(QueueState {
@@ -797,8 +947,17 @@ pub fn app(queue: Queue, token: String) -> Result<(Router, usize), String> {
     let router = Router::new()
         .fallback(handle)
         .with_state(state)
-        .layer(DefaultBodyLimit::max(MAX_FORM_BYTES));
-    Ok((secured(router, QUEUE_CSP), waiting))
+        .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(OwnAddress::of(serving.bound)),
+            guard,
+        ));
+    let csp = if serving.links {
+        QUEUE_LINK_CSP
+    } else {
+        QUEUE_CSP
+    };
+    Ok((secured(router, csp), waiting))
 }
 
 /// Serves the queue until Ctrl-C; a decision in progress then finishes. `ready` gets the URL and how many
@@ -810,8 +969,15 @@ pub fn serve(
 ) -> Result<(), super::server::ServeError> {
     let waiting = std::cell::Cell::new(0);
     super::server::serve_app(
-        |token| {
-            let (router, n) = app(queue, token)?;
+        |token, bound| {
+            let (router, n) = app(
+                queue,
+                token,
+                &Serving {
+                    bound,
+                    links: false,
+                },
+            )?;
             waiting.set(n);
             Ok(router)
         },

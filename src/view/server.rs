@@ -25,6 +25,23 @@ pub const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data
 pub const QUEUE_CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; \
                              form-action 'self'; frame-ancestors 'none'";
 
+/// The one script of `zamburak mcp serve`'s review queue, on its pages and on the page a token-less claim
+/// link (`/run/NAME?claim=CODE`) gives. On a page behind the token it keeps the token in this origin's
+/// `localStorage`; on the link's page it reads it back and opens the same page behind the token. That is
+/// what lets the link, which goes through the model and so carries no secret, open the claim in the
+/// person's browser (once that browser has opened the queue's own address) and in no other client.
+///
+/// Why storage and not a cookie: an origin's storage is its own (scheme, host *and port*), while a browser
+/// sends a cookie of 127.0.0.1 to every port of 127.0.0.1, so any page served on another local port would
+/// receive a session cookie and could replay it from outside the browser. No request carries the stored
+/// token except those this script makes to the queue's own origin.
+pub const LINK_SCRIPT: &str = r#"(function(){try{var k="zamburak-queue",p=location.pathname,m=/^\/([0-9a-f]{64})\//.exec(p);if(m){localStorage.setItem(k,m[1]);return}var t=localStorage.getItem(k);if(t&&/^[0-9a-f]{64}$/.test(t)&&(p==="/"||p.indexOf("/run/")===0))location.replace("/"+t+p+location.search)}catch(e){}})();"#;
+
+/// [`QUEUE_CSP`], with [`LINK_SCRIPT`] (by its SHA-256) the only script allowed.
+pub const QUEUE_LINK_CSP: &str = "default-src 'none'; script-src 'sha256-HX592YYq5y0xTAdiY2qYFu5MJ/L6fjh3YXj78KUUmKg='; \
+                                  style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; \
+                                  frame-ancestors 'none'";
+
 /// Why the viewer or the review queue did not start, or stopped.
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
@@ -175,13 +192,13 @@ pub fn serve(
     addr: SocketAddr,
     ready: &mut dyn FnMut(&str),
 ) -> Result<(), ServeError> {
-    serve_app(|token| Ok(app(pages, token)), addr, ready)
+    serve_app(|token, _| Ok(app(pages, token)), addr, ready)
 }
 
-/// Serves the application `make` builds for a fresh token until Ctrl-C (then lets the requests in
-/// progress finish). `ready` gets the URL, with the token, once the socket is bound.
+/// Serves the application `make` builds for a fresh token and the address bound until Ctrl-C (then lets
+/// the requests in progress finish). `ready` gets the URL, with the token, once the socket is bound.
 pub fn serve_app(
-    make: impl FnOnce(String) -> Result<Router, String>,
+    make: impl FnOnce(String, SocketAddr) -> Result<Router, String>,
     addr: SocketAddr,
     ready: &mut dyn FnMut(&str),
 ) -> Result<(), ServeError> {
@@ -196,7 +213,7 @@ pub fn serve_app(
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(listen)?;
         let bound = listener.local_addr().map_err(listen)?;
         let url = format!("http://{bound}/{token}/");
-        let app = make(token).map_err(ServeError::App)?;
+        let app = make(token, bound).map_err(ServeError::App)?;
         ready(&url);
         axum::serve(listener, app)
             .with_graceful_shutdown(async {
@@ -210,6 +227,42 @@ pub fn serve_app(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Standard base64, as a CSP hash source writes a digest.
+    fn base64(bytes: &[u8]) -> String {
+        const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::new();
+        for chunk in bytes.chunks(3) {
+            let n = chunk
+                .iter()
+                .enumerate()
+                .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+            for i in 0..4 {
+                if i <= chunk.len() {
+                    out.push(char::from(ABC[(n >> (18 - 6 * i) & 63) as usize]));
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_queue_link_policy_allows_exactly_the_link_script() {
+        use sha2::Digest;
+        assert_eq!(base64(b"ab"), "YWI=");
+        let hash = base64(&sha2::Sha256::digest(LINK_SCRIPT.as_bytes()));
+        assert!(
+            QUEUE_LINK_CSP.contains(&format!("script-src 'sha256-{hash}';")),
+            "{hash}"
+        );
+        assert_eq!(
+            QUEUE_LINK_CSP.replace(&format!("script-src 'sha256-{hash}'; "), ""),
+            QUEUE_CSP
+        );
+        assert!(!LINK_SCRIPT.contains("</"));
+    }
 
     #[test]
     fn only_a_loopback_ip_and_port_is_accepted() {

@@ -136,19 +136,18 @@ async def main(zamburak: str, world: Path) -> None:
         check(doc["decisions"][0]["tool"] == "read_inbox" and len(doc["decisions"]) == 1, f"decisions: {doc}")
         link = doc["person"]
         check(link.startswith("http://127.0.0.1:") and link.endswith("/run/" + doc["run"]), f"the link: {link}")
-        # The person follows the link (after opening their queue's own address once) and sees the summary.
+        # The person follows the link: its page opens the same path behind the queue's own address (as its
+        # script does in their browser), and shows them the summary.
         person = Browser()
         address = (runs / "queue.url").read_text().strip()
-        status, _, _ = person.get(address)
-        check(status == 200, f"the queue's address: {status}")
-        status, _, page = person.get(link)
+        status, _, door = person.get(link)
+        check(status == 403 and "localStorage.getItem" in door, f"the link's page: {status} {door[:500]}")
+        no_mail_text(door, "the link's page")
+        base = "/".join(link.split("/")[:3]) + "/"
+        status, _, page = person.get(address + link[len(base):])
         check(status == 200, f"the run's page: {status} {page[:500]}")
         check("Planning meeting on Thursday" in page and "done" in page, f"the run's page: {page[:3000]}")
         check("UNTRUSTED" in page, f"the page does not say who wrote the text: {page[:3000]}")
-        # The link alone (a model with a fetch tool) shows nothing of it.
-        status, _, body = Browser().get(link)
-        check(status == 403, f"the run's page opened without the person's session: {status}")
-        no_mail_text(body, "the run's page without a session")
         shown = (runs / doc["run"] / "output.txt").read_text()
         check("Planning meeting on Thursday" in shown, f"the person's output: {shown[:500]}")
         check(os.stat(runs / doc["run"] / "output.txt").st_mode & 0o077 == 0, "output.txt is readable by others")
@@ -277,8 +276,9 @@ class Received:
 
 
 class Browser:
-    """The person's browser, as far as the queue can tell: a cookie jar, and the headers a browser sends with
-    a navigation and with a form's POST. Redirects are not followed, so each answer can be checked."""
+    """The person's browser, as far as the queue can tell: a cookie jar (the queue sets no cookie), and the
+    headers a browser sends with a navigation and with a form's POST. Redirects are not followed, so each
+    answer can be checked."""
 
     def __init__(self) -> None:
         import http.cookiejar
@@ -387,10 +387,18 @@ async def approve_on_the_queue_page(zamburak: str, world: Path) -> None:
         check(status == 403, f"a POST to the link: {status} {body[:300]}")
         check(outbox_files(world) == [], "a request without the person's session sent the mail")
 
-        # The person: opens the queue's own address once (their session), then the link from the answer.
+        # The person: opens the queue's own address once (its pages keep it in the origin's storage; no
+        # cookie, which every port of 127.0.0.1 would be sent), then the link from the answer, whose page
+        # opens the same path behind the token, as its script does in a browser.
         person = Browser()
-        status, headers, _ = person.get(address)
-        check(status == 200 and "HttpOnly" in (headers.get("Set-Cookie") or ""), f"the queue's address: {status}")
+        status, headers, first = person.get(address)
+        check(status == 200 and headers.get("Set-Cookie") is None, f"the queue's address: {status} {headers}")
+        check("localStorage.setItem" in first, f"the queue's page does not remember its address: {first[:500]}")
+        status, _, door = person.get(url)
+        check(status == 403 and "localStorage.getItem" in door, f"the link's page: {status} {door[:500]}")
+        check(code not in door and token not in door, f"the link's page shows the claim or the token: {door}")
+        base = "/".join(url.split("/")[:3]) + "/"
+        url = address + url[len(base):]
         status, _, page = person.get(url)
         check(status == 200, f"the claim's page: {status} {page[:500]}")
         check(f"Claim <code>{code}</code>" in page, f"the page shows another claim: {page[:2000]}")
