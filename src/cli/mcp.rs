@@ -282,6 +282,9 @@ pub fn serve_command(
         );
     };
     use crate::serve::Ended;
+    if let (_, Some(problem)) = crate::serve::context::Session::in_runs(&runs) {
+        errln!("warning: {problem}");
+    }
     match crate::serve::serve(
         chosen,
         runs.clone(),
@@ -290,7 +293,6 @@ pub fn serve_command(
         asker,
         queue_addr,
         &mut ready,
-        &mut |warning| errln!("warning: {warning}"),
     ) {
         Ok(Ended::TooLarge) => {
             errln!(

@@ -516,7 +516,6 @@ pub fn serve(
     person: ask::Person,
     queue_addr: Option<std::net::SocketAddr>,
     ready: &mut dyn FnMut(&str),
-    warn: &mut dyn FnMut(&str),
 ) -> Result<Ended, ServeError> {
     let lock = crate::mcp::lock::check_offline(&chosen.policy, chosen.origin.path())?;
     let catalogue = crate::stubs::catalogue(&chosen.policy, lock.as_ref().map(|(l, _)| l));
@@ -534,10 +533,9 @@ pub fn serve(
         ops.warm_workers,
     );
     let live = runs::Runs::new(ops);
-    let (session_context, unreadable) = context::Session::in_runs(&runs);
-    if let Some(problem) = unreadable {
-        warn(&problem.to_string());
-    }
+    // A kept context that cannot be read fails closed here; the CLI said why before starting
+    // (`context::Session::in_runs`).
+    let (session_context, _) = context::Session::in_runs(&runs);
     let engine = crate::runtime::setup::worker_engine()?;
     let review = crate::view::queue::Queue {
         dirs: vec![runs.clone()],
