@@ -74,6 +74,8 @@ the policy cannot be used. The file format is in docs/policy-test.md.";
         "Exit codes: 0 locked, 2 usage error (no policy, a server cannot be started).";
     pub const MCP_DIFF: &str =
         "Exit codes: 0 the servers match the lock, 1 a pinned tool changed, 2 usage error.";
+    pub const MCP_FORGET_CONTEXT: &str =
+        "Exit codes: 0 forgotten (or none was kept), 2 the kept context cannot be removed.";
     pub const MCP_SERVE: &str = "Exit codes: 0 the client closed the session, 2 the policy, its MCP lock or the runs \
          directory cannot be used, the review queue cannot be started, or the session failed (a message larger \
          than 8 MiB closes it), 143 stopped by SIGTERM, 130 by SIGINT. Every worker and MCP server the server \
@@ -300,6 +302,7 @@ enum McpCommand {
     },
     /// Forget the planner context kept in a runs directory (what a `reads_untrusted` planner was told):
     /// the next session there starts trusted. Only you do this; no tool of the server can.
+    #[command(after_help = exit_help::MCP_FORGET_CONTEXT)]
     ForgetContext {
         /// The runs directory `mcp serve --runs` was given.
         #[arg(long, value_name = "DIR")]

@@ -434,7 +434,7 @@ fn json_report(ran: &Ran) -> JsonReport<'_> {
             path: chosen.display_path(),
             sha256: chosen.sha256.clone(),
         }),
-        &crate::serve::answer::Knows::of(&chosen.policy),
+        &crate::runtime::answer::Knows::of(&chosen.policy),
     )
 }
 
@@ -447,15 +447,15 @@ pub(super) fn json_document<'a>(
     head: Option<&str>,
     snapshot: Option<&Path>,
     policy: Option<JsonPolicy>,
-    knows: &crate::serve::answer::Knows,
+    knows: &crate::runtime::answer::Knows,
 ) -> JsonReport<'a> {
     // The planner's answer names the run by its trace, read back from it as `mcp serve` reads a run's.
     let run = trace
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut told = crate::serve::answer::read_back(&run, trace, knows);
-    told.answer.diagnostics = crate::serve::answer::diagnostics(report, source);
+    let mut told = crate::runtime::answer::read_back(&run, trace, knows);
+    told.answer.diagnostics = crate::runtime::answer::diagnostics(report, source);
     told.answer.person = Some(format!(
         "this terminal, and `zamburak view {} --reveal`",
         trace.display()

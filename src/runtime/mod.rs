@@ -1,4 +1,5 @@
 //! Running a lowered plan on Monty: the driver loop, the host boundary, verifiers and tool dispatch.
+pub mod answer;
 pub mod backend;
 pub mod boxing;
 pub mod exec;

@@ -18,7 +18,7 @@
 //!
 //! Nothing here prints: the CLI announces the policy and reports a failure to start ([`ServeError`]).
 
-pub mod answer;
+pub use crate::runtime::answer;
 pub mod ask;
 pub mod context;
 pub mod input;

@@ -583,7 +583,7 @@ pub struct Decided {
     pub head: Result<String, crate::trace::TraceError>,
     /// What the run's policy lets a planner be told: what a caller that hands the run back to a model may
     /// tell it (docs/semantics.md, "What the planner and the person are told").
-    pub planner: crate::serve::answer::Knows,
+    pub planner: crate::runtime::answer::Knows,
 }
 
 impl Decided {
@@ -732,7 +732,7 @@ pub fn decide(
         suspended_again,
         snapshot_removed,
         head,
-        planner: crate::serve::answer::Knows::of(&policy),
+        planner: crate::runtime::answer::Knows::of(&policy),
     })
 }
 
