@@ -710,8 +710,8 @@ fn the_claim_link_the_model_gets_opens_nothing_without_the_persons_session() {
 fn the_queue_of_mcp_serve_answers_only_its_own_page_and_sets_no_cookie() {
     let world = World::new(None);
     let (_s, doc) = waiting_run(&world, &[]);
-    let link = doc["waiting"]["url"].as_str().unwrap().to_string();
-    let code = doc["waiting"]["claim"].as_str().unwrap().to_string();
+    let link = doc["person"].as_str().unwrap().to_string();
+    let (_, code) = claim_of(&world, doc["run"].as_str().unwrap());
     let run = doc["run"].as_str().unwrap().to_string();
     let address = std::fs::read_to_string(world.path("runs/queue.url"))
         .unwrap()
@@ -855,8 +855,8 @@ fn a_page_on_another_port_reads_nothing_of_the_queue_and_approves_nothing() {
     );
     let world = World::new(None);
     let (_s, doc) = waiting_run(&world, &[]);
-    let link = doc["waiting"]["url"].as_str().unwrap().to_string();
-    let code = doc["waiting"]["claim"].as_str().unwrap().to_string();
+    let link = doc["person"].as_str().unwrap().to_string();
+    let (_, code) = claim_of(&world, doc["run"].as_str().unwrap());
     let run = doc["run"].as_str().unwrap().to_string();
     let address = std::fs::read_to_string(world.path("runs/queue.url"))
         .unwrap()
@@ -1075,9 +1075,10 @@ fn the_mcp_inspector_cli_lists_the_tools_and_calls_them() {
         ),
     );
     let doc = &waiting["structuredContent"];
-    assert_eq!(doc["status"], json!("waiting_for_the_person"), "{waiting}");
+    // The read cuts the answer: the model gets the link of the run's page for the person.
+    assert_eq!(doc["status"], json!("for_the_person"), "{waiting}");
     assert!(
-        doc["waiting"]["url"]
+        doc["person"]
             .as_str()
             .unwrap()
             .starts_with("http://127.0.0.1:")

@@ -302,19 +302,21 @@ fn shutting_down() -> String {
 /// The answer to a run stopped at its timeout whose thread is still inside a tool call: the run is over
 /// (no further call starts), and its trace ends when that call returns.
 fn still_stopping(id: &str, dir: &Path, secs: u64) -> Value {
-    json!({
-        "run": id,
-        "status": "error",
-        "error": {
-            "type": "TimeoutError",
-            "message": format!(
-                "the run exceeded the server's run timeout of {secs} s (its tool calls included) and was \
-                 stopped; a tool call under way has not returned yet, and the trace ends when it does \
-                 (run_status tells)"
-            ),
-        },
-        "trace": dir.join("plan.zjson").display().to_string(),
-    })
+    // Nothing of the run is read back yet (its trace is still open): the answer is cut where it starts,
+    // and says only that the timeout stopped it (the timing channel, docs/serve.md).
+    let mut answer = crate::runtime::answer::Answer::state(id, "for_the_person");
+    answer.rest = Some(crate::runtime::answer::CUT_MARKER);
+    answer.trace = Some(dir.join("plan.zjson").display().to_string());
+    answer.error = Some(crate::runtime::answer::ToldError {
+        exc_type: "TimeoutError".into(),
+        line: None,
+        message: format!(
+            "the run exceeded the server's run timeout of {secs} s (its tool calls included) and was \
+             stopped; a tool call under way has not returned yet, and the trace ends when it does \
+             (run_status tells)"
+        ),
+    });
+    answer.to_value()
 }
 
 #[cfg(test)]
