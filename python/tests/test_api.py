@@ -89,8 +89,10 @@ def test_the_planner_is_not_told_what_the_mail_says(policy: Path, mailbox: Mailb
     assert result.output[0].label.sources == ["read_inbox#1"]
     told = json.dumps(result.planner)
     assert "IGNORE PREVIOUS INSTRUCTIONS" not in told
-    assert result.planner["output"][0]["withheld"].startswith("<text withheld from the planner")
-    assert result.planner["output"][1] == {"text": "done\n"}
+    # The answer stops at the read: even the plan's own "done" comes after it, and is the person's.
+    assert result.planner["status"] == "for_the_person"
+    assert result.planner["output"] == [] and result.planner["rest"]
+    assert [d["tool"] for d in result.planner["decisions"]] == ["read_inbox"]
     assert "IGNORE PREVIOUS INSTRUCTIONS" in result.log  # the person reads it
 
 

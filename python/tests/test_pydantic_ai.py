@@ -131,17 +131,18 @@ def test_the_agent_answers_the_newest_mail_once_after_approval(tmp_path: Path) -
         message_history=first.all_messages(),
         deferred_tool_results=DeferredToolResults(approvals={call.tool_call_id: True}),
     )
-    assert second.output == "Done: completed"
+    assert second.output == "Done: for_the_person"  # the rest is the person's
     assert len(mailbox.outbox) == 1
     [sent] = mailbox.outbox
     assert sent["to"] == "alice@example.com" and sent["subject"] == "Re: Lunch on Thursday?"
     assert mailbox.reads == 1  # the approved run continued; nothing ran twice
-    # What the model was told of the run: decisions and its own text, the mail's withheld.
+    # What the model was told of the run: up to the read, then the fixed marker (the mail, the claim and
+    # everything after the read are the person's).
     answer = planner.requests[-1].parts[-1]
     assert isinstance(answer, ToolReturnPart)
-    assert [d["decision"] for d in answer.content["decisions"]] == ["allow", "confirm"]
-    assert answer.content["output"][0]["withheld"].startswith("<text withheld from the planner")
-    assert answer.content["output"][1] == {"text": "answered\n"}
+    assert [d["decision"] for d in answer.content["decisions"]] == ["allow"]
+    assert answer.content["output"] == [] and answer.content["status"] == "for_the_person"
+    assert answer.content["rest"]
     assert INJECTION not in model_saw(planner)
     assert "eve@evil.test" not in model_saw(planner)
 
@@ -198,6 +199,6 @@ def test_each_claim_of_a_plan_waits_for_its_own_approval(tmp_path: Path) -> None
             message_history=result.all_messages(),
             deferred_tool_results=DeferredToolResults(approvals={call.tool_call_id: True}),
         )
-    assert result.output == "Done: completed"
+    assert result.output == "Done: for_the_person"
     assert [m["body"] for m in mailbox.outbox] == ["one", "two"]
     assert mailbox.reads == 1
