@@ -13,9 +13,9 @@
 //! point every value in the run is made of literals, of what the planner context already holds, and of
 //! results the planner may read, so every condition, failure, decision and printed segment before it is
 //! one the planner may read; and whether the point is reached depends only on the tool being called, which
-//! is decided by what came before. The cut is therefore never later than §9's and its place never depends
-//! on what the planner may not read. A tool is *transparent* ([`Knows::transparent`]) when the policy
-//! labels every result it can give (every field, every record, its structure) with integrity and readers
+//! is decided by what came before. The cut is therefore never later than the floating label's first
+//! unreadable point, and its place never depends on what the planner may not read. A tool is
+//! *transparent* ([`Knows::transparent`]) when the policy labels every result it can give (every field, every record, its structure) with integrity and readers
 //! the planner reads whatever the data is: readers chosen by data (`from_fields`) count only when the
 //! planner is in `also`. A tool error is an outcome of the same call, so it is shown only for a transparent
 //! tool. Verifiers are pure functions of the policy and the (readable) value, so they never cut. Anything

@@ -1,4 +1,4 @@
-//! The person's view of one run on the review queue's run page (docs/serve.md, "The person's channel"):
+//! The person's view of one run on the review queue's run page (docs/serve.md, "What the planner can learn"):
 //! everything the run printed, each segment with who wrote it and who may read it, and every decision, read
 //! from the run's trace and its value store. This is the page the planner's answer links to; it is the
 //! person's, shown only behind the queue's session (never to the model), and whatever the planner's answer
