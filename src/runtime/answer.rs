@@ -15,8 +15,8 @@
 //! one the planner may read; and whether the point is reached depends only on the tool being called, which
 //! is decided by what came before. The cut is therefore never later than the floating label's first
 //! unreadable point, and its place never depends on what the planner may not read. A tool is
-//! *transparent* ([`Knows::transparent`]) when the policy labels every result it can give (every field, every record, its structure) with integrity and readers
-//! the planner reads whatever the data is: readers chosen by data (`from_fields`) count only when the
+//! *transparent* ([`Knows::transparent`]) when the policy labels every result it can give (every
+//! field, every record, its structure) with integrity and readers the planner reads whatever the data is: readers chosen by data (`from_fields`) count only when the
 //! planner is in `also`. A tool error is an outcome of the same call, so it is shown only for a transparent
 //! tool. Verifiers are pure functions of the policy and the (readable) value, so they never cut. Anything
 //! the walk does not recognise cuts (fail closed).
@@ -349,6 +349,20 @@ pub fn tell(records: &[Value], knows: &Knows, about: &About<'_>) -> Told {
                     cut = true;
                     break;
                 };
+                // A call decided before the run is lint's: its labels are predictions from the plan, the
+                // policy and the planner context alone, so the planner is told it whatever they are.
+                let before_run = r.get("before_run").and_then(Value::as_bool) == Some(true);
+                if before_run {
+                    answer.decisions.push(ToldDecision {
+                        call_id,
+                        tool: tool.clone(),
+                        line: num("line").unwrap_or(0),
+                        decision: decision.clone(),
+                        rule: text("rule").unwrap_or_default(),
+                        approval: None,
+                    });
+                    continue;
+                }
                 if std::iter::once(&pc)
                     .chain(args.iter())
                     .any(|l| !planner_reads(planner, l))

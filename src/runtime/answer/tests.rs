@@ -257,3 +257,20 @@ fn the_cut_answer_names_nothing_the_data_chose() {
         assert!(!said.contains(word), "{word}");
     }
 }
+
+#[test]
+fn a_denial_before_the_run_is_told_whatever_labels_lint_predicted() {
+    let k = knows(TOOLS, "");
+    let mut denied = call(1, "send", "deny");
+    denied["before_run"] = json!(true);
+    denied["args"] = json!([{"name": "to", "label": secret(), "digest": "none", "preview": null}]);
+    let records = vec![
+        json!({"type": "header"}),
+        denied,
+        json!({"type": "end", "status": "denied", "exit_code": 3, "outcome": "deny"}),
+    ];
+    let a = tell_of(&records, &k);
+    assert!(!a.is_cut());
+    assert_eq!(a.status, "denied");
+    assert_eq!(a.decisions[0].decision, "deny");
+}
