@@ -349,18 +349,18 @@ pub fn tell(records: &[Value], knows: &Knows, about: &About<'_>) -> Told {
                     cut = true;
                     break;
                 };
+                let told = ToldDecision {
+                    call_id,
+                    tool: tool.clone(),
+                    line: num("line").unwrap_or(0),
+                    decision: decision.clone(),
+                    rule: text("rule").unwrap_or_default(),
+                    approval: None,
+                };
                 // A call decided before the run is lint's: its labels are predictions from the plan, the
                 // policy and the planner context alone, so the planner is told it whatever they are.
-                let before_run = r.get("before_run").and_then(Value::as_bool) == Some(true);
-                if before_run {
-                    answer.decisions.push(ToldDecision {
-                        call_id,
-                        tool: tool.clone(),
-                        line: num("line").unwrap_or(0),
-                        decision: decision.clone(),
-                        rule: text("rule").unwrap_or_default(),
-                        approval: None,
-                    });
+                if r.get("before_run").and_then(Value::as_bool) == Some(true) {
+                    answer.decisions.push(told);
                     continue;
                 }
                 if std::iter::once(&pc)
@@ -373,19 +373,8 @@ pub fn tell(records: &[Value], knows: &Knows, about: &About<'_>) -> Told {
                 join(&mut read, &pc);
                 args.iter().for_each(|l| join(&mut read, l));
                 tools.insert(call_id, tool.clone());
-                answer.decisions.push(ToldDecision {
-                    call_id,
-                    tool: tool.clone(),
-                    line: num("line").unwrap_or(0),
-                    decision: decision.clone(),
-                    rule: text("rule").unwrap_or_default(),
-                    approval: None,
-                });
-                let performed = matches!(decision.as_str(), "allow" | "draft")
-                    && !r
-                        .get("before_run")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false);
+                answer.decisions.push(told);
+                let performed = matches!(decision.as_str(), "allow" | "draft");
                 if performed && !knows.transparent(&tool) {
                     cut = true;
                     break;
