@@ -184,7 +184,16 @@ impl Session {
         }
         *context = joined;
         match &self.file {
-            Some(path) => keep(path, &context),
+            // Several servers may share a runs directory: what another kept joins too, so a write never
+            // drops what the other told its model. A kept file that cannot be read stays unknown here.
+            Some(path) => {
+                let kept = read_kept(path).unwrap_or_else(|_| ContextLabel {
+                    integrity: crate::planner::ContextIntegrity::Unknown,
+                    ..ContextLabel::trusted()
+                });
+                *context = context.join(&kept);
+                keep(path, &context)
+            }
             None => Ok(()),
         }
     }
@@ -256,6 +265,24 @@ mod tests {
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
+        // A second server on the same runs directory keeps what the first told its model.
+        let other = ContextLabel {
+            tags: ["PRIVATE".to_string()].into(),
+            ..ContextLabel::trusted()
+        };
+        let (second, _) = Session::in_runs(dir.path());
+        let (third, _) = Session::in_runs(dir.path());
+        let late = ContextLabel {
+            sources: ["run-9/fetch_url#1".to_string()].into(),
+            ..ContextLabel::trusted()
+        };
+        second.has_read(&other).unwrap();
+        // The third started before the second kept `other`: its write must not drop it.
+        third.has_read(&late).unwrap();
+        assert_eq!(
+            Session::in_runs(dir.path()).0.context(),
+            mail.join(&other).join(&late)
+        );
         assert!(forget(dir.path()).unwrap());
         assert!(Session::in_runs(dir.path()).0.context().is_trusted());
         // A kept context that does not parse fails closed.
