@@ -46,13 +46,24 @@ PLANS = {
 # Ten runs in a row: four complete, two are denied, two wait for the person, one raises, one crashes.
 MIX = ["completed", "completed_tool", "denied", "suspended", "completed", "exception", "completed_tool",
        "denied", "suspended", "crash_memory"]
+# What the model is told: a run that reads the user's data is cut after the read (docs/serve.md, "What the
+# planner can learn"); how it really ended is checked in its trace (ENDED).
 EXPECTED = {
     "completed": "completed",
-    "completed_tool": "completed",
+    "completed_tool": "for_the_person",
     "denied": "denied",
-    "suspended": "waiting_for_the_person",
+    "suspended": "for_the_person",
     "exception": "error",
     "crash_memory": "error",
+}
+# The last record of each run's trace, and its status where it is an `end`.
+ENDED = {
+    "completed": ("end", "completed"),
+    "completed_tool": ("end", "completed"),
+    "denied": ("end", "denied"),
+    "suspended": ("suspend", None),
+    "exception": ("end", "error"),
+    "crash_memory": ("end", "error"),
 }
 
 
@@ -255,6 +266,16 @@ def verify_all(zamburak: str, runs: Path, results: list) -> list:
     for r in results:
         if r["status"] != EXPECTED[r["kind"]]:
             problems.append(f"run {r['run']} ({r['kind']}): status {r['status']}, error {r['error']}")
+            continue
+        trace = runs / str(r["run"]) / "plan.zjson"
+        try:
+            last = json.loads(trace.read_text().splitlines()[-1])
+        except (OSError, ValueError, IndexError) as e:
+            problems.append(f"run {r['run']} ({r['kind']}): its trace cannot be read: {e}")
+            continue
+        kind, status = ENDED[r["kind"]]
+        if last.get("type") != kind or (status is not None and last.get("status") != status):
+            problems.append(f"run {r['run']} ({r['kind']}): its trace ends {last.get('type')} {last.get('status')}")
     return problems, len(dirs)
 
 
