@@ -574,6 +574,28 @@ fn waiting_run(world: &World, extra: &[&str]) -> (Raw, Value) {
     (s, doc)
 }
 
+/// A run that waits, as the model and the person each have it: the link the model was given, the claim's
+/// code (from the run's directory), the run's id and the queue's own address (the person's).
+struct Waiting {
+    link: String,
+    code: String,
+    run: String,
+    address: String,
+}
+
+fn waiting_of(world: &World, doc: &Value) -> Waiting {
+    let run = doc["run"].as_str().unwrap().to_string();
+    Waiting {
+        link: doc["person"].as_str().unwrap().to_string(),
+        code: claim_of(world, &run).1,
+        address: std::fs::read_to_string(world.path("runs/queue.url"))
+            .unwrap()
+            .trim()
+            .to_string(),
+        run,
+    }
+}
+
 /// The claim run `run` waits on, as the person finds it in the run's directory: its snapshot and code.
 fn claim_of(world: &World, run: &str) -> (PathBuf, String) {
     let snapshot = world.path(&format!("runs/{run}/plan.zsnap"));
@@ -710,13 +732,12 @@ fn the_claim_link_the_model_gets_opens_nothing_without_the_persons_session() {
 fn the_queue_of_mcp_serve_answers_only_its_own_page_and_sets_no_cookie() {
     let world = World::new(None);
     let (_s, doc) = waiting_run(&world, &[]);
-    let link = doc["person"].as_str().unwrap().to_string();
-    let (_, code) = claim_of(&world, doc["run"].as_str().unwrap());
-    let run = doc["run"].as_str().unwrap().to_string();
-    let address = std::fs::read_to_string(world.path("runs/queue.url"))
-        .unwrap()
-        .trim()
-        .to_string();
+    let Waiting {
+        link,
+        code,
+        run,
+        address,
+    } = waiting_of(&world, &doc);
     let page = format!("{address}run/{run}?claim={code}");
     let base = link.split("/run/").next().unwrap().to_string();
     let port: u16 = base.rsplit(':').next().unwrap().parse().unwrap();
@@ -855,13 +876,12 @@ fn a_page_on_another_port_reads_nothing_of_the_queue_and_approves_nothing() {
     );
     let world = World::new(None);
     let (_s, doc) = waiting_run(&world, &[]);
-    let link = doc["person"].as_str().unwrap().to_string();
-    let (_, code) = claim_of(&world, doc["run"].as_str().unwrap());
-    let run = doc["run"].as_str().unwrap().to_string();
-    let address = std::fs::read_to_string(world.path("runs/queue.url"))
-        .unwrap()
-        .trim()
-        .to_string();
+    let Waiting {
+        link,
+        code,
+        run,
+        address,
+    } = waiting_of(&world, &doc);
     let token = address
         .trim_end_matches('/')
         .rsplit('/')
