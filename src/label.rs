@@ -244,6 +244,56 @@ impl Label {
     }
 }
 
+/// The party a principal's name stands for (docs/semantics.md, "Recipients are a role"): for an address,
+/// the mailbox the transport delivers to, with case and a `+sub-address` folded (`Leak+x@Example.com` is
+/// `leak@example.com`); any other name (`llm:planner`, an IBAN), trimmed and lowercased.
+///
+/// ```
+/// use zamburak::label::party;
+/// assert_eq!(party(" Leak+abc@Example.COM "), "leak@example.com");
+/// assert_eq!(party("llm:Planner"), "llm:planner");
+/// ```
+pub fn party(name: &str) -> String {
+    let key = name.trim().to_ascii_lowercase();
+    match key.rsplit_once('@') {
+        Some((local, domain)) if !local.is_empty() && !domain.is_empty() => {
+            let mailbox = local.split_once('+').map_or(local, |(m, _)| m);
+            format!("{mailbox}@{domain}")
+        }
+        _ => key,
+    }
+}
+
+/// Whether a recipient's text is not one bare address though it looks like one: a display name, several
+/// addresses, a group or a comment (`Bob <b@x>`, `a@x, b@y`). Such a text is delivered by rules the policy
+/// cannot read, so it names no one the decision can check.
+///
+/// ```
+/// use zamburak::label::is_malformed_address;
+/// assert!(!is_malformed_address("bob+x@example.com"));
+/// assert!(is_malformed_address("Bob <bob@example.com>"));
+/// assert!(is_malformed_address("a@x.test, b@y.test"));
+/// assert!(!is_malformed_address("DE89370400440532013000"));
+/// ```
+pub fn is_malformed_address(text: &str) -> bool {
+    let t = text.trim();
+    let looks_like_address = t.contains('@');
+    if !looks_like_address {
+        return t.contains([',', ';', '\n', '\r']);
+    }
+    let (local, domain) = match t.rsplit_once('@') {
+        Some(parts) => parts,
+        None => return true,
+    };
+    local.is_empty()
+        || domain.is_empty()
+        || local.contains('@')
+        || !domain.contains('.') && domain != "localhost"
+        || t.chars().any(|c| {
+            c.is_whitespace() || c.is_control() || "<>,;:\"()[]\\".contains(c)
+        })
+}
+
 /// The packed, in-sandbox form of a label. See the module docs for the layout.
 #[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Packed {
@@ -403,7 +453,7 @@ impl LabelSpace {
 
     /// Names the policy's user, so that [`LabelSpace::describe`] does not count them among the readers.
     pub fn set_user(&mut self, user: &str) {
-        self.user = Some(user.trim().to_ascii_lowercase());
+        self.user = Some(party(user));
     }
 
     pub fn kind_index(&self, name: &str) -> Option<u8> {
@@ -428,7 +478,7 @@ impl LabelSpace {
     /// The index of a principal, interning it if the budget allows. `None` past the budget: such a
     /// principal is never a reader of a restricted value (fail closed).
     pub fn principal(&mut self, name: &str) -> Option<u16> {
-        let key = name.trim().to_ascii_lowercase();
+        let key = party(name);
         if let Some(i) = self.principal_index.get(&key) {
             return Some(*i);
         }
@@ -443,9 +493,7 @@ impl LabelSpace {
 
     /// Looks a principal up without interning it.
     pub fn find_principal(&self, name: &str) -> Option<u16> {
-        self.principal_index
-            .get(&name.trim().to_ascii_lowercase())
-            .copied()
+        self.principal_index.get(&party(name)).copied()
     }
 
     /// Records that call `id` of `tool` happened, so folded sources can be decoded.

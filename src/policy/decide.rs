@@ -262,24 +262,45 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
     }
     // Recipients the policy cannot read as addresses name no one it can check: a dict, a nested list or
     // `None` reaches a tool that may read it its own way (fail closed). No recipient at all is refused too.
+    // Every recipient argument a readers rule reads is checked, not only the one it names: a message goes
+    // to its `cc` and `bcc` too (docs/semantics.md, "Recipients are a role").
     for (name, spec) in tool.args.iter() {
-        let Some(recipients) = &spec.readers_must_include else {
+        let Some(named) = &spec.readers_must_include else {
             continue;
         };
-        let Some(arg) = claim.args.iter().find(|a| &a.name == recipients) else {
-            continue;
-        };
-        let problem = match &arg.texts {
-            Texts::Malformed => "is not a string or a flat list of strings",
-            Texts::Strings(v) if v.is_empty() => "names no recipient",
-            Texts::Strings(_) | Texts::Unknown => continue,
-        };
-        return Some(Decision::deny(
-            Rule::MalformedRecipients,
-            format!(
-                "argument `{recipients}` {problem}, so who may read `{name}` cannot be checked"
-            ),
-        ));
+        let mut names_someone = false;
+        let mut problem = None;
+        for recipients in recipient_args(tool, named) {
+            let Some(arg) = claim.args.iter().find(|a| a.name == recipients) else {
+                continue;
+            };
+            match &arg.texts {
+                Texts::Malformed => {
+                    problem = Some(format!(
+                        "argument `{recipients}` is not a string or a flat list of strings"
+                    ))
+                }
+                Texts::Strings(v) if v.iter().any(|t| crate::label::is_malformed_address(t)) => {
+                    problem = Some(format!(
+                        "argument `{recipients}` holds a text that is not one bare address"
+                    ))
+                }
+                Texts::Strings(v) => names_someone |= !v.is_empty(),
+                Texts::Unknown => names_someone = true,
+            }
+            if problem.is_some() {
+                break;
+            }
+        }
+        let problem = problem.or_else(|| {
+            (!names_someone).then(|| format!("`{named}` names no recipient"))
+        });
+        if let Some(problem) = problem {
+            return Some(Decision::deny(
+                Rule::MalformedRecipients,
+                format!("{problem}, so who may read `{name}` cannot be checked"),
+            ));
+        }
     }
     if is_unknown(&claim.pc) {
         return Some(Decision::deny(
@@ -288,6 +309,16 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
         ));
     }
     None
+}
+
+/// The arguments `readers_must_include: named` reads recipients from: every recipient argument of the tool
+/// when it names one of them or `recipients`, else the one it names (the provider, the server).
+fn recipient_args<'t>(tool: &'t ToolSpec, named: &'t str) -> Vec<&'t str> {
+    if crate::policy::sinks::names_recipients(tool, named) {
+        crate::policy::sinks::recipients(tool)
+    } else {
+        vec![named]
+    }
 }
 
 /// The implicit recipient of a tool, named as `readers_must_include` names it, with the texts it reads as:
@@ -478,7 +509,7 @@ impl Checker<'_> {
                 },
                 format!(
                     "{} may not read argument `{name}`; it is: {}{}",
-                    self.recipient(recipients_arg, i),
+                    self.recipient(i),
                     self.describe(&whole),
                     self.default_note(name)
                 ),
@@ -532,7 +563,7 @@ impl Checker<'_> {
                     Rule::Control(Check::ReadersMustInclude),
                     format!(
                         "{} may not read the control context of this call; it is: {}{}",
-                        self.recipient(recipients_arg, i),
+                        self.recipient(i),
                         self.describe(pc),
                         self.default_note(name)
                     ),
@@ -602,20 +633,31 @@ impl Checker<'_> {
         )
     }
 
-    /// The index of the first recipient in argument `recipients_arg` who may not read `label`.
-    fn first_non_reader(&self, recipients_arg: &str, label: &Label) -> Option<usize> {
-        match &self.arg(recipients_arg)?.texts {
-            Texts::Strings(v) => v.iter().position(|r| !self.is_reader(r, label)),
-            // A malformed list was refused by the fixed rules; unknown recipients prove nothing.
-            Texts::Malformed | Texts::Unknown => None,
+    /// The first recipient `readers_must_include: named` reads who may not read `label`: the recipient
+    /// argument and the index in it.
+    fn first_non_reader(&self, named: &str, label: &Label) -> Option<(String, usize)> {
+        for recipients_arg in recipient_args(self.tool, named) {
+            let Some(arg) = self.arg(recipients_arg) else {
+                continue;
+            };
+            match &arg.texts {
+                Texts::Strings(v) => {
+                    if let Some(i) = v.iter().position(|r| !self.is_reader(r, label)) {
+                        return Some((recipients_arg.to_string(), i));
+                    }
+                }
+                // A malformed list was refused by the fixed rules; unknown recipients prove nothing.
+                Texts::Malformed | Texts::Unknown => {}
+            }
         }
+        None
     }
 
     /// Recipient `i` of `recipients_arg` for a reason: named when the plan (or a trusted source) chose it,
     /// counted when data did (an attacker's text is never echoed into a reason).
-    fn recipient(&self, recipients_arg: &str, i: usize) -> String {
+    fn recipient(&self, (recipients_arg, i): (String, usize)) -> String {
         let position = format!("recipient {} in `{recipients_arg}`", i + 1);
-        let Some(arg) = self.arg(recipients_arg) else {
+        let Some(arg) = self.arg(&recipients_arg) else {
             return position;
         };
         let element_trusted = match &arg.elements {
@@ -690,14 +732,16 @@ pub fn non_readers(
             continue;
         };
         let whole = deep_join(arg).join(&claim.pc);
-        let who: Vec<String> = match checker.arg(recipients).map(|r| &r.texts) {
-            Some(Texts::Strings(v)) => v
-                .iter()
-                .filter(|r| !checker.is_reader(r, &whole))
-                .cloned()
-                .collect(),
-            _ => Vec::new(),
-        };
+        let mut who: Vec<String> = Vec::new();
+        for recipients_arg in recipient_args(tool, recipients) {
+            if let Some(Texts::Strings(v)) = checker.arg(recipients_arg).map(|r| &r.texts) {
+                for r in v {
+                    if !checker.is_reader(r, &whole) && !who.contains(r) {
+                        who.push(r.clone());
+                    }
+                }
+            }
+        }
         if !who.is_empty() {
             out.push((name.to_string(), who));
         }

@@ -122,8 +122,9 @@ impl Policy {
     }
     /// Whether `principal` is the policy's user (case-insensitive, surrounding spaces ignored).
     pub fn is_user(&self, principal: &str) -> bool {
+        // The user's mailbox, folded as the transport folds it: `me+notes@example.com` is the user too.
         self.user()
-            .is_some_and(|u| u.trim().eq_ignore_ascii_case(principal.trim()))
+            .is_some_and(|u| crate::label::party(u) == crate::label::party(principal))
     }
     /// Declared tags, in order.
     pub fn tags(&self) -> &[String] {

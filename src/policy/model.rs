@@ -170,8 +170,28 @@ pub struct ArgSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub public: Option<bool>,
     /// Another argument holding recipients (a string or a list of strings); each must be a reader of this one.
+    /// Naming any recipient argument, or `recipients`, means every element of every recipient argument of the
+    /// tool (docs/semantics.md, "Recipients are a role").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub readers_must_include: Option<String>,
+    /// `true`: this argument names who receives the call's data (an address, a payee, a channel); `false`: it
+    /// does not, whatever its name says. Absent: decided by [`crate::policy::sinks::is_recipient`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipient: Option<bool>,
+    /// `any`: this argument's readers are deliberately not checked, which needs a `reason`. The only way to
+    /// leave an argument that leaves without a readers check (a `forbid_tags` never replaces one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readers: Option<AnyReaders>,
+    /// Why `readers: any` is right for this argument; `policy check` lists it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The one value of an argument's `readers`: `any`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AnyReaders {
+    Any,
 }
 
 /// One integrity requirement.

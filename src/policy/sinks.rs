@@ -20,7 +20,9 @@
 
 use std::fmt;
 
-use super::model::{ArgSpec, Effect, ForbidTags, OnViolation, PolicyFile, ToolSpec};
+use super::model::{
+    Alternatives, ArgSpec, Effect, ForbidTags, OnViolation, PolicyFile, Requirement, ToolSpec,
+};
 use super::providers::PROVIDER_RECIPIENT;
 use super::servers::{SERVER_RECIPIENT, Source, ToolSource};
 
@@ -57,6 +59,7 @@ impl fmt::Display for Party {
                 write!(f, "the provider `{name}` (reader `{reader}`)")
             }
             Party::Server { name, reader } => write!(f, "the server `{name}` (reader `{reader}`)"),
+            Party::Recipients(arg) if arg == RECIPIENTS => f.write_str("the recipients"),
             Party::Recipients(arg) => write!(f, "the recipients in `{arg}`"),
         }
     }
@@ -69,7 +72,7 @@ impl fmt::Display for Party {
 /// use zamburak::policy::sinks::{Party, party};
 /// let p = Policy::bundled_default().unwrap();
 /// assert_eq!(party(p.file(), p.tool("fetch_url").unwrap()), Some(Party::Anyone));
-/// assert_eq!(party(p.file(), p.tool("send_email").unwrap()), Some(Party::Recipients("to".into())));
+/// assert_eq!(party(p.file(), p.tool("send_email").unwrap()), Some(Party::Recipients("recipients".into())));
 /// assert_eq!(party(p.file(), p.tool("read_file").unwrap()), None);
 /// ```
 pub fn party(file: &PolicyFile, tool: &ToolSpec) -> Option<Party> {
@@ -92,37 +95,87 @@ pub fn party(file: &PolicyFile, tool: &ToolSpec) -> Option<Party> {
             },
         ),
         Some(ToolSource::Builtin(source)) if source.transmits() => Some(match source {
-            Source::MailSend => Party::Recipients("to".into()),
+            Source::MailSend => Party::Recipients(RECIPIENTS.into()),
             _ => Party::Anyone,
         }),
-        _ if tool.effect == Effect::Send => {
-            Some(named_recipients(tool).map_or(Party::Anyone, Party::Recipients))
-        }
+        _ if tool.effect == Effect::Send => Some(if recipients(tool).is_empty() {
+            Party::Anyone
+        } else {
+            Party::Recipients(RECIPIENTS.into())
+        }),
         _ => None,
     }
 }
 
-/// The one argument the tool's `readers_must_include` requirements name, if they name exactly one: the
-/// policy has said that argument holds the recipients.
-fn named_recipients(tool: &ToolSpec) -> Option<String> {
-    let mut named = tool
+/// The word `readers_must_include` uses for every element of every recipient argument of a tool.
+pub const RECIPIENTS: &str = "recipients";
+
+/// Argument names that name who receives, whatever tool they belong to: an argument so named is a recipient
+/// unless the policy says `recipient: false` (fail closed: a policy that forgot to say so is still checked).
+const RECIPIENT_NAMES: &[&str] = &[
+    "to",
+    "cc",
+    "bcc",
+    "recipient",
+    "recipients",
+    "reply_to",
+    "attendees",
+    "participants",
+    "payee",
+    "channel",
+];
+
+/// Whether argument `name` of `tool` names who receives the call's data (docs/semantics.md, "Recipients are
+/// a role"): the policy's `recipient:` when it says; else an argument some `readers_must_include` names (the
+/// policy has said it holds recipients), the mail transport's address arguments, or a name from
+/// [`RECIPIENT_NAMES`].
+///
+/// ```
+/// use zamburak::policy::Policy;
+/// use zamburak::policy::sinks::recipients;
+/// let p = Policy::bundled_default().unwrap();
+/// assert_eq!(recipients(p.tool("send_email").unwrap()), ["to"]);
+/// assert!(recipients(p.tool("read_file").unwrap()).is_empty());
+/// ```
+pub fn is_recipient(tool: &ToolSpec, name: &str, spec: &ArgSpec) -> bool {
+    if let Some(said) = spec.recipient {
+        return said;
+    }
+    let named = tool
         .args
         .values()
-        .filter_map(|a| a.readers_must_include.as_deref())
-        .filter(|n| tool.args.contains_key(n));
-    let first = named.next()?;
-    named.all(|n| n == first).then(|| first.to_string())
+        .any(|a| a.readers_must_include.as_deref() == Some(name));
+    // A name alone says "recipient" only on a tool that sends: `channel` of a read is what is read.
+    let sends = tool.effect == Effect::Send
+        || matches!(&tool.source, Some(ToolSource::Builtin(Source::MailSend)));
+    named || (sends && RECIPIENT_NAMES.contains(&name.to_ascii_lowercase().as_str()))
 }
 
-/// Whether the policy declares a confidentiality check on the argument: who may read it (`public: true`,
-/// `readers_must_include`) or which tags may not leave in it (a `forbid_tags` that forbids something). A
-/// declared check is the policy's word on what may go; only an argument with none gets a default.
+/// The recipient arguments of `tool`, in the policy's order.
+pub fn recipients(tool: &ToolSpec) -> Vec<&str> {
+    tool.args
+        .iter()
+        .filter(|(name, spec)| is_recipient(tool, name, spec))
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// Whether `readers_must_include: named` on `tool` means the tool's recipients: `recipients`, or the name of
+/// one of its recipient arguments (a message goes to all of them, so each must be a reader).
+pub fn names_recipients(tool: &ToolSpec, named: &str) -> bool {
+    named == RECIPIENTS
+        || tool
+            .args
+            .get(named)
+            .is_some_and(|spec| is_recipient(tool, named, spec))
+}
+
+/// Whether the policy declares who may read the argument: `public: true`, `readers_must_include`, or an
+/// explicit `readers: any`. Only an argument with none gets a default; a `forbid_tags` never counts, because
+/// it says which tags may not go, not who may read what does (docs/semantics.md, "A `forbid_tags` never
+/// replaces the readers check").
 pub fn declares_check(spec: &ArgSpec) -> bool {
-    let forbids = spec
-        .forbid_tags
-        .as_ref()
-        .is_some_and(|f| !matches!(f.tags(), ForbidTags::List(l) if l.is_empty()));
-    spec.public == Some(true) || spec.readers_must_include.is_some() || forbids
+    spec.public == Some(true) || spec.readers_must_include.is_some() || spec.readers.is_some()
 }
 
 /// One argument that leaves and declared no confidentiality check, with what was added.
@@ -159,25 +212,45 @@ pub fn fill_defaults(file: &mut PolicyFile) -> Vec<Defaulted> {
         let Some(party) = party else { continue };
         let siblings = forbidden_anywhere(tool);
         let tool_outcome = tool.on_violation();
+        let recipient_args: Vec<String> = recipients(tool).iter().map(|n| n.to_string()).collect();
         for (arg_name, spec) in tool.args.iter_mut() {
-            if declares_check(spec) {
-                continue;
-            }
+            let is_recipient = recipient_args.iter().any(|r| r.as_str() == arg_name);
             let mut added = Vec::new();
-            match party.recipient() {
-                None => {
-                    spec.public = Some(true);
-                    added.push("public: true".to_string());
-                }
-                Some(recipient) => {
-                    spec.readers_must_include = Some(recipient.to_string());
-                    added.push(format!("readers_must_include: {recipient}"));
-                    // The argument forbids nothing itself (it would declare a check otherwise).
-                    if let Some(forbid) = siblings.clone().map(|f| decided(f, tool_outcome)) {
-                        added.push(format!("forbid_tags: {}", yaml(&forbid)));
-                        spec.forbid_tags = Some(forbid);
+            // Who receives is the attack's first choice: a recipient the policy did not say may come from
+            // data must come from the plan (docs/semantics.md, "Recipients are a role").
+            if is_recipient && spec.require.is_none() {
+                spec.require = Some(Alternatives(vec![Requirement::Trusted]));
+                added.push("require: trusted".to_string());
+            }
+            if !declares_check(spec) {
+                // A recipient argument goes to the recipients (each sees who else receives), whatever else
+                // the tool's arguments reach.
+                let recipient = if is_recipient {
+                    Some(RECIPIENTS)
+                } else {
+                    party.recipient()
+                };
+                match recipient {
+                    None => {
+                        spec.public = Some(true);
+                        added.push("public: true".to_string());
+                    }
+                    Some(recipient) => {
+                        spec.readers_must_include = Some(recipient.to_string());
+                        added.push(format!("readers_must_include: {recipient}"));
+                        // What a sibling forbids may not reach the party in this argument either; an
+                        // argument that forbids tags of its own keeps its own list.
+                        if spec.forbid_tags.is_none()
+                            && let Some(forbid) = siblings.clone().map(|f| decided(f, tool_outcome))
+                        {
+                            added.push(format!("forbid_tags: {}", yaml(&forbid)));
+                            spec.forbid_tags = Some(forbid);
+                        }
                     }
                 }
+            }
+            if added.is_empty() {
+                continue;
             }
             out.push(Defaulted {
                 tool: tool_name.to_string(),
@@ -324,10 +397,17 @@ mod tests {
         for arg in ["to", "subject"] {
             assert_eq!(
                 send.args.get(arg).unwrap().readers_must_include.as_deref(),
-                Some("to"),
+                Some(RECIPIENTS),
                 "{arg}"
             );
         }
+        // `to` names who receives (the body's rule says so), so data may not choose it unless the policy says
+        // it may.
+        assert_eq!(
+            send.args.get("to").unwrap().require,
+            Some(Alternatives(vec![Requirement::Trusted]))
+        );
+        assert_eq!(send.args.get("subject").unwrap().require, None);
         assert_eq!(
             p.tool("post").unwrap().args.get("text").unwrap().public,
             Some(true)
@@ -343,6 +423,38 @@ mod tests {
         let again = load(&p.to_yaml().unwrap());
         assert!(again.defaulted().is_empty());
         assert_eq!(again.file(), p.file());
+    }
+
+    #[test]
+    fn a_forbid_tags_adds_to_the_readers_check_and_never_replaces_it() {
+        // The hole (#50): `note: { forbid_tags: [AUTH_SECRET] }` got no readers check at all.
+        let p = load(
+            "version: 1\ntags: [AUTH_SECRET]\ntools:\n  send:\n    effect: send\n    args:\n      to: { require: trusted }\n      note: { forbid_tags: [AUTH_SECRET] }\n      open: { readers: any, reason: \"a public notice board\" }\n",
+        );
+        let send = p.tool("send").unwrap();
+        let note = send.args.get("note").unwrap();
+        assert_eq!(note.readers_must_include.as_deref(), Some(RECIPIENTS));
+        assert_eq!(
+            note.forbid_tags,
+            Some(ForbidTags::List(vec!["AUTH_SECRET".into()]))
+        );
+        let open = send.args.get("open").unwrap();
+        assert_eq!((open.readers_must_include.as_deref(), open.public), (None, None));
+    }
+
+    #[test]
+    fn cc_and_bcc_are_recipients_by_name_on_a_tool_that_sends() {
+        let p = load(
+            "version: 1\ntools:\n  mail:\n    effect: send\n    args: { to: {}, cc: {}, bcc: {}, body: { readers_must_include: to }, channel: { recipient: false } }\n  read:\n    effect: read\n    args: { channel: {} }\n",
+        );
+        let mail = p.tool("mail").unwrap();
+        assert_eq!(recipients(mail), ["to", "cc", "bcc"]);
+        for arg in ["cc", "bcc"] {
+            let spec = mail.args.get(arg).unwrap();
+            assert_eq!(spec.require, Some(Alternatives(vec![Requirement::Trusted])), "{arg}");
+            assert_eq!(spec.readers_must_include.as_deref(), Some(RECIPIENTS), "{arg}");
+        }
+        assert!(recipients(p.tool("read").unwrap()).is_empty());
     }
 
     #[test]

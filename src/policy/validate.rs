@@ -397,9 +397,24 @@ fn check_tool(
         // not an argument.
         let names_party = other_is_provider(tool, spec.readers_must_include.as_deref())
             || other_is_server(file, tool, spec.readers_must_include.as_deref());
+        let names_recipients = spec.readers_must_include.as_deref()
+            == Some(crate::policy::sinks::RECIPIENTS)
+            && !crate::policy::sinks::recipients(tool).is_empty();
+        if spec.readers == Some(super::model::AnyReaders::Any)
+            && spec.reason.as_deref().is_none_or(|r| r.trim().is_empty())
+        {
+            return Err(cx
+                .at_value(
+                    Kind::Undeclared,
+                    &sub(&[Seg::Key("readers")]),
+                    "`readers: any` leaves this argument's readers unchecked, so it needs a `reason`",
+                )
+                .expected("a `reason: \"...\"` beside it saying why anyone may read what goes here"));
+        }
         if let Some(other) = &spec.readers_must_include
             && !tool.args.contains_key(other)
             && !names_party
+            && !names_recipients
         {
             if let Some(mcp) = tool.source.as_ref().and_then(ToolSource::mcp)
                 && other == crate::policy::servers::SERVER_RECIPIENT
