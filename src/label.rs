@@ -45,6 +45,9 @@ use serde::{Deserialize, Serialize};
 
 /// Most verified kinds a policy may declare.
 pub const MAX_KINDS: usize = 8;
+/// The kind that marks an address as recorded in an address field of a result: never a policy's (a kind a
+/// policy names is one word), never minted by a verifier, never shown.
+pub const OWN_ADDRESS: &str = "own address";
 /// Most confidentiality tags a policy may declare.
 pub const MAX_TAGS: usize = 16;
 /// Most distinct principals tracked exactly as readers in one run; later ones are never readers.
@@ -289,9 +292,8 @@ pub fn is_malformed_address(text: &str) -> bool {
         || domain.is_empty()
         || local.contains('@')
         || !domain.contains('.') && domain != "localhost"
-        || t.chars().any(|c| {
-            c.is_whitespace() || c.is_control() || "<>,;:\"()[]\\".contains(c)
-        })
+        || t.chars()
+            .any(|c| c.is_whitespace() || c.is_control() || "<>,;:\"()[]\\".contains(c))
 }
 
 /// The packed, in-sandbox form of a label. See the module docs for the layout.
@@ -444,8 +446,14 @@ impl LabelSpace {
         if tags.len() > MAX_TAGS {
             return Err(SpaceError::TooManyTags(tags.len()));
         }
+        let mut kinds: Vec<String> = kinds.iter().map(|s| s.to_string()).collect();
+        // The mark of an address as recorded (docs/semantics.md, "A party may read its own address"), kept
+        // like a verified kind, where a bit is free: without one no value is marked, which only refuses more.
+        if kinds.len() < MAX_KINDS && !kinds.iter().any(|k| k == OWN_ADDRESS) {
+            kinds.push(OWN_ADDRESS.to_string());
+        }
         Ok(LabelSpace {
-            kinds: kinds.iter().map(|s| s.to_string()).collect(),
+            kinds,
             tags: tags.iter().map(|s| s.to_string()).collect(),
             ..LabelSpace::default()
         })
@@ -456,6 +464,10 @@ impl LabelSpace {
         self.user = Some(party(user));
     }
 
+    /// The index of the own-address mark, when the space has room for it.
+    pub fn own_address(&self) -> Option<u8> {
+        self.kind_index(OWN_ADDRESS)
+    }
     pub fn kind_index(&self, name: &str) -> Option<u8> {
         self.kinds.iter().position(|k| k == name).map(|i| i as u8)
     }
@@ -650,7 +662,9 @@ impl LabelSpace {
             verified: label
                 .verified
                 .iter()
-                .filter_map(|k| self.kind_name(k).map(str::to_string))
+                .filter_map(|k| self.kind_name(k))
+                .filter(|k| *k != OWN_ADDRESS)
+                .map(str::to_string)
                 .collect(),
             tags: label
                 .tags

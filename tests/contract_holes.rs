@@ -68,7 +68,9 @@ fn a_secret_written_to_a_file_and_read_back_is_still_a_secret() {
         assert!(world.messages("out/outbox").is_empty(), "to {to}: sent");
         // The store itself is the user's: the write happened.
         assert_eq!(
-            std::fs::read_to_string(world.path("files/notes2.txt")).unwrap(),
+            std::fs::read_to_string(world.path("files/notes2.txt"))
+                .unwrap()
+                .trim(),
             SECRET
         );
     }
@@ -222,7 +224,10 @@ fn worlds_that_differ_in_private_notes_look_the_same_to_everyone_else() {
     ];
     for plan in plans {
         let mut seen = Vec::new();
-        for notes in ["short", "a much longer private note about the salary review"] {
+        for notes in [
+            "short",
+            "a much longer private note about the salary review",
+        ] {
             let world = World::new(None);
             std::fs::write(world.path("files/notes.md"), notes).unwrap();
             let (code, calls, stderr) = run(&world, plan);
@@ -232,9 +237,8 @@ fn worlds_that_differ_in_private_notes_look_the_same_to_everyone_else() {
                 .collect();
             seen.push((code, decisions, seen_by_others(&world), stderr));
         }
-        let strip = |s: &(Option<i32>, Vec<String>, Vec<String>, String)| {
-            (s.0, s.1.clone(), s.2.clone())
-        };
+        let strip =
+            |s: &(Option<i32>, Vec<String>, Vec<String>, String)| (s.0, s.1.clone(), s.2.clone());
         assert_eq!(
             strip(&seen[0]),
             strip(&seen[1]),

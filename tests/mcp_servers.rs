@@ -508,7 +508,7 @@ fn server_text_cannot_break_out_of_the_starting_policys_comments() {
         .lines()
         .filter(|l| l.trim_start().starts_with("source:"))
         .count();
-    assert_eq!(sources, 11, "{policy}");
+    assert_eq!(sources, 12, "{policy}");
 }
 
 #[test]
@@ -679,8 +679,10 @@ fn get_env_sees_only_allowed_variables_and_cannot_reach_a_public_sink() {
 #[test]
 fn a_wrapped_list_result_is_labelled_per_record() {
     let tmp = attacker_setup(
-        "  inbox:\n    source: mcp.attacker.inbox\n    effect: read\n    args: {}\n    control: { require: any }\n    returns: { readers: { from_fields: [from] }, structure_readers: public }\n  deliver:\n    source: mcp.attacker.deliver\n    effect: send\n    args:\n      to: { readers_must_include: to }\n      body: { readers_must_include: to }\n    control: { require: any }\n",
+        "  inbox:\n    source: mcp.attacker.inbox\n    effect: read\n    args: {}\n    control: { require: any }\n    returns: { readers: { from_fields: [from] }, structure_readers: public }\n  deliver:\n    source: mcp.attacker.deliver\n    effect: send\n    args:\n      to: { recipient: false, readers_must_include: to }\n      body: { readers_must_include: to }\n    control: { require: any }\n",
     );
+    // (`recipient: false` lets the inbox's data choose `to`, which a recipient may not: what this test looks
+    // at is how each record is labelled.)
     let dir = tmp.path();
     std::fs::write(
         dir.join("p.py"),
@@ -1037,4 +1039,42 @@ fn a_lock_whose_definition_disagrees_with_its_pin_is_refused() {
         assert!(!t.contains("send_note first"), "{args:?}: {t}");
     }
     assert!(calls(dir).is_empty());
+}
+
+/// The MCP mail tool of issue #50, written as docs/policy.md recommended on `1bbed34` (`body: {
+/// readers_must_include: to }`, `{}` for the rest): the body reached `cc` and `bcc`, who may not read it, and
+/// the inbox's data chose them. Every recipient argument is a recipient now (docs/semantics.md, "Recipients
+/// are a role"): each must read the body, and none may come from data.
+#[test]
+fn cc_and_bcc_are_recipients_too() {
+    let tmp = attacker_setup(
+        "  inbox:\n    source: mcp.attacker.inbox\n    effect: read\n    args: {}\n    control: { require: any }\n    returns: { readers: { from_fields: [from] }, structure_readers: public }\n  mail:\n    source: mcp.attacker.mail\n    effect: send\n    args:\n      to: {}\n      cc: {}\n      bcc: {}\n      body: { readers_must_include: to }\n    control: { require: any }\n",
+    );
+    let dir = tmp.path();
+    let plans = [
+        // A plan's own Cc, and a body only the first sender may read.
+        "m = inbox()\nmail(to=\"alice@example.com\", cc=\"bob@example.com\", bcc=[], body=m[0][\"body\"])\n",
+        // The attacker's mail chooses Cc and Bcc.
+        "m = inbox()\nmail(to=\"alice@example.com\", cc=m[1][\"from\"], bcc=[m[1][\"from\"]], body=m[0][\"body\"])\n",
+    ];
+    for plan in plans {
+        let _ = std::fs::remove_file(dir.join("calls.log"));
+        std::fs::write(dir.join("p.py"), plan).unwrap();
+        let out = zamburak(dir, &["run", "p.py", "--trace", "p.zjson"]);
+        assert_eq!(out.status.code(), Some(3), "{plan}\n{}", text(&out));
+        assert!(
+            calls(dir).iter().all(|c| c["tool"] != "mail"),
+            "{plan}: the mail reached the server"
+        );
+    }
+    // The positive control: to the body's reader, with no one else, the mail goes.
+    let _ = std::fs::remove_file(dir.join("calls.log"));
+    std::fs::write(
+        dir.join("p.py"),
+        "m = inbox()\nmail(to=\"alice@example.com\", cc=[], bcc=[], body=m[0][\"body\"])\n",
+    )
+    .unwrap();
+    let out = zamburak(dir, &["run", "p.py"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(calls(dir).iter().filter(|c| c["tool"] == "mail").count(), 1);
 }

@@ -118,7 +118,7 @@ const BROKEN: &[(&str, u64, u64, &str)] = &[
         "readers_unknown_arg",
         10,
         31,
-        "`recipients`, which is not an argument of `send_email`",
+        "`addressees`, which is not an argument of `send_email`",
     ),
     ("unknown_verifier_kind", 5, 11, "unknown variant `regex`"),
     ("verifier_unknown_field", 6, 5, "unknown field `maximum`"),

@@ -529,7 +529,8 @@ def make_control(policy, workdir, zamburak, child_env, host, session, attacker):
     for name, tool in (doc.get("tools") or {}).items():
         if str(tool.get("source", "")).startswith("builtin.llm."):
             continue
-        tool["args"] = {arg: {} for arg in (tool.get("args") or {})}
+        # `recipient: false`: no argument gets the default a recipient has (`require: trusted`).
+        tool["args"] = {arg: {"recipient": False} for arg in (tool.get("args") or {})}
         tool["control"] = {"require": "any"}
         tool.pop("on_violation", None)
         returns = tool.setdefault("returns", {})

@@ -95,6 +95,18 @@ pub fn check_command(file: &Path) -> i32 {
                     outln!("#   {}", one_line(&d.to_string()));
                 }
             }
+            // Every argument whose readers are deliberately unchecked, with the policy's reason, so a reviewer
+            // sees each one (docs/semantics.md, "A `forbid_tags` never replaces the readers check").
+            for (tool, spec) in policy.file().tools.iter() {
+                for (arg, a) in spec.args.iter() {
+                    if a.readers.is_some() {
+                        outln!(
+                            "# readers not checked: `{tool}` argument `{arg}` (readers: any): {}",
+                            one_line(a.reason.as_deref().unwrap_or(""))
+                        );
+                    }
+                }
+            }
             // What a run would refuse before starting, for every tool (a plan names only some).
             let all = policy
                 .file()

@@ -292,9 +292,8 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
                 break;
             }
         }
-        let problem = problem.or_else(|| {
-            (!names_someone).then(|| format!("`{named}` names no recipient"))
-        });
+        let problem =
+            problem.or_else(|| (!names_someone).then(|| format!("`{named}` names no recipient")));
         if let Some(problem) = problem {
             return Some(Decision::deny(
                 Rule::MalformedRecipients,
@@ -499,9 +498,14 @@ impl Checker<'_> {
                 ),
             ));
         }
-        if let Some(recipients_arg) = &spec.readers_must_include
-            && let Some(i) = self.first_non_reader(recipients_arg, &whole)
-        {
+        let non_reader = spec.readers_must_include.as_deref().and_then(|named| {
+            if recipient_args(self.tool, named).contains(&name) {
+                self.first_non_reader_of_recipients(name, arg, named)
+            } else {
+                self.first_non_reader(named, &whole)
+            }
+        });
+        if let Some(i) = non_reader {
             out.push(self.violation(
                 Rule::Arg {
                     name: name.to_string(),
@@ -653,6 +657,42 @@ impl Checker<'_> {
         None
     }
 
+    /// [`Self::first_non_reader`] for a recipient argument itself (docs/semantics.md, "A party may read its
+    /// own address, as recorded"): every recipient must read the list's structure and every element, except
+    /// that an element carrying the own-address mark may be read by the one party it names. Whatever chose
+    /// the element (an index, a key, a condition) was joined into its label before the mark could survive
+    /// it, and a choice that is not trusted removes the mark.
+    fn first_non_reader_of_recipients(
+        &self,
+        name: &str,
+        arg: &ArgClaim,
+        named: &str,
+    ) -> Option<(String, usize)> {
+        let own = self.space.own_address();
+        let parts: Vec<(Option<usize>, &Label)> = match &arg.elements {
+            Some(elements) => std::iter::once((None, &arg.label))
+                .chain(elements.iter().enumerate().map(|(i, e)| (Some(i), e)))
+                .collect(),
+            None => vec![(Some(0), &arg.label)],
+        };
+        for recipients_arg in recipient_args(self.tool, named) {
+            let Some(Texts::Strings(texts)) = self.arg(recipients_arg).map(|a| &a.texts) else {
+                continue;
+            };
+            for (j, text) in texts.iter().enumerate() {
+                for (i, label) in &parts {
+                    let its_own = recipients_arg == name
+                        && *i == Some(j)
+                        && own.is_some_and(|k| label.verified.contains(k));
+                    if !its_own && !self.is_reader(text, label) {
+                        return Some((recipients_arg.to_string(), j));
+                    }
+                }
+            }
+        }
+        None
+    }
+
     /// Recipient `i` of `recipients_arg` for a reason: named when the plan (or a trusted source) chose it,
     /// counted when data did (an attacker's text is never echoed into a reason).
     fn recipient(&self, (recipients_arg, i): (String, usize)) -> String {
@@ -669,7 +709,11 @@ impl Checker<'_> {
                 if !arg.label.is_untrusted() && !arg.label.unknown && element_trusted =>
             {
                 v.get(i)
-                    .map_or(position.clone(), |addr| format!("`{addr}` ({position})"))
+                    .map_or(position.clone(), |addr| match addr.strip_prefix('\0') {
+                        // Lint's stand-in for a recipient only the run will know: its words, not an address.
+                        Some(words) => format!("{words} ({position})"),
+                        None => format!("`{addr}` ({position})"),
+                    })
             }
             _ => position,
         }

@@ -165,17 +165,41 @@ impl Labeller<'_> {
             _ => self.scalar_readers(),
         };
         let structure = self.label(None, readers.clone());
+        let address_fields: Vec<String> = match &self.returns.readers {
+            Some(ReadersSpec::FromFields { fields, .. }) => fields.clone(),
+            _ => Vec::new(),
+        };
+        let mark = self.own_address_mark();
         let entries = map
             .iter()
             .map(|(k, v)| {
                 let field_label = self.label(Some(k), readers.clone());
-                (
-                    LValue::new(Raw::Str(k.clone()), structure.clone()),
-                    deep(v, field_label, 1),
-                )
+                let mut value = deep(v, field_label, 1);
+                if let Some(kind) = mark
+                    && address_fields.contains(k)
+                {
+                    mark_addresses(&mut value, kind);
+                }
+                (LValue::new(Raw::Str(k.clone()), structure.clone()), value)
             })
             .collect();
         LValue::new(Raw::Dict(entries), structure)
+    }
+
+    /// The own-address mark to put on the addresses of this result's address fields (the `from_fields`
+    /// ones: docs/semantics.md, "A party may read its own address, as recorded"), when the result is not
+    /// chosen by anything a party could not read: with an argument that is untrusted, tagged or restricted
+    /// (a secret search query), the choice of which addresses come back is itself private, so none is marked.
+    fn own_address_mark(&self) -> Option<u8> {
+        let clean = !self.args.is_untrusted()
+            && !self.args.unknown
+            && self.args.tags.is_empty()
+            && self.args.readers == crate::label::Readers::Public;
+        if clean {
+            self.space.own_address()
+        } else {
+            None
+        }
     }
 
     fn label(&mut self, field: Option<&str>, readers: Option<Vec<String>>) -> Packed {
@@ -210,6 +234,19 @@ impl Labeller<'_> {
                 Label::unknown()
             }
         }
+    }
+}
+
+/// Marks every address an address field holds (a string, or the strings of a list) as its party's own.
+fn mark_addresses(value: &mut LValue, kind: u8) {
+    match &mut value.raw {
+        Raw::Str(_) => value.label = value.label.mint(kind),
+        Raw::List(items) => {
+            for item in items.iter_mut().filter(|i| matches!(i.raw, Raw::Str(_))) {
+                item.label = item.label.mint(kind);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -255,7 +255,11 @@ pub fn fill_defaults(file: &mut PolicyFile) -> Vec<Defaulted> {
             out.push(Defaulted {
                 tool: tool_name.to_string(),
                 arg: arg_name.to_string(),
-                party: party.clone(),
+                party: if is_recipient {
+                    Party::Recipients(RECIPIENTS.into())
+                } else {
+                    party.clone()
+                },
                 added,
             });
         }
@@ -439,7 +443,10 @@ mod tests {
             Some(ForbidTags::List(vec!["AUTH_SECRET".into()]))
         );
         let open = send.args.get("open").unwrap();
-        assert_eq!((open.readers_must_include.as_deref(), open.public), (None, None));
+        assert_eq!(
+            (open.readers_must_include.as_deref(), open.public),
+            (None, None)
+        );
     }
 
     #[test]
@@ -451,8 +458,16 @@ mod tests {
         assert_eq!(recipients(mail), ["to", "cc", "bcc"]);
         for arg in ["cc", "bcc"] {
             let spec = mail.args.get(arg).unwrap();
-            assert_eq!(spec.require, Some(Alternatives(vec![Requirement::Trusted])), "{arg}");
-            assert_eq!(spec.readers_must_include.as_deref(), Some(RECIPIENTS), "{arg}");
+            assert_eq!(
+                spec.require,
+                Some(Alternatives(vec![Requirement::Trusted])),
+                "{arg}"
+            );
+            assert_eq!(
+                spec.readers_must_include.as_deref(),
+                Some(RECIPIENTS),
+                "{arg}"
+            );
         }
         assert!(recipients(p.tool("read").unwrap()).is_empty());
     }

@@ -462,7 +462,7 @@ impl RunHost<'_, '_> {
                             message: format!("`{name}` was rejected by the user"),
                         };
                     }
-                    return self.perform(name, call_id, &args, line, approval_drafts);
+                    return self.perform(name, call_id, &args, line, approval_drafts, &pc);
                 }
                 self.stop = Some(Stop::Suspended);
                 self.pending = Some(Pending {
@@ -482,7 +482,7 @@ impl RunHost<'_, '_> {
             }
         };
 
-        self.perform(name, call_id, &args, line, draft)
+        self.perform(name, call_id, &args, line, draft, &pc)
     }
 
     /// What the call would act on beyond its arguments, for the person deciding its claim: for a commit, the
@@ -618,6 +618,7 @@ impl RunHost<'_, '_> {
         args: &[(String, LValue)],
         line: u32,
         draft: bool,
+        pc: &Packed,
     ) -> HostReply {
         // After the decision, so a shape the policy refuses (a recipient that is not text) stays a denial;
         // before the effect, so a call the policy allowed never reaches the adapter with the wrong type.
@@ -627,7 +628,15 @@ impl RunHost<'_, '_> {
         let raw_args: Map<String, Value> =
             args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
         let source = self.policy.tool(name).and_then(|t| t.source.as_ref());
-        let value = match self.backend.invoke(name, source, &raw_args, draft) {
+        // A write whose label cannot be kept does not happen: read back, it would be labelled as if it held
+        // nothing of what it does (docs/semantics.md, "Stores keep labels").
+        let invoked = match self.keep_written_label(name, args, &raw_args, pc) {
+            Ok(()) => self.backend.invoke(name, source, &raw_args, draft),
+            Err(e) => Err(super::backend::Failure::from(format!(
+                "the label of what it writes could not be kept ({e})"
+            ))),
+        };
+        let value = match invoked {
             Ok(value) => value,
             Err(failure) => {
                 // The message is Zamburak's words; what the tool or server wrote is in the report and the
@@ -694,9 +703,11 @@ impl RunHost<'_, '_> {
             self.space
                 .record_scan(call_id, &finding.tag, finding.scanner.name());
         }
+        let kept = self.recalled_label(name, call_id, &raw_args, &value);
         let args_join = args_join
             .join(&self.space.encode(&by_path))
-            .join(&self.space.encode(&by_scan));
+            .join(&self.space.encode(&by_scan))
+            .join(&kept);
         let result = policy::label_result(
             self.policy,
             name,

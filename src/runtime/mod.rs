@@ -10,4 +10,5 @@ mod report;
 pub mod run;
 pub mod setup;
 pub mod snapshot;
+mod stores;
 pub mod worker;

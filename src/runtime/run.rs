@@ -408,6 +408,7 @@ pub fn resume_plan(
                     &paused.args,
                     paused.line,
                     drafts,
+                    &paused.pc,
                 )
             }
             _ => {

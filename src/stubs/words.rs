@@ -257,10 +257,16 @@ fn readers_words(policy: &Policy, tool: &ToolSpec, other: &str) -> Option<String
                 ways.push(format!("results anyone may read: {}", list(&public, "and")));
             }
             ways.extend(record_readers(policy));
-            Some(format!(
-                "only data everyone in `{other}` may read ({})",
-                ways.join("; ")
-            ))
+            // A message goes to every recipient argument (docs/semantics.md, "Recipients are a role").
+            let recipients = crate::policy::sinks::recipients(tool);
+            let who =
+                if crate::policy::sinks::names_recipients(tool, other) && !recipients.is_empty() {
+                    let named: Vec<String> = recipients.iter().map(|r| format!("`{r}`")).collect();
+                    format!("everyone in {}", list(&named, "and"))
+                } else {
+                    format!("everyone in `{other}`")
+                };
+            Some(format!("only data {who} may read ({})", ways.join("; ")))
         }
     }
 }

@@ -16,7 +16,18 @@ fn root(root: &Path) -> Result<PathBuf, ToolError> {
         .map_err(|_| ToolError::Refused("the configured files root does not exist"))
 }
 
-/// Checks the shape of a plan-given relative path: no absolute paths, `..`, NUL or empty components.
+/// Names that begin with this are Zamburak's own inside the root (the label store, a write's temporary
+/// file): no plan reads, writes or lists them, so no plan can forge or drop a stored label.
+pub const RESERVED_PREFIX: &str = ".zamburak";
+
+const RESERVED: ToolError = ToolError::Refused("the path is reserved for Zamburak's own records");
+
+fn is_reserved(name: &std::ffi::OsStr) -> bool {
+    name.to_string_lossy().starts_with(RESERVED_PREFIX)
+}
+
+/// Checks the shape of a plan-given relative path: no absolute paths, `..`, NUL or empty components, and
+/// nothing of Zamburak's own.
 fn relative(path: &str) -> Result<PathBuf, ToolError> {
     if path.contains('\0') {
         return Err(ToolError::Refused("path outside the files root"));
@@ -25,12 +36,25 @@ fn relative(path: &str) -> Result<PathBuf, ToolError> {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
+            Component::Normal(x) if is_reserved(x) => return Err(RESERVED),
             Component::Normal(x) => out.push(x),
             Component::CurDir => {}
             _ => return Err(ToolError::Refused("path outside the files root")),
         }
     }
     Ok(out)
+}
+
+/// `full` (canonical) inside `root` (canonical), and through nothing of Zamburak's own: a symlink the plan
+/// names may resolve into the label store.
+fn inside(root: &Path, full: &Path) -> Result<(), ToolError> {
+    let rel = full
+        .strip_prefix(root)
+        .map_err(|_| ToolError::Refused("path outside the files root"))?;
+    if rel.components().any(|c| is_reserved(c.as_os_str())) {
+        return Err(RESERVED);
+    }
+    Ok(())
 }
 
 /// An existing path inside the root, with every symlink resolved.
@@ -40,10 +64,41 @@ fn existing(root_dir: &Path, path: &str) -> Result<PathBuf, ToolError> {
         .join(relative(path)?)
         .canonicalize()
         .map_err(|_| ToolError::NotFound)?;
-    if !full.starts_with(&root) {
-        return Err(ToolError::Refused("path outside the files root"));
-    }
+    inside(&root, &full)?;
     Ok(full)
+}
+
+/// The item `path` names, as the label store keys it: its path relative to the canonical root, with every
+/// symlink of an existing file resolved and, for a file not written yet, its directory's (the same name
+/// [`read`] and [`write`] reach).
+pub fn item(root_dir: &Path, path: &str) -> Result<(PathBuf, String), ToolError> {
+    let root = root(root_dir)?;
+    let full = match existing(root_dir, path) {
+        Ok(full) => full,
+        Err(ToolError::NotFound) => target(&root, path)?,
+        Err(e) => return Err(e),
+    };
+    let rel = full
+        .strip_prefix(&root)
+        .map_err(|_| ToolError::Refused("path outside the files root"))?
+        .to_string_lossy()
+        .to_string();
+    Ok((root, rel))
+}
+
+/// Where [`write`] puts `path`: in its directory, resolved, inside the root.
+fn target(root: &Path, path: &str) -> Result<PathBuf, ToolError> {
+    let rel = relative(path)?;
+    let name = rel
+        .file_name()
+        .ok_or(ToolError::Refused("path names no file"))?
+        .to_owned();
+    let parent = root
+        .join(rel.parent().unwrap_or(Path::new("")))
+        .canonicalize()
+        .map_err(|_| ToolError::NotFound)?;
+    inside(root, &parent)?;
+    Ok(parent.join(name))
 }
 
 /// Names in a directory, sorted; directories end with `/`.
@@ -52,6 +107,7 @@ pub fn list(root_dir: &Path, path: &str) -> Result<Value, ToolError> {
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .map_err(|_| ToolError::NotFound)?
         .flatten()
+        .filter(|e| !is_reserved(&e.file_name()))
         .map(|e| {
             let mut n = e.file_name().to_string_lossy().to_string();
             if e.file_type().is_ok_and(|t| t.is_dir()) {
@@ -85,18 +141,11 @@ pub fn read(root_dir: &Path, path: &str) -> Result<Value, ToolError> {
 pub fn write(root_dir: &Path, path: &str, content: &str) -> Result<Value, ToolError> {
     let root = root(root_dir)?;
     let rel = relative(path)?;
-    let name = rel
-        .file_name()
-        .ok_or(ToolError::Refused("path names no file"))?
-        .to_owned();
-    let parent = root
-        .join(rel.parent().unwrap_or(Path::new("")))
-        .canonicalize()
-        .map_err(|_| ToolError::NotFound)?;
-    if !parent.starts_with(&root) {
-        return Err(ToolError::Refused("path outside the files root"));
-    }
-    let target = parent.join(&name);
+    let target = target(&root, path)?;
+    let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
+        return Err(ToolError::Refused("path names no file"));
+    };
+    let (parent, name) = (parent.to_path_buf(), name.to_owned());
     if let Ok(meta) = std::fs::symlink_metadata(&target)
         && (meta.file_type().is_symlink() || meta.is_dir())
     {
@@ -105,7 +154,7 @@ pub fn write(root_dir: &Path, path: &str, content: &str) -> Result<Value, ToolEr
         ));
     }
     let tmp = parent.join(format!(
-        ".{}.zamburak-tmp-{}",
+        "{RESERVED_PREFIX}-tmp-{}-{}",
         name.to_string_lossy(),
         std::process::id()
     ));

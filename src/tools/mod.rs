@@ -13,6 +13,7 @@ pub mod files;
 pub mod llm;
 pub mod mail;
 pub mod records;
+pub mod stored_labels;
 pub mod verify;
 pub mod web;
 

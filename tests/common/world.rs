@@ -10,7 +10,9 @@ use assert_cmd::Command;
 
 /// A plan that sends to a list it wrote around a recipient read from a file (`todo.txt`): the list's
 /// own label is trusted, its second element is not. Under the default policy the send waits (exit 4).
-pub const LIST_AROUND_A_READ: &str = "who = read_file(path=\"todo.txt\")\nsend_email(to=[\"me@example.com\", who], subject=\"todo\", body=\"hi\")\n";
+/// (The file's first line only: several lines are not one recipient, which is refused as malformed before any
+/// label is read.)
+pub const LIST_AROUND_A_READ: &str = "who = read_file(path=\"todo.txt\").splitlines()[0]\nsend_email(to=[\"me@example.com\", who], subject=\"todo\", body=\"hi\")\n";
 
 /// A copy of the example world in a temporary directory, with a policy pointing at it.
 pub struct World {

@@ -69,8 +69,8 @@ def commit_draft(id: str, sha256: str) -> SentMail:
     """
 
 def draft_reply(to: str | Sequence[str], subject: str, body: str) -> SentMail:
-    """Effect: send: data leaves the machine. Its arguments go to the recipients in `to`. When a
-    requirement fails it writes a draft for the user instead of sending.
+    """Effect: send: data leaves the machine. Its arguments go to the recipients. When a requirement
+    fails it writes a draft for the user instead of sending.
 
     Args:
         to: one address, or a list of addresses.
@@ -78,7 +78,11 @@ def draft_reply(to: str | Sequence[str], subject: str, body: str) -> SentMail:
             `get_email(...)["id"]`, `read_inbox(...)["id"]` and `search_email(...)["id"]`), or the result of
             `verify_recipient(...)`; otherwise it is only saved as a draft for the user. Never data tagged
             AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`); otherwise the call is
-            refused.
+            refused. Only data everyone in `to` may read (values written in the plan; results anyone may
+            read: `fetch_url(...)`; a record of `get_email(...)` may go to the people in its `from`, `to`
+            and `cc`; a record of `read_inbox(...)` may go to the people in its `from`, `to` and `cc`; a
+            record of `search_email(...)` may go to the people in its `from`, `to` and `cc`); otherwise it
+            is only saved as a draft for the user.
         subject:
             Never data tagged AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`);
             otherwise the call is refused. Only data everyone in `to` may read (values written in the plan;
@@ -209,7 +213,7 @@ def search_email(query: str) -> list[Email]:
     """
 
 def send_email(to: str | Sequence[str], subject: str, body: str) -> SentMail:
-    """Effect: send: data leaves the machine. Its arguments go to the recipients in `to`.
+    """Effect: send: data leaves the machine. Its arguments go to the recipients.
 
     Args:
         to: one address, or a list of addresses.
@@ -217,7 +221,11 @@ def send_email(to: str | Sequence[str], subject: str, body: str) -> SentMail:
             `get_email(...)["id"]`, `read_inbox(...)["id"]` and `search_email(...)["id"]`), or the result of
             `verify_recipient(...)`; otherwise the user is asked to approve the call. Never data tagged
             AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`); otherwise the call is
-            refused.
+            refused. Only data everyone in `to` may read (values written in the plan; results anyone may
+            read: `fetch_url(...)`; a record of `get_email(...)` may go to the people in its `from`, `to`
+            and `cc`; a record of `read_inbox(...)` may go to the people in its `from`, `to` and `cc`; a
+            record of `search_email(...)` may go to the people in its `from`, `to` and `cc`); otherwise the
+            user is asked to approve the call.
         subject:
             Never data tagged AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`);
             otherwise the call is refused. Only data everyone in `to` may read (values written in the plan;

@@ -542,12 +542,21 @@ def send_email(recipients: Sequence[str], subject: str, body: str, attachments: 
     Args:
         recipients: The list with the email addresses of the recipients.
             Written in the plan (or computed only from plan values and trusted results:
-            `get_current_day(...)`); otherwise the user is asked to approve the call.
+            `get_current_day(...)`); and only data everyone in `recipients`, `cc` and `bcc` may read (values
+            written in the plan; results anyone may read: `get_current_day(...)` and `query_llm(...)`; a
+            record of `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
+            `get_draft_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`; a
+            record of `get_received_emails(...)` may go to the people in its `sender`, `recipients`, `cc`
+            and `bcc`; a record of `get_sent_emails(...)` may go to the people in its `sender`,
+            `recipients`, `cc` and `bcc`; a record of `get_unread_emails(...)` may go to the people in its
+            `sender`, `recipients`, `cc` and `bcc`; a record of `search_calendar_events(...)` may go to the
+            people in its `participants`; a record of `search_emails(...)` may go to the people in its
+            `sender`, `recipients`, `cc` and `bcc`); otherwise the user is asked to approve the call.
         subject: The subject of the email.
             Written in the plan (or computed only from plan values and trusted results:
-            `get_current_day(...)`); and only data everyone in `recipients` may read (values written in the
-            plan; results anyone may read: `get_current_day(...)` and `query_llm(...)`; a record of
-            `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
+            `get_current_day(...)`); and only data everyone in `recipients`, `cc` and `bcc` may read (values
+            written in the plan; results anyone may read: `get_current_day(...)` and `query_llm(...)`; a
+            record of `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
             `get_draft_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`; a
             record of `get_received_emails(...)` may go to the people in its `sender`, `recipients`, `cc`
             and `bcc`; a record of `get_sent_emails(...)` may go to the people in its `sender`,
@@ -557,9 +566,9 @@ def send_email(recipients: Sequence[str], subject: str, body: str, attachments: 
             `sender`, `recipients`, `cc` and `bcc`); otherwise the user is asked to approve the call.
         body: The body of the email.
             Written in the plan (or computed only from plan values and trusted results:
-            `get_current_day(...)`); and only data everyone in `recipients` may read (values written in the
-            plan; results anyone may read: `get_current_day(...)` and `query_llm(...)`; a record of
-            `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
+            `get_current_day(...)`); and only data everyone in `recipients`, `cc` and `bcc` may read (values
+            written in the plan; results anyone may read: `get_current_day(...)` and `query_llm(...)`; a
+            record of `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
             `get_draft_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`; a
             record of `get_received_emails(...)` may go to the people in its `sender`, `recipients`, `cc`
             and `bcc`; a record of `get_sent_emails(...)` may go to the people in its `sender`,
@@ -572,9 +581,9 @@ def send_email(recipients: Sequence[str], subject: str, body: str, attachments: 
             with the ID of the file in the cloud drive. If the attachment has as "type" "event", then it is
             expected to be a calendar ev….
             Written in the plan (or computed only from plan values and trusted results:
-            `get_current_day(...)`); and only data everyone in `recipients` may read (values written in the
-            plan; results anyone may read: `get_current_day(...)` and `query_llm(...)`; a record of
-            `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
+            `get_current_day(...)`); and only data everyone in `recipients`, `cc` and `bcc` may read (values
+            written in the plan; results anyone may read: `get_current_day(...)` and `query_llm(...)`; a
+            record of `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
             `get_draft_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`; a
             record of `get_received_emails(...)` may go to the people in its `sender`, `recipients`, `cc`
             and `bcc`; a record of `get_sent_emails(...)` may go to the people in its `sender`,
@@ -585,11 +594,29 @@ def send_email(recipients: Sequence[str], subject: str, body: str, attachments: 
         cc: The list of email addresses to include in the CC field. If `null`, no email addresses are
             included.
             Written in the plan (or computed only from plan values and trusted results:
-            `get_current_day(...)`); otherwise the user is asked to approve the call.
+            `get_current_day(...)`); and only data everyone in `recipients`, `cc` and `bcc` may read (values
+            written in the plan; results anyone may read: `get_current_day(...)` and `query_llm(...)`; a
+            record of `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
+            `get_draft_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`; a
+            record of `get_received_emails(...)` may go to the people in its `sender`, `recipients`, `cc`
+            and `bcc`; a record of `get_sent_emails(...)` may go to the people in its `sender`,
+            `recipients`, `cc` and `bcc`; a record of `get_unread_emails(...)` may go to the people in its
+            `sender`, `recipients`, `cc` and `bcc`; a record of `search_calendar_events(...)` may go to the
+            people in its `participants`; a record of `search_emails(...)` may go to the people in its
+            `sender`, `recipients`, `cc` and `bcc`); otherwise the user is asked to approve the call.
         bcc: The list of email addresses to include in the BCC field. If `null`, no email addresses are
             included.
             Written in the plan (or computed only from plan values and trusted results:
-            `get_current_day(...)`); otherwise the user is asked to approve the call.
+            `get_current_day(...)`); and only data everyone in `recipients`, `cc` and `bcc` may read (values
+            written in the plan; results anyone may read: `get_current_day(...)` and `query_llm(...)`; a
+            record of `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
+            `get_draft_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`; a
+            record of `get_received_emails(...)` may go to the people in its `sender`, `recipients`, `cc`
+            and `bcc`; a record of `get_sent_emails(...)` may go to the people in its `sender`,
+            `recipients`, `cc` and `bcc`; a record of `get_unread_emails(...)` may go to the people in its
+            `sender`, `recipients`, `cc` and `bcc`; a record of `search_calendar_events(...)` may go to the
+            people in its `participants`; a record of `search_emails(...)` may go to the people in its
+            `sender`, `recipients`, `cc` and `bcc`); otherwise the user is asked to approve the call.
 
     Conditions:
         Whether it is called may not depend on untrusted data: call it outside any `if`, loop or
@@ -623,7 +650,16 @@ def share_file(file_id: str, email: str, permission: str) -> CloudDriveFile:
             otherwise the user is asked to approve the call.
         email: The email of the user to share the file with.
             Written in the plan (or computed only from plan values and trusted results:
-            `get_current_day(...)`); otherwise the user is asked to approve the call.
+            `get_current_day(...)`); and only data everyone in `email` may read (values written in the plan;
+            results anyone may read: `get_current_day(...)` and `query_llm(...)`; a record of
+            `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
+            `get_draft_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`; a
+            record of `get_received_emails(...)` may go to the people in its `sender`, `recipients`, `cc`
+            and `bcc`; a record of `get_sent_emails(...)` may go to the people in its `sender`,
+            `recipients`, `cc` and `bcc`; a record of `get_unread_emails(...)` may go to the people in its
+            `sender`, `recipients`, `cc` and `bcc`; a record of `search_calendar_events(...)` may go to the
+            people in its `participants`; a record of `search_emails(...)` may go to the people in its
+            `sender`, `recipients`, `cc` and `bcc`); otherwise the user is asked to approve the call.
         permission: The permission level to grant the user.
             Written in the plan (or computed only from plan values and trusted results:
             `get_current_day(...)`); otherwise the user is asked to approve the call.

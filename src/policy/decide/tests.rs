@@ -892,3 +892,90 @@ tools:
         Outcome::Allow
     );
 }
+
+/// docs/semantics.md, "A party may read its own address, as recorded": a contact from the user's private
+/// address book may be mailed alone; two of them may not be mailed together (each would learn the other's
+/// address); an address computed from one carries no mark.
+#[test]
+fn a_party_may_read_its_own_address_as_recorded_and_nothing_more() {
+    let policy = Policy::from_yaml_str(
+        "version: 1\nuser: me@example.com\ntags: [PRIVATE]\ntools:\n  contacts:\n    effect: read\n    args: {}\n    control: { require: any }\n    returns: { integrity: trusted, tags: [PRIVATE], readers: { from_fields: [email] } }\n  send:\n    effect: send\n    args: { to: { require: trusted }, body: { readers_must_include: to } }\n",
+        "t.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    let mut space = policy.label_space().unwrap();
+    let book = serde_json::json!([{"email": "ann@x.test"}, {"email": "Bo+work@X.test"}]);
+    let v = crate::policy::label_result(
+        &policy,
+        "contacts",
+        &book,
+        &mut space,
+        1,
+        crate::label::Packed::LITERAL,
+    );
+    // `book[i]["email"]` with a literal index: the field, the record's and the list's structure as choices.
+    let email = |i: usize| -> (String, Label) {
+        let crate::value::Raw::List(items) = &v.raw else {
+            panic!()
+        };
+        let crate::value::Raw::Dict(fields) = &items[i].raw else {
+            panic!()
+        };
+        let (_, field) = &fields[0];
+        let crate::value::Raw::Str(text) = &field.raw else {
+            panic!()
+        };
+        let label = space
+            .decode(&field.label)
+            .join(&space.decode(&items[i].label).influence())
+            .join(&space.decode(&v.label).influence());
+        (text.clone(), label)
+    };
+    let claim = |to: ArgClaim| Claim {
+        tool: "send".into(),
+        args: vec![
+            to,
+            ArgClaim {
+                name: "body".into(),
+                label: Label::literal(),
+                elements: None,
+                texts: Texts::one("hi"),
+                digest: String::new(),
+            },
+        ],
+        pc: Label::literal(),
+        calls_so_far: 0,
+    };
+    let scalar = |(text, label): (String, Label)| ArgClaim {
+        name: "to".into(),
+        label,
+        elements: None,
+        texts: Texts::one(text),
+        digest: String::new(),
+    };
+    let rule = |c: &Claim| decide(&policy, &space, c).rule.to_string();
+    for i in [0, 1] {
+        assert_eq!(rule(&claim(scalar(email(i)))), "allow", "contact {i} alone");
+    }
+    let (a, b) = (email(0), email(1));
+    let both = ArgClaim {
+        name: "to".into(),
+        label: Label::literal(),
+        elements: Some(vec![a.1.clone(), b.1.clone()]),
+        texts: Texts::Strings(vec![a.0.clone(), b.0.clone()]),
+        digest: String::new(),
+    };
+    assert_eq!(rule(&claim(both)), "args.to.readers_must_include");
+    let computed = (format!("{}x", a.0), a.1.computed());
+    assert_eq!(
+        rule(&claim(scalar(computed))),
+        "args.to.readers_must_include"
+    );
+    // Without the mark (the same label, computed on), the contact alone is no reader of the book's
+    // structure: the mark is what lets them be mailed.
+    assert_eq!(
+        rule(&claim(scalar((a.0.clone(), a.1.computed())))),
+        "args.to.readers_must_include"
+    );
+}

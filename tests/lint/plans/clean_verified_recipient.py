@@ -1,4 +1,7 @@
-# expect: 
+# expect: Z202
+# The recipient's own address is checked too (docs/semantics.md, "Recipients are a role"): the run lets the
+# sender read their own record's `from`, but lint cannot know at which record the address was chosen, so it
+# says the call may be held. Clean otherwise.
 e = get_email(id="1")
 who = verify_recipient(e["from"])
 send_email(to=who, subject="re", body="thanks")
