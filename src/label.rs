@@ -52,6 +52,8 @@ pub const OWN_ADDRESS: &str = "own address";
 pub const MAX_TAGS: usize = 16;
 /// Most distinct principals tracked exactly as readers in one run; later ones are never readers.
 pub const MAX_PRINCIPALS: usize = 16;
+/// How many principals dropped past [`MAX_PRINCIPALS`] a label space remembers by name.
+pub const MAX_DROPPED_KEPT: usize = 64;
 /// Number of source bits; call ids are folded modulo this.
 /// Calls whose source bit lives in the packed `i64` (ids 0..=19, bits 43..=62); later calls go to
 /// [`Packed`]'s wide words.
@@ -436,6 +438,10 @@ pub struct LabelSpace {
     /// one can name it (docs/policy.md, "Scanners").
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     scanned: BTreeMap<u32, Vec<(String, String)>>,
+    /// Principals a result named after the budget was spent: never readers of anything restricted. Kept so
+    /// that a refusal they cause can say so, and the person can see whom (docs/semantics.md, "Budgets").
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    dropped: BTreeSet<String>,
 }
 
 impl LabelSpace {
@@ -495,12 +501,21 @@ impl LabelSpace {
             return Some(*i);
         }
         if self.principals.len() >= MAX_PRINCIPALS {
+            // Bounded too: a flood of addresses is reported by count past this many.
+            if self.dropped.len() < MAX_DROPPED_KEPT {
+                self.dropped.insert(key);
+            }
             return None;
         }
         let i = self.principals.len() as u16;
         self.principals.push(key.clone());
         self.principal_index.insert(key, i);
         Some(i)
+    }
+
+    /// Principals dropped past the budget (at most [`MAX_DROPPED_KEPT`] of them are kept).
+    pub fn dropped(&self) -> &BTreeSet<String> {
+        &self.dropped
     }
 
     /// Looks a principal up without interning it.

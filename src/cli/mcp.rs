@@ -545,7 +545,14 @@ fn starting_policy(
         } else {
             y.push_str("    args:\n");
             for a in &required {
-                let _ = writeln!(y, "      {a}: {{ require: trusted }}");
+                // An argument named like who receives is marked so: with `effect: execute` (a tool the
+                // reviewer has not said sends) its name alone would not make it one (docs/policy.md,
+                // "Recipients").
+                if crate::policy::sinks::is_recipient_name(a) {
+                    let _ = writeln!(y, "      {a}: {{ require: trusted, recipient: true }}");
+                } else {
+                    let _ = writeln!(y, "      {a}: {{ require: trusted }}");
+                }
             }
         }
         y.push_str("    returns: { integrity: untrusted, tags: [PRIVATE] }\n");

@@ -506,13 +506,14 @@ impl Checker<'_> {
             }
         });
         if let Some(i) = non_reader {
+            let budget = self.budget_note(&i);
             out.push(self.violation(
                 Rule::Arg {
                     name: name.to_string(),
                     check: Check::ReadersMustInclude,
                 },
                 format!(
-                    "{} may not read argument `{name}`; it is: {}{}",
+                    "{} may not read argument `{name}`; it is: {}{budget}{}",
                     self.recipient(i),
                     self.describe(&whole),
                     self.default_note(name)
@@ -655,6 +656,31 @@ impl Checker<'_> {
             }
         }
         None
+    }
+
+    /// Said after a readers refusal whose recipient a result named after the principal budget was spent:
+    /// it may have been a reader, untracked (docs/semantics.md, "Budgets"). Counts, never names: the
+    /// addresses came from data; the person sees them in the claim.
+    fn budget_note(&self, (recipients_arg, i): &(String, usize)) -> String {
+        let dropped = self.space.dropped();
+        let named = match self.arg(recipients_arg).map(|a| &a.texts) {
+            Some(Texts::Strings(v)) => v.get(*i),
+            _ => None,
+        };
+        match named {
+            Some(text) if dropped.contains(&crate::label::party(text)) => format!(
+                " (the reader budget of {} people was spent before this recipient could be tracked; {} \
+                 address{} dropped)",
+                crate::label::MAX_PRINCIPALS,
+                dropped.len(),
+                if dropped.len() == 1 {
+                    " was"
+                } else {
+                    "es were"
+                }
+            ),
+            _ => String::new(),
+        }
     }
 
     /// [`Self::first_non_reader`] for a recipient argument itself (docs/semantics.md, "A party may read its

@@ -97,6 +97,7 @@ impl Labeller<'_> {
         match value {
             Value::Object(_) => self.record(value),
             Value::Array(items) => {
+                self.intern_by_field(items);
                 let elements: Vec<LValue> = items
                     .iter()
                     .map(|item| match item {
@@ -133,6 +134,32 @@ impl Labeller<'_> {
             other => {
                 let label = self.label(None, self.scalar_readers());
                 deep(other, label, 0)
+            }
+        }
+    }
+
+    /// Spends the principal budget field by field across the records (every record's first `from_fields`
+    /// field, then every record's second, …), so that one record with many `cc` addresses cannot take it
+    /// from the senders of the records after it (docs/semantics.md, "Budgets").
+    fn intern_by_field(&mut self, items: &[Value]) {
+        let Some(ReadersSpec::FromFields { fields, .. }) = &self.returns.readers else {
+            return;
+        };
+        let fields = fields.clone();
+        for f in &fields {
+            for item in items {
+                let Value::Object(map) = item else { continue };
+                match map.get(f) {
+                    Some(Value::String(s)) => {
+                        self.space.principal(s);
+                    }
+                    Some(Value::Array(xs)) => {
+                        for x in xs.iter().filter_map(Value::as_str) {
+                            self.space.principal(x);
+                        }
+                    }
+                    _ => {}
+                }
             }
         }
     }
@@ -565,5 +592,32 @@ tools:
         assert_eq!(json!(u64::MAX).as_i64(), None);
         let big = label_result(&p, "lookup", &json!(u64::MAX), &mut s, 2, Packed::LITERAL);
         assert!(matches!(big.raw, Raw::Float(_)));
+    }
+
+    /// docs/semantics.md, "Budgets": an attacker's mail with a full `to` line spent the principal budget
+    /// before the next sender was met, so a reply to that sender was refused (#50). The budget is spent on
+    /// every record's sender first now, and what was dropped is remembered for the reason.
+    #[test]
+    fn one_record_with_many_recipients_does_not_spend_the_next_senders_budget() {
+        let (p, mut s) = setup();
+        let flood: Vec<String> = (0..20).map(|i| format!("x{i}@evil.test")).collect();
+        let flood: Vec<&str> = flood.iter().map(String::as_str).collect();
+        let list = json!([
+            mail("mallory@evil.test", &flood),
+            mail("carol@x.test", &["me@example.com"])
+        ]);
+        let v = label_result(&p, "list_emails", &list, &mut s, 5, Packed::LITERAL);
+        let Raw::List(items) = &v.raw else { panic!() };
+        let carol = readers(&s, &field(&items[1], "body").label).unwrap();
+        assert!(carol.contains(&"carol@x.test".to_string()), "{carol:?}");
+        assert!(!s.dropped().is_empty());
+        // (The user reads everything anyway: where their address was dropped, nothing is lost.)
+        assert!(
+            s.dropped()
+                .iter()
+                .all(|d| d.ends_with("@evil.test") || d == "me@example.com"),
+            "{:?}",
+            s.dropped()
+        );
     }
 }

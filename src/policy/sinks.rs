@@ -148,7 +148,12 @@ pub fn is_recipient(tool: &ToolSpec, name: &str, spec: &ArgSpec) -> bool {
     // A name alone says "recipient" only on a tool that sends: `channel` of a read is what is read.
     let sends = tool.effect == Effect::Send
         || matches!(&tool.source, Some(ToolSource::Builtin(Source::MailSend)));
-    named || (sends && RECIPIENT_NAMES.contains(&name.to_ascii_lowercase().as_str()))
+    named || (sends && is_recipient_name(name))
+}
+
+/// Whether an argument's name says it names who receives ([`RECIPIENT_NAMES`], any case).
+pub fn is_recipient_name(name: &str) -> bool {
+    RECIPIENT_NAMES.contains(&name.to_ascii_lowercase().as_str())
 }
 
 /// The recipient arguments of `tool`, in the policy's order.
