@@ -85,6 +85,11 @@ pub struct ToolSpec {
     /// The decision when a requirement fails. Default `deny`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_violation: Option<OnViolation>,
+    /// The store this tool writes into or reads from, when a read tool may return what a write tool wrote
+    /// (docs/semantics.md, "Stores keep labels"). The files sandbox keeps its labels itself; for any other
+    /// store `policy check` requires every write to meet what the read gives back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<String>,
 }
 
 impl ToolSpec {

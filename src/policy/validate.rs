@@ -85,9 +85,110 @@ pub fn validate(file: &PolicyFile, tree: &Node, name: &str) -> Result<Vec<String
         check_tool(&cx, file, &kinds, tool_name, tool)?;
     }
     check_planner(&cx, file)?;
+    check_stores(&cx, file)?;
     check_limits(&cx, file)?;
     check_web_allow(&cx, file)?;
     Ok(kinds)
+}
+
+/// A store whose labels nobody keeps (docs/semantics.md, "Stores keep labels"): what a tool writes into
+/// `store: NAME` comes back from a read tool of that store with the read's label alone, so every argument of
+/// the write must already meet that label: forbid every tag the read does not give back, be trusted when the
+/// read says trusted, and be public when the read's readers are anyone but the user. The files sandbox
+/// keeps its labels and is exempt.
+fn check_stores(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
+    use super::model::{Effect, IntegritySpec, ReadersSpec};
+    let keeps_labels = |t: &ToolSpec| {
+        matches!(
+            t.source.as_ref(),
+            Some(ToolSource::Builtin(Source::FilesWrite))
+        )
+    };
+    for (write_name, write) in file.tools.iter() {
+        let Some(store) = &write.store else { continue };
+        if !matches!(write.effect, Effect::Write | Effect::Send) || keeps_labels(write) {
+            continue;
+        }
+        for (read_name, read) in file.tools.iter() {
+            if read.effect != Effect::Read || read.store.as_ref() != Some(store) {
+                continue;
+            }
+            let r = read.returns();
+            let mut gives: Vec<&str> = r.tags.iter().flatten().map(String::as_str).collect();
+            gives.extend(
+                r.tags_when
+                    .iter()
+                    .flatten()
+                    .flat_map(|w| w.tags.iter().map(String::as_str)),
+            );
+            gives.extend(
+                r.fields
+                    .iter()
+                    .flat_map(|f| f.iter())
+                    .flat_map(|(_, f)| f.tags.iter().flatten().map(String::as_str)),
+            );
+            gives.extend(r.scan.iter().flatten().map(|s| s.tag()));
+            let trusted = r.integrity == Some(IntegritySpec::Trusted)
+                || r.fields
+                    .iter()
+                    .flat_map(|f| f.iter())
+                    .any(|(_, f)| f.integrity == Some(IntegritySpec::Trusted));
+            let restricted = matches!(r.readers, Some(ReadersSpec::User));
+            for (arg_name, arg) in write.args.iter() {
+                let at = [
+                    Seg::Key("tools"),
+                    Seg::Key(write_name),
+                    Seg::Key("args"),
+                    Seg::Key(arg_name),
+                ];
+                let forbids = |tag: &str| match arg.forbid_tags.as_ref().map(ForbidTags::tags) {
+                    Some(ForbidTags::All) => true,
+                    Some(ForbidTags::List(l)) => l.iter().any(|t| t == tag),
+                    _ => false,
+                };
+                let lost: Vec<&str> = file
+                    .tags
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|t| !gives.contains(t) && !forbids(t))
+                    .collect();
+                let problem = if !lost.is_empty() {
+                    Some((
+                        format!(
+                            "tag{} {} would be lost",
+                            if lost.len() == 1 { "" } else { "s" },
+                            lost.join(", ")
+                        ),
+                        format!("`forbid_tags: [{}]` on `{arg_name}`", lost.join(", ")),
+                    ))
+                } else if trusted && arg.require.is_none() {
+                    Some((
+                        format!("data would come back as trusted from `{read_name}`"),
+                        format!("a `require` on `{arg_name}`"),
+                    ))
+                } else if !restricted && arg.public != Some(true) {
+                    Some((
+                        format!("who may read it would widen to `{read_name}`'s readers"),
+                        format!("`public: true` on `{arg_name}`"),
+                    ))
+                } else {
+                    None
+                };
+                if let Some((what, fix)) = problem {
+                    return Err(cx
+                        .at_key(
+                            Kind::InvalidValue,
+                            &at,
+                            format!(
+                                "`{write_name}` writes into store `{store}`, which `{read_name}` reads back without the label it was written with: {what}"
+                            ),
+                        )
+                        .expected(fix));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `planner.reader` names a principal other than the user: an empty one would name no one, and the user
@@ -1074,6 +1175,30 @@ mod tests {
     use std::path::Path;
 
     use crate::policy::{Policy, PolicyErrorKind as Kind};
+
+    /// docs/semantics.md, "Stores keep labels": a store nobody keeps labels for must get back what was
+    /// written, so each write meets the read's label; with it, the policy loads.
+    #[test]
+    fn a_store_without_kept_labels_needs_writes_that_meet_the_read() {
+        let policy = |note: &str| {
+            format!(
+                "version: 1\ntags: [PRIVATE, AUTH_SECRET]\ntools:\n  save:\n    effect: write\n    store: notes\n    args: {{ text: {note} }}\n  load:\n    effect: read\n    store: notes\n    args: {{}}\n    returns: {{ tags: [PRIVATE], readers: user }}\n"
+            )
+        };
+        let err = Policy::from_yaml_str(&policy("{}"), "t.yaml", Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`save` writes into store `notes`, which `load` reads back without the label it was written with: tag AUTH_SECRET would be lost"),
+            "{err}"
+        );
+        Policy::from_yaml_str(
+            &policy("{ forbid_tags: [AUTH_SECRET] }"),
+            "t.yaml",
+            Path::new("."),
+        )
+        .unwrap();
+    }
 
     /// (policy text, line and column of the mistake, words of the message, kind of mistake) for the checks the integration
     /// fixtures do not cover.
