@@ -344,7 +344,10 @@ fn mcp_setup(reader: Option<&str>) -> tempfile::TempDir {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let mut policy = std::fs::read_to_string(dir.join("zamburak.yaml")).unwrap();
-    assert!(policy.contains("      to: { require: trusted }\n      body: { require: trusted }\n"));
+    // `policy init --mcp` marks an argument named like who receives (docs/policy.md, "Recipients").
+    assert!(policy.contains(
+        "      to: { require: trusted, recipient: true }\n      body: { require: trusted }\n"
+    ));
     policy = policy.replacen(
         "tags: [PRIVATE]\n",
         "tags: [PRIVATE, AUTH_SECRET]\nuser: me@example.com\n",

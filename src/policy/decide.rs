@@ -285,6 +285,8 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
                         "argument `{recipients}` holds a text that is not one bare address"
                     ))
                 }
+                // The implicit party receives every call: it does not make a message to no one go.
+                Texts::Strings(_) | Texts::Unknown if is_implicit(tool, named, recipients) => {}
                 Texts::Strings(v) => names_someone |= !v.is_empty(),
                 Texts::Unknown => names_someone = true,
             }
@@ -311,13 +313,28 @@ fn fixed_rules(policy: &Policy, tool: &ToolSpec, claim: &Claim) -> Option<Decisi
 }
 
 /// The arguments `readers_must_include: named` reads recipients from: every recipient argument of the tool
-/// when it names one of them or `recipients`, else the one it names (the provider, the server).
+/// when it names one of them or `recipients`, and then the tool's implicit party too (an LLM tool's
+/// provider, an MCP server's `reader`: it receives every argument); else the one it names.
 fn recipient_args<'t>(tool: &'t ToolSpec, named: &'t str) -> Vec<&'t str> {
+    use crate::policy::servers::{SERVER_RECIPIENT, ToolSource};
     if crate::policy::sinks::names_recipients(tool, named) {
-        crate::policy::sinks::recipients(tool)
+        let mut args = crate::policy::sinks::recipients(tool);
+        // Absent from the claim when the party reads as no one ([`party_recipient`]): skipped there.
+        match tool.source.as_ref() {
+            Some(ToolSource::Llm(_)) => args.push(crate::policy::providers::PROVIDER_RECIPIENT),
+            Some(ToolSource::Mcp(_)) => args.push(SERVER_RECIPIENT),
+            _ => {}
+        }
+        args
     } else {
         vec![named]
     }
+}
+
+/// Whether `arg`, read for `readers_must_include: named`, is the tool's implicit party rather than one of
+/// its recipient arguments.
+fn is_implicit(tool: &ToolSpec, named: &str, arg: &str) -> bool {
+    crate::policy::sinks::names_recipients(tool, named) && !tool.args.contains_key(arg)
 }
 
 /// The implicit recipient of a tool, named as `readers_must_include` names it, with the texts it reads as:

@@ -228,12 +228,13 @@ pub fn fill_defaults(file: &mut PolicyFile) -> Vec<Defaulted> {
                 added.push("require: trusted".to_string());
             }
             if !declares_check(spec) {
-                // A recipient argument goes to the recipients (each sees who else receives), whatever else
-                // the tool's arguments reach.
-                let recipient = if is_recipient {
-                    Some(RECIPIENTS)
-                } else {
-                    party.recipient()
+                // A recipient argument goes to the recipients (each sees who else receives), and to whatever
+                // the tool's arguments reach: a party that may be anyone keeps it public; a provider's or
+                // server's reader is one of the recipients the decision checks (policy::decide).
+                let recipient = match &party {
+                    Party::Anyone => None,
+                    _ if is_recipient => Some(RECIPIENTS),
+                    _ => party.recipient(),
                 };
                 match recipient {
                     None => {
@@ -260,7 +261,7 @@ pub fn fill_defaults(file: &mut PolicyFile) -> Vec<Defaulted> {
             out.push(Defaulted {
                 tool: tool_name.to_string(),
                 arg: arg_name.to_string(),
-                party: if is_recipient {
+                party: if is_recipient && party != Party::Anyone {
                     Party::Recipients(RECIPIENTS.into())
                 } else {
                     party.clone()
