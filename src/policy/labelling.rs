@@ -142,10 +142,14 @@ impl Labeller<'_> {
     /// field, then every record's second, …), so that one record with many `cc` addresses cannot take it
     /// from the senders of the records after it (docs/semantics.md, "Budgets").
     fn intern_by_field(&mut self, items: &[Value]) {
-        let Some(ReadersSpec::FromFields { fields, .. }) = &self.returns.readers else {
+        let Some(ReadersSpec::FromFields { fields, also }) = &self.returns.readers else {
             return;
         };
-        let fields = fields.clone();
+        let (fields, also) = (fields.clone(), also.clone());
+        // The principals the policy names come first: data never takes their place.
+        for name in &also {
+            self.space.principal(name);
+        }
         for f in &fields {
             for item in items {
                 let Value::Object(map) = item else { continue };
