@@ -384,7 +384,7 @@ impl RunHost<'_, '_> {
                 .map(|((n, v), c)| {
                     let json = v.to_json();
                     let whole = self.space.decode(&v.deep_label());
-                    let (digest, preview) = trace::redact::stored(&json, &whole);
+                    let (digest, preview) = self.recorder.stored(&json, &whole);
                     self.recorder.keep(&digest, &json);
                     // The whole value, not the list's own label: a list the plan wrote around a value
                     // read from data carries that value's label and sources.
@@ -579,7 +579,7 @@ impl RunHost<'_, '_> {
         let label = self.space.decode(&packed);
         let view = self.space.describe(&label);
         let value = Value::String(text);
-        let (digest, preview) = trace::redact::stored(&value, &label);
+        let (digest, preview) = self.recorder.stored(&value, &label);
         self.recorder.keep(&digest, &value);
         // A trace that cannot be written stops the run's effects at the next call; printing goes on.
         self.recorder.record(Record::Output(OutputRecord {
@@ -709,7 +709,7 @@ impl RunHost<'_, '_> {
         if !trace::redact::is_clean(&label) {
             self.tainted_sources.insert(format!("{name}#{call_id}"));
         }
-        let (digest, preview) = trace::redact::stored(&value, &label);
+        let (digest, preview) = self.recorder.stored(&value, &label);
         self.recorder.keep(&digest, &value);
         let view = self.space.describe(&label);
         if !self.recorder.record(Record::Result(CallResult {
@@ -758,7 +758,7 @@ impl RunHost<'_, '_> {
             label,
             elements,
             texts,
-            digest: trace::redact::digest(&v.to_json()),
+            digest: self.recorder.digest(&v.to_json()),
         }
     }
 
