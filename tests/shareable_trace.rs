@@ -211,3 +211,167 @@ fn the_same_value_has_another_digest_in_another_run() {
     );
     assert!(world.messages("out/outbox").is_empty());
 }
+
+/// Exports `trace` to `out` with `extra` arguments; the exit code and stderr.
+fn export_to(trace: &std::path::Path, out: &std::path::Path, extra: &[&str]) -> (i32, String) {
+    let mut args = vec![
+        "view",
+        trace.to_str().unwrap(),
+        "--export",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = zamburak(&args);
+    (o.status.code().unwrap_or(-1), text(&o.stderr))
+}
+
+/// Reads the user's private notes, decides on them and tries to mail them to a colleague (held for the
+/// person, nothing sent). The export for the planner, or for the colleague, keeps the run up to the read
+/// and nothing the notes decided: not the read's result, not what was printed after, not the claim, not
+/// how the run stands. On `f7924b0` the only export was the whole trace (no `--for`), which held all of
+/// these.
+const READS_NOTES: &str = "print(\"starting\")\nt = read_file(path=\"todo.txt\")\nif \"Alice\" in t:\n    print(\"mentions Alice\")\nsend_email(to=\"bob@example.com\", subject=\"todo\", body=t)\n";
+
+#[test]
+fn an_export_for_a_reader_keeps_only_what_the_reader_may_read() {
+    let world = World::new(None);
+    let plan = world.write_plan("plan.py", READS_NOTES);
+    let run = world.run(&plan, &[]);
+    assert_eq!(run.status.code(), Some(4), "{}", text(&run.stderr));
+    assert!(world.messages("out/outbox").is_empty(), "nothing sent");
+    let trace = world.path("plan.zjson");
+    let recs = records(&trace);
+    let result = recs.iter().find(|r| r["type"] == "result").unwrap();
+    let send = recs
+        .iter()
+        .find(|r| r["type"] == "call" && r["tool"] == "send_email")
+        .unwrap();
+    assert_eq!(send["decision"], "confirm");
+    // Every argument's and result's digest recorded after the read's decision, and the last record's hash
+    // (the pages show no output's digest: outputs are counted below).
+    let read_at = recs
+        .iter()
+        .position(|r| r["type"] == "call" && r["tool"] == "read_file")
+        .unwrap();
+    let later: Vec<Value> = recs[read_at + 1..]
+        .iter()
+        .filter(|r| r["type"] != "output")
+        .cloned()
+        .collect();
+    let mut private = value_digests(&later);
+    assert!(private.contains(&result["digest"].as_str().unwrap().to_string()));
+    assert!(private.len() >= 4, "{private:?}");
+    private.push(recs.last().unwrap()["hash"].as_str().unwrap().to_string());
+
+    // The user's own export has them all: what the test looks for is there to find.
+    let whole = world.path("whole.html");
+    let (code, stderr) = export_to(&trace, &whole, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let html = std::fs::read_to_string(&whole).unwrap();
+    for p in &private {
+        assert!(html.contains(p.as_str()), "the whole export lacks {p}");
+    }
+    assert_eq!(html.matches("<li class=\"output").count(), 2);
+
+    for reader in ["llm:planner", "bob@example.com"] {
+        let out = world.path("for-reader.html");
+        let _ = std::fs::remove_file(&out);
+        let (code, stderr) = export_to(&trace, &out, &["--for", reader]);
+        assert_eq!(code, 0, "for {reader}: {stderr}");
+        let html = std::fs::read_to_string(&out).unwrap();
+        assert!(html.contains("Export for"), "for {reader}");
+        assert!(html.contains(reader), "for {reader}");
+        // Before the cut: what was printed first and the read's decision.
+        assert!(html.contains("starting"), "for {reader}");
+        assert!(html.contains("id=\"call-1\""), "for {reader}");
+        // After it: nothing, not even the denial or the printed line the secret chose.
+        for p in &private {
+            assert!(
+                !html.contains(p.as_str()),
+                "for {reader}: {p} is in the export"
+            );
+        }
+        assert!(
+            !html.contains("id=\"call-2\""),
+            "for {reader}: the held call"
+        );
+        assert!(
+            html.contains("<td class=\"decision-confirm\">0</td>"),
+            "for {reader}"
+        );
+        assert_eq!(
+            html.matches("<li class=\"output").count(),
+            1,
+            "for {reader}"
+        );
+    }
+}
+
+/// A trace whose chain is broken is not exported for a reader (a forged record could sit before the cut):
+/// refused, nothing written.
+#[test]
+fn a_broken_trace_is_not_exported_for_a_reader() {
+    let world = World::new(None);
+    let plan = world.write_plan("plan.py", "print(\"hello\")\n");
+    world.run_expect(&plan, &[], 0);
+    let trace = world.path("plan.zjson");
+    let t = std::fs::read_to_string(&trace).unwrap();
+    std::fs::write(&trace, t.replacen("hello", "hullo", 1)).unwrap();
+    let out = world.path("for.html");
+    let (code, stderr) = export_to(&trace, &out, &["--for", "llm:planner"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("broken"), "{stderr}");
+    assert!(!out.exists());
+}
+
+/// A plan a planner wrote after reading the user's private data carries that data's label: an export for
+/// someone who may not read it leaves the plan's text and its digest out; one for a reader who may keeps it.
+#[test]
+fn the_plan_text_is_exported_only_to_a_reader_of_what_its_planner_had_read() {
+    use zamburak::planner::{ContextIntegrity, ContextLabel};
+    use zamburak::trace::TraceWriter;
+    use zamburak::trace::record::{End, Header, Record};
+    let world = World::new(None);
+    let policy = std::fs::read_to_string(world.path("policy.yaml")).unwrap();
+    let plan = "print(\"the amount is 4711\")\n";
+    let mut header = Header::new(
+        plan,
+        zamburak::digest::sha256_bytes(policy.as_bytes()),
+        "strict",
+    )
+    .with_policy("flag", "policy.yaml", &policy);
+    header.planner_context = Some(ContextLabel {
+        integrity: ContextIntegrity::Trusted,
+        readers: Some(["carol@example.com".to_string()].into()),
+        ..ContextLabel::trusted()
+    });
+    let plan_sha256 = header.plan_sha256.clone();
+    let trace = world.path("written.zjson");
+    let mut w = TraceWriter::create(&trace, header).unwrap();
+    w.append(Record::End(End {
+        status: "finished".into(),
+        exit_code: 0,
+        outcome: "allow".into(),
+    }))
+    .unwrap();
+    w.close().unwrap();
+
+    let out = world.path("bob.html");
+    let (code, stderr) = export_to(&trace, &out, &["--for", "bob@example.com"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("plan's text is left out"), "{stderr}");
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(!html.contains("4711"), "the plan's text is in the export");
+    assert!(!html.contains(plan_sha256.trim_start_matches("sha256:")));
+    assert!(html.contains("The plan's text is left out"));
+
+    let out = world.path("carol.html");
+    let (code, stderr) = export_to(&trace, &out, &["--for", "carol@example.com"]);
+    assert_eq!(code, 0, "{stderr}");
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        html.contains("4711"),
+        "carol may read what the planner had read"
+    );
+    assert!(html.contains(plan_sha256.trim_start_matches("sha256:")));
+}
