@@ -13,6 +13,7 @@ use super::report::{
     RunReport, ShownEffect, ShownPart, Status, Suspension, finish, serde_plain,
 };
 use crate::label::{Label, LabelSpace, Packed};
+use crate::policy::servers::ToolSource;
 use crate::policy::{self, ArgClaim, Claim, Outcome, Policy, Texts};
 use crate::runtime::exec::{ExecOutcome, Host, HostReply};
 use crate::runtime::machine::Stopped;
@@ -82,6 +83,8 @@ pub(super) struct RunHost<'a, 't> {
     /// The packed label of the plan's literals in this run (the lowered program's `_LIT`): the literal
     /// label, or the planner context's ([`crate::planner::ContextLabel::literal_bits`]).
     pub(super) literal: Packed,
+    /// What the run sent each party that keeps state ([`HostState::sent_to_stateful`]).
+    pub(super) sent_to_stateful: std::collections::BTreeMap<String, Packed>,
 }
 
 /// Puts a `confirm` claim to a human on the spot: whether it is approved, and by whom.
@@ -113,6 +116,7 @@ impl<'a, 't> RunHost<'a, 't> {
             tainted_sources,
             drafts,
             planner_context,
+            sent_to_stateful,
         } = state;
         let mut space = space;
         let literal = Packed::from_bits(planner_context.literal_bits(&mut space));
@@ -145,6 +149,7 @@ impl<'a, 't> RunHost<'a, 't> {
             approver,
             planner_context,
             literal,
+            sent_to_stateful,
         }
     }
 }
@@ -166,6 +171,7 @@ impl RunHost<'_, '_> {
             tainted_sources: self.tainted_sources.clone(),
             drafts: self.drafts.clone(),
             planner_context: self.planner_context.clone(),
+            sent_to_stateful: self.sent_to_stateful.clone(),
         };
         let space = self.space.clone();
         let paused = parked;
@@ -462,7 +468,7 @@ impl RunHost<'_, '_> {
                             message: format!("`{name}` was rejected by the user"),
                         };
                     }
-                    return self.perform(name, call_id, &args, line, approval_drafts);
+                    return self.perform(name, call_id, &args, &pc, line, approval_drafts);
                 }
                 self.stop = Some(Stop::Suspended);
                 self.pending = Some(Pending {
@@ -482,7 +488,7 @@ impl RunHost<'_, '_> {
             }
         };
 
-        self.perform(name, call_id, &args, line, draft)
+        self.perform(name, call_id, &args, &pc, line, draft)
     }
 
     /// What the call would act on beyond its arguments, for the person deciding its claim: for a commit, the
@@ -616,6 +622,7 @@ impl RunHost<'_, '_> {
         name: &str,
         call_id: u32,
         args: &[(String, LValue)],
+        pc: &Packed,
         line: u32,
         draft: bool,
     ) -> HostReply {
@@ -627,6 +634,7 @@ impl RunHost<'_, '_> {
         let raw_args: Map<String, Value> =
             args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
         let source = self.policy.tool(name).and_then(|t| t.source.as_ref());
+        let kept_before = self.send_to_stateful(source, args, pc);
         let value = match self.backend.invoke(name, source, &raw_args, draft) {
             Ok(value) => value,
             Err(failure) => {
@@ -694,9 +702,12 @@ impl RunHost<'_, '_> {
             self.space
                 .record_scan(call_id, &finding.tag, finding.scanner.name());
         }
-        let args_join = args_join
+        let mut args_join = args_join
             .join(&self.space.encode(&by_path))
             .join(&self.space.encode(&by_scan));
+        if let Some(before) = &kept_before {
+            args_join = args_join.join(before);
+        }
         let result = policy::label_result(
             self.policy,
             name,
@@ -723,6 +734,46 @@ impl RunHost<'_, '_> {
             return self.trace_failed();
         }
         HostReply::Return(result)
+    }
+
+    /// The party a call of `source` goes to, when the policy declares it `stateful: true`: a provider
+    /// (`provider:NAME`) or an MCP server (`server:NAME`).
+    fn stateful_party(&self, source: Option<&ToolSource>) -> Option<String> {
+        match source? {
+            ToolSource::Llm(p) => self
+                .policy
+                .provider(p)
+                .filter(|spec| spec.stateful)
+                .map(|_| format!("provider:{p}")),
+            ToolSource::Mcp(m) => self
+                .policy
+                .server(&m.server)
+                .filter(|spec| spec.stateful)
+                .map(|_| format!("server:{}", m.server)),
+            ToolSource::Builtin(_) => None,
+        }
+    }
+
+    /// Notes what a call sends a party that keeps state, before it is sent, and returns the join of what
+    /// the run had sent it before (docs/semantics.md, "The quarantined model is stateless"): its answer may
+    /// draw on all of it, so the answer's label joins it. The control context of each call is sent too:
+    /// that the call was made at all is what the party learns first. `None`: the party keeps no state.
+    fn send_to_stateful(
+        &mut self,
+        source: Option<&ToolSource>,
+        args: &[(String, LValue)],
+        pc: &Packed,
+    ) -> Option<Packed> {
+        let party = self.stateful_party(source)?;
+        let sent = args
+            .iter()
+            .fold(pc.influence(), |acc, (_, v)| acc.join(&v.deep_label()));
+        let before = self.sent_to_stateful.get(&party).cloned();
+        let all = before
+            .as_ref()
+            .map_or_else(|| sent.clone(), |b| b.join(&sent));
+        self.sent_to_stateful.insert(party, all);
+        Some(before.unwrap_or(Packed::LITERAL))
     }
 
     fn arg_claim(&self, name: &str, v: &LValue) -> ArgClaim {

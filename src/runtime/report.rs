@@ -316,6 +316,11 @@ pub struct HostState {
     /// literals carry it, before and after a suspension. Absent: trusted.
     #[serde(default, skip_serializing_if = "ContextLabel::is_trusted")]
     pub planner_context: ContextLabel,
+    /// For each party declared `stateful: true` (`provider:NAME`, `server:NAME`), the join of the labels of
+    /// everything the run sent it, with the control context of each call (docs/semantics.md, "The
+    /// quarantined model is stateless"): its next answer carries it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub sent_to_stateful: std::collections::BTreeMap<String, crate::label::Packed>,
 }
 
 /// A run stopped at a `confirm` claim: everything a snapshot holds.
@@ -391,6 +396,7 @@ impl HostState {
             tainted_sources: BTreeSet::new(),
             drafts: std::collections::BTreeMap::new(),
             planner_context: ContextLabel::trusted(),
+            sent_to_stateful: std::collections::BTreeMap::new(),
         }
     }
 }

@@ -400,6 +400,7 @@ pub fn resume_plan(
                     &paused.name,
                     claim.call_id,
                     &paused.args,
+                    &paused.pc,
                     paused.line,
                     drafts,
                 )
