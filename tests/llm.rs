@@ -400,3 +400,90 @@ fn answers_are_exact_and_repeated_keys_are_refused() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// The quarantined model is stateless (docs/semantics.md, "The quarantined model is stateless"): every
+/// request stands alone, names no conversation, thread or earlier response, and asks the provider not to
+/// store the exchange (`store: false`). On `f7924b0` the request said nothing about storing, so a provider
+/// that keeps completions by default kept the data of every call.
+#[test]
+fn every_request_stands_alone_and_asks_not_to_be_stored() {
+    let (port, s) = server();
+    let w = world(port, false);
+    s.answer(json!("ok"));
+    let plan = w.write_plan(
+        "p.py",
+        "a = query_llm(prompt=\"First\", data=\"the first text\", schema=\"str\")\nb = query_llm(prompt=\"Second\", data=\"the second text\", schema=\"str\")\nprint(a, b)\n",
+    );
+    w.run_expect(&plan, &[], 0);
+    let reqs = s.requests();
+    assert_eq!(reqs.len(), 2);
+    for (i, r) in reqs.iter().enumerate() {
+        assert_eq!(r["store"], json!(false), "request {i}: {r}");
+        for key in [
+            "previous_response_id",
+            "conversation",
+            "conversation_id",
+            "thread",
+            "thread_id",
+            "session_id",
+            "user",
+            "metadata",
+        ] {
+            assert!(r.get(key).is_none(), "request {i} names `{key}`: {r}");
+        }
+        let messages = r["messages"].as_array().unwrap();
+        assert_eq!(
+            messages.len(),
+            2,
+            "request {i}: only the system and the user message"
+        );
+    }
+    // The second request carries nothing of the first.
+    assert!(!reqs[1].to_string().contains("the first text"));
+}
+
+/// A provider declared `stateful: true` keeps what it was sent: an answer about a harmless literal may
+/// still repeat the user's notes it was given before. So each of its answers carries the labels of
+/// everything the run sent it (docs/semantics.md, "The quarantined model is stateless"), and mailing that
+/// answer to someone who may not read the notes waits for the person; nothing is sent. The same plan
+/// against the same provider declared stateless mails the answer, which carries only its own call's
+/// arguments. On `f7924b0` no provider could be declared stateful (the policy was refused).
+#[test]
+fn a_stateful_providers_answer_carries_everything_it_was_sent_before() {
+    let plan_text = "notes = read_file(path=\"notes.md\")\nquery_llm(prompt=\"Remember this\", data=notes, schema=\"str\")\nhi = query_llm(prompt=\"Say hello\", data=\"hello\", schema=\"str\")\nsend_email(to=\"bob@example.com\", subject=\"hi\", body=hi)\n";
+    for stateful in [false, true] {
+        let (port, s) = server();
+        let w = world(port, true);
+        if stateful {
+            let policy = std::fs::read_to_string(w.path("policy.yaml")).unwrap();
+            let policy = policy.replace(
+                "    reader: \"llm:local\"\n",
+                "    reader: \"llm:local\"\n    stateful: true\n",
+            );
+            std::fs::write(w.path("policy.yaml"), policy).unwrap();
+        }
+        s.answer(json!("hello Bob"));
+        let plan = w.write_plan("p.py", plan_text);
+        let out = w.run(&plan, &[]);
+        let calls = common::world::calls(&w.path("p.zjson"), Some("send_email"));
+        if stateful {
+            assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+            assert_eq!(calls.len(), 1, "{calls:?}");
+            assert_eq!(calls[0]["decision"], "confirm", "{}", calls[0]);
+            let body = &calls[0]["args"][2]["label"];
+            assert!(
+                body["sources"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("read_file#1")),
+                "{body}"
+            );
+            assert!(w.messages("out/outbox").is_empty(), "sent");
+        } else {
+            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            assert_eq!(calls[0]["decision"], "allow", "{}", calls[0]);
+            assert_eq!(w.messages("out/outbox").len(), 1);
+        }
+        assert_eq!(s.requests().len(), 2, "both questions were asked");
+    }
+}

@@ -71,7 +71,7 @@ fn a_zamburak_yaml_beside_the_plan_decides_and_is_recorded() {
     assert!(stderr.contains("deny draft_reply"), "{stderr}");
     let h = header(&dir.path().join("examples/triage.zjson"));
     assert_eq!(h["format"], zamburak::trace::record::FORMAT);
-    assert_eq!(h["format"], 4);
+    assert_eq!(h["format"], 5);
     assert_eq!(h["policy"]["origin"], "discovered");
     assert_eq!(h["policy"]["path"], "examples/zamburak.yaml");
     assert_eq!(h["policy"]["text"], policy.as_str());

@@ -633,5 +633,7 @@ fn read_and_open_append_refuse_a_broken_trace() {
     let mut cut = all[..7].concat();
     cut.extend_from_slice(&all[7][..5]);
     std::fs::write(&f.path, &cut).unwrap();
-    assert!(matches!(TraceWriter::open_append(&f.path), Err(TraceError::Broken(b)) if b.seq == 7));
+    assert!(
+        matches!(TraceWriter::open_append(&f.path, zamburak::digest::DigestKey::fresh().unwrap()), Err(TraceError::Broken(b)) if b.seq == 7)
+    );
 }

@@ -199,6 +199,10 @@ enum Command {
         /// Owner mode: show your own private values (from PLAN.zvalues) on the served pages.
         #[arg(long, conflicts_with = "queue")]
         reveal: bool,
+        /// Keep only what READER may read (a principal: `llm:planner`, an address), cut where the
+        /// planner's answer is cut: the trace as you may give it to READER.
+        #[arg(long = "for", value_name = "READER", conflicts_with_all = ["queue", "reveal"])]
+        for_reader: Option<String>,
         /// Serve the review queue: every claim pending under the directories, each with its own Approve
         /// and Reject buttons.
         #[arg(long)]
@@ -567,13 +571,20 @@ pub fn main() -> ExitCode {
             addr,
             export,
             reveal,
+            for_reader,
             queue,
             by,
         } => match (queue, paths.as_slice()) {
             (true, dirs) => view::queue_command(dirs, addr.as_deref(), by.as_deref()),
-            (false, [trace]) => {
-                view::view_command(trace, addr.as_deref(), export.as_deref(), reveal)
-            }
+            (false, [trace]) => view::view_command(
+                trace,
+                view::Show {
+                    addr: addr.as_deref(),
+                    export: export.as_deref(),
+                    reveal,
+                    for_reader: for_reader.as_deref(),
+                },
+            ),
             (false, _) => {
                 output::errln!(
                     "error: `view` shows one trace (`zamburak view TRACE.zjson`), or with --queue the claims \

@@ -295,7 +295,7 @@ fn execute(opts: &RunOptions, prepared: Prepared) -> Ran {
 /// be created is a warning (the run and its trace do not need it).
 fn keep_values(writer: &mut TraceWriter, trace_path: &Path) {
     let store = crate::trace::values::store_path(trace_path);
-    match crate::trace::values::ValueStore::create(&store) {
+    match crate::trace::values::ValueStore::create(&store, writer.key()) {
         Ok(s) => writer.keep_values_in(s),
         Err(e) => errln!(
             "warning: cannot keep values for `view --reveal` in {}: {e}",

@@ -1,5 +1,5 @@
-//! `zamburak view TRACE.zjson [--addr 127.0.0.1:PORT] [--export FILE.html] [--reveal]`: serves or exports
-//! the lineage graph `crate::view` builds. `zamburak view --queue [DIR…] [--addr …] [--by NAME]`: serves
+//! `zamburak view TRACE.zjson [--addr 127.0.0.1:PORT] [--export FILE.html] [--reveal] [--for READER]`: serves
+//! or exports the lineage graph `crate::view` builds, whole or for a named reader. `zamburak view --queue [DIR…] [--addr …] [--by NAME]`: serves
 //! the review queue (`crate::view::queue`).
 
 use super::output::{errln, outln};
@@ -65,13 +65,36 @@ pub fn queue_command(dirs: &[PathBuf], addr: Option<&str>, by: Option<&str>) -> 
     }
 }
 
+/// How `zamburak view TRACE` shows the trace.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Show<'a> {
+    /// Where to serve (loopback only).
+    pub addr: Option<&'a str>,
+    /// Write one HTML file instead of serving.
+    pub export: Option<&'a Path>,
+    /// Owner mode: the values of `PLAN.zvalues` on the served pages.
+    pub reveal: bool,
+    /// Only what this reader may read ([`crate::view::reader`]).
+    pub for_reader: Option<&'a str>,
+}
+
 /// Runs `zamburak view`. Exit 0 on success; 1 when the trace's chain is broken (the export is still
 /// written and says where); 5 when it is intact but has no end record (exported, and said on stderr); 2 for
 /// a bad address, an unreadable file or one that is not a trace (nothing is written).
 ///
 /// `reveal` is owner mode: the values kept in `PLAN.zvalues` are shown on the served pages. It is refused
 /// with `--export`, because an export is a file made to be passed on.
-pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>, reveal: bool) -> i32 {
+///
+/// `for_reader` keeps only what that reader may read (docs/semantics.md, "A shareable trace shares nothing
+/// private"): the export to give anyone else. It is made only from an intact trace (exit 2 otherwise,
+/// nothing written).
+pub fn view_command(trace: &Path, show: Show<'_>) -> i32 {
+    let Show {
+        addr,
+        export,
+        reveal,
+        for_reader,
+    } = show;
     if reveal && export.is_some() {
         errln!(
             "error: --reveal shows your private values and is for your own screen; it cannot be combined with --export (an export is made to be shared)"
@@ -85,12 +108,53 @@ pub fn view_command(trace: &Path, addr: Option<&str>, export: Option<&Path>, rev
             return exit::USAGE;
         }
     };
-    let mut view = match model::load(trace) {
-        Ok(v) => v,
-        Err(e) => {
-            errln!("error: {e}");
-            return exit::USAGE;
-        }
+    let mut view = match for_reader {
+        Some(reader) => match crate::view::reader::load_for(trace, reader) {
+            Ok(r) => {
+                let who = crate::text::visible(reader.trim());
+                if r.kept < r.records {
+                    errln!(
+                        "for {who}: keeps the first {} of the trace's {} records; the rest depends on data {who} may not read and is left out",
+                        r.kept,
+                        r.records
+                    );
+                } else {
+                    errln!(
+                        "for {who}: {who} may read the whole run; all {} records are kept",
+                        r.records
+                    );
+                }
+                if r.view.export_for.as_ref().is_some_and(|e| e.plan_withheld) {
+                    errln!(
+                        "for {who}: the plan's text is left out: it was written by a planner that had read data {who} may not read"
+                    );
+                }
+                if r.incomplete {
+                    errln!(
+                        "warning: the trace is incomplete: it has no end record (the run was interrupted, or the end of the file was cut off)"
+                    );
+                }
+                r.view
+            }
+            Err(e) => {
+                errln!("error: {e}");
+                return exit::USAGE;
+            }
+        },
+        None => match model::load(trace) {
+            Ok(v) => {
+                if export.is_some() {
+                    errln!(
+                        "note: this export is yours: it keeps every decision, label and the plan; to give the trace to someone, export it for them with --for READER"
+                    );
+                }
+                v
+            }
+            Err(e) => {
+                errln!("error: {e}");
+                return exit::USAGE;
+            }
+        },
     };
     if reveal {
         let store = crate::trace::values::store_path(trace);

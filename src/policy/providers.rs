@@ -54,6 +54,12 @@ pub struct ProviderSpec {
     /// Largest answer asked for, in tokens (default 1024).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output_tokens: Option<u64>,
+    /// The provider keeps what it was sent (a conversation, a thread, a memory), whatever the request asks:
+    /// then each of its answers carries the labels of everything the run sent it before, as well as the
+    /// call's own (docs/semantics.md, "The quarantined model is stateless"). Default false: Zamburak sends
+    /// every request on its own and asks the provider not to store it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stateful: bool,
 }
 
 impl ProviderSpec {

@@ -54,6 +54,12 @@ pub struct ServerSpec {
     /// pages of one tool listing may hold together. A larger one stops the server at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_message_bytes: Option<u64>,
+    /// The server keeps what its tools are sent (a session, a memory, a model's conversation): then each
+    /// of its results carries the labels of everything the run sent the server before, through any of its
+    /// tools (docs/semantics.md, "The quarantined model is stateless"). Default false: each call's result
+    /// carries that call's arguments only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stateful: bool,
 }
 
 impl ServerSpec {

@@ -85,6 +85,33 @@ impl Knows {
         }
     }
 
+    /// What a named reader may be told of a run under `policy`: the same cut as the planner's, with
+    /// `reader` in its place (docs/semantics.md, "A shareable trace shares nothing private": an export for
+    /// a named reader). The policy's own planner reads as the policy says; any other reader is a party
+    /// whose confidentiality counts, not its trust, so untrusted values it is among the readers of are
+    /// readable to it (unknown integrity never is).
+    pub fn for_reader(policy: &Policy, reader: &str) -> Knows {
+        let planner = policy.planner();
+        let reader = reader.trim().to_lowercase();
+        let planner = if reader == planner.reader {
+            planner
+        } else {
+            ResolvedPlanner {
+                reader,
+                reads_untrusted: true,
+            }
+        };
+        let transparent = policy
+            .tools()
+            .filter(|(_, spec)| transparent(&planner, spec))
+            .map(|(name, _)| name.to_string())
+            .collect();
+        Knows {
+            planner,
+            transparent,
+        }
+    }
+
     /// Whether the planner may read every outcome of a call of `tool` (its result in every world, or its
     /// error) by the policy alone. A tool the policy does not declare is not.
     pub fn transparent(&self, tool: &str) -> bool {
@@ -274,6 +301,10 @@ pub struct Told {
     /// The join of the labels of everything the answer tells (docs/semantics.md, "The planner context
     /// label"), sources qualified by the run.
     pub read: ContextLabel,
+    /// How many of the records, from the first, the answer tells: all of them when nothing was cut, else
+    /// those before the cut (with the call whose decision was told and whose outcome was not). An export
+    /// for a reader keeps exactly these.
+    pub kept: usize,
 }
 
 /// The run the answer is about, and where its parts are.
@@ -324,7 +355,10 @@ pub fn tell(records: &[Value], knows: &Knows, about: &About<'_>) -> Told {
     let join = |read: &mut ContextLabel, label: &LabelView| {
         *read = read.join(&ContextLabel::of_view(label, about.run));
     };
-    for r in records {
+    // Every record before `kept` is told; a cut leaves it where the cut is.
+    let mut kept = 0usize;
+    for (i, r) in records.iter().enumerate() {
+        kept = i;
         let kind = r.get("type").and_then(Value::as_str).unwrap_or("");
         let num = |k: &str| r.get(k).and_then(Value::as_u64);
         let text = |k: &str| r.get(k).and_then(Value::as_str).map(str::to_string);
@@ -376,6 +410,8 @@ pub fn tell(records: &[Value], knows: &Knows, about: &About<'_>) -> Told {
                 answer.decisions.push(told);
                 let performed = matches!(decision.as_str(), "allow" | "draft");
                 if performed && !knows.transparent(&tool) {
+                    // The decision is told; what the call did is not.
+                    kept = i + 1;
                     cut = true;
                     break;
                 }
@@ -489,8 +525,9 @@ pub fn tell(records: &[Value], knows: &Knows, about: &About<'_>) -> Told {
         answer.waiting = None;
         answer.rest = Some(CUT_MARKER);
         answer.ended = over;
-        return Told { answer, read };
+        return Told { answer, read, kept };
     }
+    let kept = records.len();
     match (ended, suspended) {
         (Some((status, outcome)), _) => {
             answer.status = status;
@@ -506,7 +543,7 @@ pub fn tell(records: &[Value], knows: &Knows, about: &About<'_>) -> Told {
         }
         (None, false) => answer.status = "unfinished".into(),
     }
-    Told { answer, read }
+    Told { answer, read, kept }
 }
 
 #[cfg(test)]
@@ -526,6 +563,7 @@ pub fn read_back(run: &str, trace: &std::path::Path, knows: &Knows) -> Told {
             return Told {
                 answer,
                 read: ContextLabel::trusted(),
+                kept: 0,
             };
         }
     };

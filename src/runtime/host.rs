@@ -13,6 +13,7 @@ use super::report::{
     RunReport, ShownEffect, ShownPart, Status, Suspension, finish, serde_plain,
 };
 use crate::label::{Label, LabelSpace, Packed};
+use crate::policy::servers::ToolSource;
 use crate::policy::{self, ArgClaim, Claim, Outcome, Policy, Texts};
 use crate::runtime::exec::{ExecOutcome, Host, HostReply};
 use crate::runtime::machine::Stopped;
@@ -82,6 +83,8 @@ pub(super) struct RunHost<'a, 't> {
     /// The packed label of the plan's literals in this run (the lowered program's `_LIT`): the literal
     /// label, or the planner context's ([`crate::planner::ContextLabel::literal_bits`]).
     pub(super) literal: Packed,
+    /// What the run sent each party that keeps state ([`HostState::sent_to_stateful`]).
+    pub(super) sent_to_stateful: std::collections::BTreeMap<String, Packed>,
 }
 
 /// Puts a `confirm` claim to a human on the spot: whether it is approved, and by whom.
@@ -113,6 +116,7 @@ impl<'a, 't> RunHost<'a, 't> {
             tainted_sources,
             drafts,
             planner_context,
+            sent_to_stateful,
         } = state;
         let mut space = space;
         let literal = Packed::from_bits(planner_context.literal_bits(&mut space));
@@ -145,6 +149,7 @@ impl<'a, 't> RunHost<'a, 't> {
             approver,
             planner_context,
             literal,
+            sent_to_stateful,
         }
     }
 }
@@ -166,6 +171,7 @@ impl RunHost<'_, '_> {
             tainted_sources: self.tainted_sources.clone(),
             drafts: self.drafts.clone(),
             planner_context: self.planner_context.clone(),
+            sent_to_stateful: self.sent_to_stateful.clone(),
         };
         let space = self.space.clone();
         let paused = parked;
@@ -384,7 +390,7 @@ impl RunHost<'_, '_> {
                 .map(|((n, v), c)| {
                     let json = v.to_json();
                     let whole = self.space.decode(&v.deep_label());
-                    let (digest, preview) = trace::redact::stored(&json, &whole);
+                    let (digest, preview) = self.recorder.stored(&json, &whole);
                     self.recorder.keep(&digest, &json);
                     // The whole value, not the list's own label: a list the plan wrote around a value
                     // read from data carries that value's label and sources.
@@ -462,7 +468,7 @@ impl RunHost<'_, '_> {
                             message: format!("`{name}` was rejected by the user"),
                         };
                     }
-                    return self.perform(name, call_id, &args, line, approval_drafts, &pc);
+                    return self.perform(name, call_id, &args, &pc, line, approval_drafts);
                 }
                 self.stop = Some(Stop::Suspended);
                 self.pending = Some(Pending {
@@ -482,7 +488,7 @@ impl RunHost<'_, '_> {
             }
         };
 
-        self.perform(name, call_id, &args, line, draft, &pc)
+        self.perform(name, call_id, &args, &pc, line, draft)
     }
 
     /// What the call would act on beyond its arguments, for the person deciding its claim: for a commit, the
@@ -579,7 +585,7 @@ impl RunHost<'_, '_> {
         let label = self.space.decode(&packed);
         let view = self.space.describe(&label);
         let value = Value::String(text);
-        let (digest, preview) = trace::redact::stored(&value, &label);
+        let (digest, preview) = self.recorder.stored(&value, &label);
         self.recorder.keep(&digest, &value);
         // A trace that cannot be written stops the run's effects at the next call; printing goes on.
         self.recorder.record(Record::Output(OutputRecord {
@@ -616,9 +622,9 @@ impl RunHost<'_, '_> {
         name: &str,
         call_id: u32,
         args: &[(String, LValue)],
+        pc: &Packed,
         line: u32,
         draft: bool,
-        pc: &Packed,
     ) -> HostReply {
         // After the decision, so a shape the policy refuses (a recipient that is not text) stays a denial;
         // before the effect, so a call the policy allowed never reaches the adapter with the wrong type.
@@ -628,6 +634,7 @@ impl RunHost<'_, '_> {
         let raw_args: Map<String, Value> =
             args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect();
         let source = self.policy.tool(name).and_then(|t| t.source.as_ref());
+        let kept_before = self.send_to_stateful(source, args, pc);
         // A write whose label cannot be kept does not happen: read back, it would be labelled as if it held
         // nothing of what it does (docs/semantics.md, "Stores keep labels").
         let invoked = match self.keep_written_label(name, args, &raw_args, pc) {
@@ -704,10 +711,13 @@ impl RunHost<'_, '_> {
                 .record_scan(call_id, &finding.tag, finding.scanner.name());
         }
         let kept = self.recalled_label(name, call_id, &raw_args, &value);
-        let args_join = args_join
+        let mut args_join = args_join
             .join(&self.space.encode(&by_path))
             .join(&self.space.encode(&by_scan))
             .join(&kept);
+        if let Some(before) = &kept_before {
+            args_join = args_join.join(before);
+        }
         let result = policy::label_result(
             self.policy,
             name,
@@ -720,7 +730,7 @@ impl RunHost<'_, '_> {
         if !trace::redact::is_clean(&label) {
             self.tainted_sources.insert(format!("{name}#{call_id}"));
         }
-        let (digest, preview) = trace::redact::stored(&value, &label);
+        let (digest, preview) = self.recorder.stored(&value, &label);
         self.recorder.keep(&digest, &value);
         let view = self.space.describe(&label);
         if !self.recorder.record(Record::Result(CallResult {
@@ -734,6 +744,46 @@ impl RunHost<'_, '_> {
             return self.trace_failed();
         }
         HostReply::Return(result)
+    }
+
+    /// The party a call of `source` goes to, when the policy declares it `stateful: true`: a provider
+    /// (`provider:NAME`) or an MCP server (`server:NAME`).
+    fn stateful_party(&self, source: Option<&ToolSource>) -> Option<String> {
+        match source? {
+            ToolSource::Llm(p) => self
+                .policy
+                .provider(p)
+                .filter(|spec| spec.stateful)
+                .map(|_| format!("provider:{p}")),
+            ToolSource::Mcp(m) => self
+                .policy
+                .server(&m.server)
+                .filter(|spec| spec.stateful)
+                .map(|_| format!("server:{}", m.server)),
+            ToolSource::Builtin(_) => None,
+        }
+    }
+
+    /// Notes what a call sends a party that keeps state, before it is sent, and returns the join of what
+    /// the run had sent it before (docs/semantics.md, "The quarantined model is stateless"): its answer may
+    /// draw on all of it, so the answer's label joins it. The control context of each call is sent too:
+    /// that the call was made at all is what the party learns first. `None`: the party keeps no state.
+    fn send_to_stateful(
+        &mut self,
+        source: Option<&ToolSource>,
+        args: &[(String, LValue)],
+        pc: &Packed,
+    ) -> Option<Packed> {
+        let party = self.stateful_party(source)?;
+        let sent = args
+            .iter()
+            .fold(pc.influence(), |acc, (_, v)| acc.join(&v.deep_label()));
+        let before = self.sent_to_stateful.get(&party).cloned();
+        let all = before
+            .as_ref()
+            .map_or_else(|| sent.clone(), |b| b.join(&sent));
+        self.sent_to_stateful.insert(party, all);
+        Some(before.unwrap_or(Packed::LITERAL))
     }
 
     fn arg_claim(&self, name: &str, v: &LValue) -> ArgClaim {
@@ -769,7 +819,7 @@ impl RunHost<'_, '_> {
             label,
             elements,
             texts,
-            digest: trace::redact::digest(&v.to_json()),
+            digest: self.recorder.digest(&v.to_json()),
         }
     }
 

@@ -233,7 +233,28 @@ pub struct OutputSegment {
 pub(super) struct Recorder<'t> {
     pub(super) trace: Option<&'t mut TraceWriter>,
     pub(super) failed: Option<String>,
+    /// The key value digests are made with: the trace's ([`TraceWriter::key`]).
+    key: Option<crate::digest::DigestKey>,
 }
+
+impl<'t> Recorder<'t> {
+    /// Records into `trace`, naming values under its key; without a trace, under a fresh key nobody keeps
+    /// (its digests are written nowhere).
+    pub(super) fn new(trace: Option<&'t mut TraceWriter>) -> Recorder<'t> {
+        let key = match trace.as_deref() {
+            Some(t) => Some(t.key().clone()),
+            None => crate::digest::DigestKey::fresh().ok(),
+        };
+        Recorder {
+            trace,
+            failed: None,
+            key,
+        }
+    }
+}
+
+/// The digest of a value in a run that has no trace and got no random key: names nothing.
+const NO_DIGEST: &str = "none";
 
 /// What the person deciding a `confirm` claim sees besides the recorded claim. The approver is the
 /// policy's user, who may read every value, so the values are shown in clear (never written to the trace).
@@ -295,6 +316,11 @@ pub struct HostState {
     /// literals carry it, before and after a suspension. Absent: trusted.
     #[serde(default, skip_serializing_if = "ContextLabel::is_trusted")]
     pub planner_context: ContextLabel,
+    /// For each party declared `stateful: true` (`provider:NAME`, `server:NAME`), the join of the labels of
+    /// everything the run sent it, with the control context of each call (docs/semantics.md, "The
+    /// quarantined model is stateless"): its next answer carries it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub sent_to_stateful: std::collections::BTreeMap<String, crate::label::Packed>,
 }
 
 /// A run stopped at a `confirm` claim: everything a snapshot holds.
@@ -312,6 +338,28 @@ pub struct Suspension {
 }
 
 impl Recorder<'_> {
+    /// The keyed digest of `value` and its preview, as the trace records them ([`trace::redact::stored`]),
+    /// under the trace's key. A run without a trace names values under a key made for it alone.
+    pub(super) fn stored(
+        &self,
+        value: &Value,
+        label: &crate::label::Label,
+    ) -> (String, Option<Value>) {
+        match &self.key {
+            Some(key) => crate::trace::redact::stored(key, value, label),
+            // No trace and no random source: a digest nobody could use, never a plain hash.
+            None => (NO_DIGEST.to_string(), None),
+        }
+    }
+
+    /// The keyed digest of `value` ([`Recorder::stored`] without the preview).
+    pub(super) fn digest(&self, value: &Value) -> String {
+        match &self.key {
+            Some(key) => crate::trace::redact::keyed_digest(key, value),
+            None => NO_DIGEST.to_string(),
+        }
+    }
+
     /// Keeps a value the trace names by `digest` in the owner's store, when there is one.
     pub(super) fn keep(&mut self, digest: &str, value: &Value) {
         if let Some(trace) = self.trace.as_deref_mut() {
@@ -348,6 +396,7 @@ impl HostState {
             tainted_sources: BTreeSet::new(),
             drafts: std::collections::BTreeMap::new(),
             planner_context: ContextLabel::trusted(),
+            sent_to_stateful: std::collections::BTreeMap::new(),
         }
     }
 }

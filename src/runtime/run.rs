@@ -257,10 +257,7 @@ fn run_plan<'a>(
         audience,
     } = run;
     let sigs = input.policy.signatures();
-    let mut recorder = Recorder {
-        trace,
-        failed: None,
-    };
+    let mut recorder = Recorder::new(trace);
     let exec_limits = exec_limits(input.policy);
     // The prelude session loads while the plan is checked, lowered and analysed (docs/lowering.md,
     // "Speed"); a plan refused on the way leaves it unused.
@@ -360,10 +357,7 @@ pub fn resume_plan(
     print: &mut dyn FnMut(&str),
 ) -> RunReport {
     let sigs = r.input.policy.signatures();
-    let mut recorder = Recorder {
-        trace,
-        failed: None,
-    };
+    let mut recorder = Recorder::new(trace);
     // The snapshot's session was compiled with the defaults (`zamburak run` never changes them), in the
     // planner context the run started in. The paused program already holds its literal label; this
     // lowering only maps its lines back to the plan.
@@ -406,9 +400,9 @@ pub fn resume_plan(
                     &paused.name,
                     claim.call_id,
                     &paused.args,
+                    &paused.pc,
                     paused.line,
                     drafts,
-                    &paused.pc,
                 )
             }
             _ => {

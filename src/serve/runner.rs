@@ -213,9 +213,10 @@ impl Runner {
         })?;
         // The person's viewer (`view --reveal`) shows the values the trace names by digest; a store that
         // cannot be made only costs the person that view.
-        if let Ok(store) =
-            crate::trace::values::ValueStore::create(&crate::trace::values::store_path(&trace_path))
-        {
+        if let Ok(store) = crate::trace::values::ValueStore::create(
+            &crate::trace::values::store_path(&trace_path),
+            writer.key(),
+        ) {
             writer.keep_values_in(store);
         }
         let input = RunInput {

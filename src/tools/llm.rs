@@ -265,8 +265,24 @@ pub struct Bounds {
 }
 
 /// The request body of `chat` for `provider`: temperature 0, structured output.
+///
+/// Stateless (docs/semantics.md, "The quarantined model is stateless"): the body holds the two messages of
+/// this one exchange and nothing that names another one (no conversation, thread, response or user id),
+/// and `store: false` asks the provider not to keep the exchange. What one call sends can then reach the
+/// answer of no other call. A provider that keeps state anyway is declared `stateful: true`, and the host
+/// joins what was sent before into each answer's label.
+///
+/// ```
+/// use zamburak::policy::providers::{ProviderKind, ProviderSpec};
+/// use zamburak::tools::llm::{Chat, chat_body};
+/// let p: ProviderSpec = serde_json::from_value(serde_json::json!({"kind": "openai_chat", "reader": "llm:x"})).unwrap();
+/// let body = chat_body(&p, &Chat { system: "s", user: "u", schema_name: "a", schema: &serde_json::json!({}), max_tokens: 9 });
+/// assert_eq!(body["store"], false);
+/// assert_eq!(body["messages"].as_array().unwrap().len(), 2);
+/// ```
 pub fn chat_body(provider: &ProviderSpec, chat: &Chat<'_>) -> Value {
     json!({
+        "store": false,
         "model": provider.model.clone().unwrap_or_default(),
         "messages": [
             { "role": "system", "content": chat.system },
@@ -394,6 +410,7 @@ mod tests {
             timeout_ms: None,
             max_input_bytes: None,
             max_output_tokens: None,
+            stateful: false,
         }
     }
 

@@ -51,6 +51,10 @@ pub enum TraceError {
     /// A record could not be turned into JSON, or is not stable under a JSON round trip.
     #[error("record cannot be serialised: {0}")]
     Serialize(String),
+    /// The operating system gave no random bytes for the run's digest key: the run does not start, since
+    /// its trace would name private values by digests anyone could recompute.
+    #[error("no random key for the trace's digests: {0}")]
+    NoKey(String),
     /// An earlier write failed part-way; the file may end in a partial line, so the writer stops.
     #[error("an earlier write to this trace failed; no more records can be appended")]
     Poisoned,

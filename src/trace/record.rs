@@ -16,8 +16,10 @@ use crate::label::LabelView;
 
 /// The trace format this code writes. Format 2 added the header's `policy`; format 3 gives each argument the
 /// whole value's label and a list's `elements` (format 2 recorded a list argument's own label); format 4 adds
-/// `output` records and a claim's `on_approval`. Formats 1 to 3 are read too.
-pub const FORMAT: u32 = 4;
+/// `output` records and a claim's `on_approval`; format 5 names values by digests keyed with the run's secret
+/// (`hmac-sha256:`, docs/semantics.md, "A shareable trace shares nothing private") where format 4 and older
+/// named them by their plain `sha256:`. Formats 1 to 4 are read too.
+pub const FORMAT: u32 = 5;
 /// The oldest format this code reads.
 pub const OLDEST_FORMAT: u32 = 1;
 
@@ -104,7 +106,7 @@ impl Header {
     /// ```
     /// use zamburak::trace::record::Header;
     /// let h = Header::new("x = 1\n", "sha256:00".into(), "strict");
-    /// assert_eq!(h.format, 4);
+    /// assert_eq!(h.format, 5);
     /// assert!(h.plan_sha256.starts_with("sha256:"));
     /// assert!(h.started_at.ends_with('Z'));
     /// ```
@@ -146,7 +148,8 @@ pub struct ArgRecord {
     /// where each element's label is `label` (so a long run of calls with lists pays nothing for it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elements: Option<Vec<LabelView>>,
-    /// `sha256:<hex>` of the value's canonical JSON (see [`crate::trace::redact::digest`]).
+    /// `hmac-sha256:<hex>` of the value's canonical JSON under the run's key (see
+    /// [`crate::trace::redact::keyed_digest`]; `sha256:<hex>` in traces of format 4 and older).
     pub digest: String,
     /// The value itself, only when trusted and public (see [`crate::trace::redact::stored`]).
     pub preview: Option<Value>,
@@ -279,7 +282,9 @@ pub struct End {
 
 impl Call {
     /// The digest a decision on a claim is bound to: tool, call id, plan line, each argument's name and value
-    /// digest, and the control context.
+    /// digest, and the control context. The value digests are keyed with the run's secret (format 5), so
+    /// the claim digest, and the claim code the planner is told, cannot be recomputed from a guess of the
+    /// values by anyone without the key (docs/semantics.md, "A shareable trace shares nothing private").
     pub fn claim_digest(&self) -> String {
         let args: Vec<Value> = self
             .args

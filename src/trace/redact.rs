@@ -1,17 +1,21 @@
-//! What of a value may be written down (docs/semantics.md, "Redaction"): digests for everything, the value
-//! itself only when it is trusted and public, and error messages replaced by the sources they depend on.
+//! What of a value may be written down (docs/semantics.md, "Redaction" and "A shareable trace shares
+//! nothing private"): a keyed digest for everything, the value itself only when it is trusted and public,
+//! and error messages replaced by the sources they depend on.
 //!
 //! ```
 //! use serde_json::json;
+//! use zamburak::digest::DigestKey;
 //! use zamburak::label::Label;
 //! use zamburak::trace::redact::stored;
-//! let (digest, preview) = stored(&json!("hello"), &Label::literal());
-//! assert!(digest.starts_with("sha256:"));
+//! let key = DigestKey::fresh().unwrap();
+//! let (digest, preview) = stored(&key, &json!("hello"), &Label::literal());
+//! assert!(digest.starts_with("hmac-sha256:"));
 //! assert_eq!(preview, Some(json!("hello")));
 //! ```
 
 use serde_json::Value;
 
+use crate::digest::DigestKey;
 use crate::label::{Integrity, Label, Readers};
 use crate::trace::canonical::{canonical, survives_round_trip};
 
@@ -20,8 +24,10 @@ const MAX_NAMED_SOURCES: usize = 8;
 
 pub use crate::digest::sha256_bytes;
 
-/// `sha256:<hex>` of the value's canonical JSON (object keys sorted by bytes, no whitespace), so the same
-/// value always has the same digest whatever order its keys were built in.
+/// `sha256:<hex>` of the value's canonical JSON (object keys sorted by bytes, no whitespace): the plain
+/// digest traces before format 5 name values by. Only for reading those back (an old value store); a new
+/// trace names values by [`keyed_digest`], since a plain digest lets whoever holds the trace confirm a
+/// guess of the value.
 ///
 /// ```
 /// use serde_json::json;
@@ -32,6 +38,22 @@ pub fn digest(value: &Value) -> String {
     sha256_bytes(canonical(value).as_bytes())
 }
 
+/// `hmac-sha256:<hex>` of the value's canonical JSON under the run's key (docs/semantics.md, "A shareable
+/// trace shares nothing private"): the same value has the same digest within a run, whatever order its
+/// keys were built in, and a digest nobody without the key can recompute.
+///
+/// ```
+/// use serde_json::json;
+/// use zamburak::digest::DigestKey;
+/// use zamburak::trace::redact::{digest, keyed_digest};
+/// let key = DigestKey::fresh().unwrap();
+/// assert_eq!(keyed_digest(&key, &json!({"b": 1, "a": 2})), key.keyed(br#"{"a":2,"b":1}"#));
+/// assert_ne!(keyed_digest(&key, &json!("123456")), digest(&json!("123456")));
+/// ```
+pub fn keyed_digest(key: &DigestKey, value: &Value) -> String {
+    key.keyed(canonical(value).as_bytes())
+}
+
 /// True when a value with this label may appear in clear in a trace: trusted, no tags, readers public, known.
 pub fn is_clean(label: &Label) -> bool {
     label.integrity == Integrity::Trusted
@@ -40,12 +62,12 @@ pub fn is_clean(label: &Label) -> bool {
         && !label.unknown
 }
 
-/// The digest of `value` and, when its label is clean ([`is_clean`]), the value as a preview. A value holding
-/// a float that JSON would not read back exactly gets no preview (see [`survives_round_trip`]): the trace
-/// must re-read to the same bytes.
-pub fn stored(value: &Value, label: &Label) -> (String, Option<Value>) {
+/// The keyed digest of `value` and, when its label is clean ([`is_clean`]), the value as a preview. A value
+/// holding a float that JSON would not read back exactly gets no preview (see [`survives_round_trip`]): the
+/// trace must re-read to the same bytes.
+pub fn stored(key: &DigestKey, value: &Value, label: &Label) -> (String, Option<Value>) {
     let preview = (is_clean(label) && survives_round_trip(value)).then(|| value.clone());
-    (digest(value), preview)
+    (keyed_digest(key, value), preview)
 }
 
 /// An error message as it may be shown: `msg` itself when it derives only from clean data, otherwise
@@ -115,12 +137,17 @@ mod tests {
 
     #[test]
     fn preview_only_when_trusted_untagged_public_known() {
+        let key = DigestKey::fresh().unwrap();
         let v = json!("secret?");
         let only_user = Readers::Only(BTreeSet::new());
         assert!(
-            stored(&v, &label(Integrity::Trusted, 0, Readers::Public, false))
-                .1
-                .is_some()
+            stored(
+                &key,
+                &v,
+                &label(Integrity::Trusted, 0, Readers::Public, false)
+            )
+            .1
+            .is_some()
         );
         for l in [
             label(Integrity::Untrusted, 0, Readers::Public, false),
@@ -128,9 +155,11 @@ mod tests {
             label(Integrity::Trusted, 0, only_user, false),
             label(Integrity::Trusted, 0, Readers::Public, true),
         ] {
-            let (d, preview) = stored(&v, &l);
+            let (d, preview) = stored(&key, &v, &l);
             assert_eq!(preview, None, "{l:?}");
-            assert_eq!(d, digest(&v));
+            // Keyed, never the plain hash anyone could compute from a guess.
+            assert_eq!(d, keyed_digest(&key, &v));
+            assert_ne!(d, digest(&v));
         }
     }
 

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::digest::DigestKey;
 use crate::trace::canonical::{GENESIS, HASH_KEY, record_hash, render_line, survives_round_trip};
 use crate::trace::error::TraceError;
 use crate::trace::reader::MAX_LINE;
@@ -39,6 +40,9 @@ pub struct TraceWriter {
     head: String,
     ended: bool,
     poisoned: bool,
+    /// The run's secret for the digests its records name values by (docs/semantics.md, "A shareable trace
+    /// shares nothing private"). Never written to the trace.
+    key: DigestKey,
     /// Where the values the records name by digest are kept for their owner (`view --reveal`).
     values: Option<crate::trace::values::ValueStore>,
     /// The first failure to keep a value; keeping stops there, the trace goes on.
@@ -66,7 +70,10 @@ impl TraceWriter {
     /// The header is written to a new file beside `path` that then replaces it, so `path` is never an
     /// empty or headless file: a run killed before its header leaves the previous trace (or none), and
     /// it had done nothing yet. Records go on through the same descriptor, into the renamed file.
+    ///
+    /// The run's digest key is made here, fresh; without a random source the trace is not started.
     pub fn create(path: &Path, header: Header) -> Result<TraceWriter, TraceError> {
+        let key = DigestKey::fresh().map_err(|e| TraceError::NoKey(e.to_string()))?;
         let io_err = |source| TraceError::Io {
             path: path.to_path_buf(),
             source,
@@ -89,6 +96,7 @@ impl TraceWriter {
             head: GENESIS.to_string(),
             ended: false,
             poisoned: false,
+            key,
             values: None,
             values_problem: None,
             observer: None,
@@ -109,7 +117,10 @@ impl TraceWriter {
     /// Continue an existing trace (a run resumed after an approval). The whole file is verified first; a
     /// broken trace is refused with [`TraceError::Broken`], one that already has its `end` record with
     /// [`TraceError::Ended`]. A suspended run therefore closes its trace without an `end` record.
-    pub fn open_append(path: &Path) -> Result<TraceWriter, TraceError> {
+    ///
+    /// `key` is the run's digest key, kept where the run was suspended: the continued run names its values
+    /// under the same key, so a value has the same digest before and after the approval.
+    pub fn open_append(path: &Path, key: DigestKey) -> Result<TraceWriter, TraceError> {
         let io_err = |source| TraceError::Io {
             path: path.to_path_buf(),
             source,
@@ -138,6 +149,7 @@ impl TraceWriter {
             head,
             ended: false,
             poisoned: false,
+            key,
             values: None,
             values_problem: None,
             observer: None,
@@ -159,7 +171,14 @@ impl TraceWriter {
         self.observer = Some(Box::new(observer));
     }
 
-    /// Keep the values the records name by digest in `store` (see [`crate::trace::values`]).
+    /// The run's digest key: what the records' value digests are keyed with. For the value store and a
+    /// suspended run's snapshot only, which are the user's.
+    pub fn key(&self) -> &DigestKey {
+        &self.key
+    }
+
+    /// Keep the values the records name by digest in `store` (see [`crate::trace::values`]), which must
+    /// have been made with [`TraceWriter::key`].
     pub fn keep_values_in(&mut self, store: crate::trace::values::ValueStore) {
         self.values = Some(store);
     }
@@ -340,7 +359,7 @@ mod tests {
         assert!(matches!(w.append(end()), Err(TraceError::Ended)));
         w.close().unwrap();
         assert!(matches!(
-            TraceWriter::open_append(&path),
+            TraceWriter::open_append(&path, DigestKey::fresh().unwrap()),
             Err(TraceError::Ended)
         ));
     }
@@ -351,7 +370,7 @@ mod tests {
         let path = dir.path().join("t.zjson");
         let w = TraceWriter::create(&path, Header::new("", "sha256:0".into(), "strict")).unwrap();
         let head = w.close().unwrap();
-        let mut w = TraceWriter::open_append(&path).unwrap();
+        let mut w = TraceWriter::open_append(&path, DigestKey::fresh().unwrap()).unwrap();
         assert_eq!(w.head(), head);
         assert_eq!(w.next_seq(), 1);
         let (seq, hash) = w.append(end()).unwrap();

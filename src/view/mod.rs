@@ -4,7 +4,8 @@
 //! The trace is untrusted input. [`model`] reads it line by line and keeps what parses; [`sites`] groups
 //! its calls by call site for the summary; [`graph`] builds the lineage and [`layout`] places it (layered,
 //! no edge through a node not its own); [`render`] fills the templates with autoescaping; [`server`] serves them on
-//! loopback behind a token with a script-free Content-Security-Policy. [`queue`] is the review queue
+//! loopback behind a token with a script-free Content-Security-Policy. [`reader`] makes the export for a
+//! named reader (`--for READER`), cut where the planner's answer would be. [`queue`] is the review queue
 //! (`view --queue`): pending claims to approve or reject in the browser, served the same way. The command
 //! itself is `cli::view`.
 //!
@@ -18,6 +19,7 @@ pub mod graph;
 pub mod layout;
 pub mod model;
 pub mod queue;
+pub mod reader;
 pub mod render;
 pub mod run_shown;
 pub mod server;

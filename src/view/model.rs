@@ -275,6 +275,8 @@ pub struct TraceView {
     pub last_id: u32,
     /// The claim the run waits on, when its last record is a `suspend` and the chain checks.
     pub pending: Option<PendingView>,
+    /// An export for a named reader ([`super::reader`]): who it is for, and what was left out.
+    pub export_for: Option<super::reader::ExportFor>,
 }
 
 /// A preview may be shown only for a trusted, public, untagged value: a forged record that carries one
@@ -466,7 +468,8 @@ pub fn named_runs(
     out
 }
 
-fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
+/// Fills `view` from the records, in order (each with whether it is after the chain's break).
+pub(super) fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
     let mut results: BTreeMap<u32, CallResult> = BTreeMap::new();
     let mut approvals: BTreeMap<u32, String> = BTreeMap::new();
     let mut calls: Vec<(Call, bool)> = Vec::new();

@@ -39,7 +39,7 @@ use crate::runtime::run::{
     machine_limits, resume_plan,
 };
 use crate::trace::record::{Approval, Call, Record, Suspend, same_claim_code};
-use crate::trace::redact::{digest, sha256_bytes};
+use crate::trace::redact::{keyed_digest, sha256_bytes};
 use crate::trace::{TraceWriter, verify};
 
 mod error;
@@ -49,8 +49,10 @@ pub use error::{RunLockError, SnapshotError};
 /// snapshot's labels would decode with the wrong readers, so it is refused). 3: the paused run is a Monty
 /// session (prelude and plan snippet), not a one-shot run. 4: the snapshot keeps what the claim showed (so
 /// `approve` at a terminal, `pending` and the review queue show it again) and the MCP pins the resumed run
-/// may call.
-pub const FORMAT: u32 = 4;
+/// may call. 5: the snapshot keeps the run's digest key (the trace names values by keyed digests), so the
+/// continued run names them as the suspended one did; a format-4 snapshot's claim was made of plain digests
+/// and is refused, to be made again by running the plan.
+pub const FORMAT: u32 = 5;
 /// How long a claim may wait for a decision unless `run --approval-ttl` says otherwise.
 pub const DEFAULT_TTL_SECS: u64 = 600;
 /// Largest snapshot read; a paused plan's state is far smaller.
@@ -88,6 +90,9 @@ pub struct Snapshot {
     pub paused: Value,
     pub space: LabelSpace,
     pub state: HostState,
+    /// The run's digest key (docs/semantics.md, "A shareable trace shares nothing private"): what the claim's
+    /// value digests are keyed with. Kept here, in the user's private file, never in the trace.
+    pub digest_key: crate::digest::DigestKey,
 }
 
 /// Where the snapshot of a run writing `trace` goes.
@@ -142,6 +147,7 @@ pub fn suspend(
         paused: s.paused.clone(),
         space: s.space.clone(),
         state: s.state.clone(),
+        digest_key: writer.key().clone(),
     };
     let bytes = serde_json::to_vec(&snap).map_err(SnapshotError::Encode)?;
     let path = snapshot_path(ctx.trace);
@@ -404,7 +410,7 @@ impl Snapshot {
                 .values
                 .iter()
                 .zip(&self.claim.args)
-                .all(|((n, v), a)| *n == a.name && digest(v) == a.digest);
+                .all(|((n, v), a)| *n == a.name && keyed_digest(&self.digest_key, v) == a.digest);
         if bound && self.claim.claim_digest() == self.claim_digest {
             Ok(&self.shown)
         } else {
@@ -534,15 +540,18 @@ pub fn open(path: &Path, verdict: Verdict<'_>, engine: &Engine) -> Result<Opened
             .args
             .iter()
             .zip(&snapshot.claim.args)
-            .all(|((n, v), a)| *n == a.name && digest(&v.to_json()) == a.digest);
+            .all(|((n, v), a)| {
+                *n == a.name && keyed_digest(&snapshot.digest_key, &v.to_json()) == a.digest
+            });
     if call.name != snapshot.claim.tool || call.line != snapshot.claim.line || !same_args {
         return Err(SnapshotError::NotTheClaimedCall { path: at() });
     }
-    let mut writer = TraceWriter::open_append(trace).map_err(SnapshotError::TraceAppend)?;
+    let mut writer = TraceWriter::open_append(trace, snapshot.digest_key.clone())
+        .map_err(SnapshotError::TraceAppend)?;
     // The run kept values for `view --reveal` (its store exists): the continued run keeps its values too.
     let store = crate::trace::values::store_path(trace);
     if store.exists()
-        && let Ok(s) = crate::trace::values::ValueStore::open_append(&store)
+        && let Ok(s) = crate::trace::values::ValueStore::open_append(&store, &snapshot.digest_key)
     {
         writer.keep_values_in(s);
     }
