@@ -276,6 +276,15 @@ fn effects(trace: &Path) -> Vec<Value> {
             for k in ["seq", "prev", "hash"] {
                 o.remove(k);
             }
+            // Digests are keyed per run (docs/trace.md): two runs name equal values differently.
+            if let Some(args) = o.get_mut("args").and_then(Value::as_array_mut) {
+                for a in args {
+                    if let Some(a) = a.as_object_mut() {
+                        a.remove("digest");
+                    }
+                }
+            }
+            o.remove("digest");
             // A sent message's id names the time and process that wrote it; its label is what matters.
             if o["type"] == "result" {
                 o.remove("digest");

@@ -205,7 +205,7 @@ fn seen_by_others(world: &World) -> Vec<String> {
         .filter(|m| {
             m.lines()
                 .filter(|l| l.to_ascii_lowercase().starts_with("to:"))
-                .any(|l| l.to_ascii_lowercase() != "to: me@example.com")
+                .any(|l| !l.eq_ignore_ascii_case("to: me@example.com"))
         })
         .collect();
     out.sort();

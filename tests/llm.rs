@@ -209,14 +209,21 @@ fn an_attacker_written_answer_cannot_choose_a_recipient() {
         stderr(&out)
     );
     assert!(w.messages("out/outbox").is_empty());
-    // Through a verifier, an address the policy trusts is allowed.
+    // Through a verifier, an address the policy trusts meets `require`; but the model chose it from the
+    // private notes, so whom the mail goes to tells that person what the notes say: it waits for the user
+    // (docs/semantics.md, "Recipients are a role"; until #50 it was sent).
     s.answer(json!({"email": "alice@example.com"}));
     let plan = w.write_plan(
         "q.py",
         "notes = read_file(path=\"notes.md\")\nr = query_llm(prompt=\"Who?\", data=notes, schema={\"email\": \"str\"})\nsend_email(to=verify_recipient(r[\"email\"]), subject=\"hello\", body=\"hi\")\n",
     );
-    w.run_expect(&plan, &[], 0);
-    assert_eq!(w.messages("out/outbox").len(), 1);
+    let out = w.run_expect(&plan, &[], 4);
+    assert!(
+        stderr(&out).contains("(args.to.readers_must_include)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(w.messages("out/outbox").is_empty());
 }
 
 #[test]
