@@ -453,7 +453,7 @@ impl LabelSpace {
             return Err(SpaceError::TooManyTags(tags.len()));
         }
         let mut kinds: Vec<String> = kinds.iter().map(|s| s.to_string()).collect();
-        // The mark of an address as recorded (docs/semantics.md, "A party may read its own address"), kept
+        // The mark of an address as recorded (docs/semantics.md, "A party may read its own address, as recorded"), kept
         // like a verified kind, where a bit is free: without one no value is marked, which only refuses more.
         if kinds.len() < MAX_KINDS && !kinds.iter().any(|k| k == OWN_ADDRESS) {
             kinds.push(OWN_ADDRESS.to_string());

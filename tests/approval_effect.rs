@@ -118,10 +118,12 @@ fn policy_yaml(s: &Shape, lifted: bool) -> String {
         Level::Deny => "deny",
     };
     let keep = |l: Level| !lifted || level_of(l) != "confirm";
-    // Every argument states a confidentiality check (here one no label breaks: tag NEVER), so the loader
-    // adds no default one (docs/semantics.md: every argument that leaves is a sink) to either policy.
+    // An argument without `readers_must_include` says its readers are not checked, so the loader adds no
+    // default readers check (docs/semantics.md: every argument that leaves is a sink) to either policy: a
+    // `forbid_tags` no longer stands in for one.
     let stated = "forbid_tags: { tags: [NEVER], on_violation: deny }".to_string();
-    let mut to = vec![stated.clone()];
+    let unchecked = "readers: any, reason: \"the property's own readers rule\"".to_string();
+    let mut to = vec![stated.clone(), unchecked.clone()];
     if let Some(r) = s.to_require.filter(|_| keep(Level::Tool)) {
         to.push(format!("require: {r}"));
     }
@@ -138,6 +140,8 @@ fn policy_yaml(s: &Shape, lifted: bool) -> String {
     }
     if s.body_readers_of_to && keep(Level::Tool) {
         body.push("readers_must_include: to".into());
+    } else {
+        body.push(unchecked.clone());
     }
     let control = if s.control_trusted && keep(Level::Tool) {
         "trusted"
@@ -145,7 +149,7 @@ fn policy_yaml(s: &Shape, lifted: bool) -> String {
         "any"
     };
     format!(
-        "version: 1\nuser: me@example.com\ntags: [PII, NEVER]\nverifiers:\n  verify_recipient: {{ kind: email_allowlist, allow: [\"*@x.test\"], mints: Recipient }}\ntools:\n  send:\n    source: builtin.mail.send\n    effect: send\n    args:\n      to: {{ {} }}\n      subject: {{ {stated} }}\n      body: {{ {} }}\n    control: {{ require: {control} }}\n    on_violation: {}\n",
+        "version: 1\nuser: me@example.com\ntags: [PII, NEVER]\nverifiers:\n  verify_recipient: {{ kind: email_allowlist, allow: [\"*@x.test\"], mints: Recipient }}\ntools:\n  send:\n    source: builtin.mail.send\n    effect: send\n    args:\n      to: {{ {} }}\n      subject: {{ {stated}, {unchecked} }}\n      body: {{ {} }}\n    control: {{ require: {control} }}\n    on_violation: {}\n",
         to.join(", "),
         body.join(", "),
         s.tool_level
@@ -251,7 +255,12 @@ proptest! {
 
         let lifted = load(&policy_yaml(&s, true));
         let mut lifted_space = lifted.label_space().unwrap();
-        let lc = claim(&mut lifted_space, &l);
+        // `to` is a recipient, so with no `require` it gets `require: trusted` at the tool's level
+        // (docs/semantics.md, "Recipients are a role"): no policy text takes that rule out, so the lifted
+        // claim meets it instead.
+        let mut met = l.clone();
+        met.to_trusted |= s.tool_level == "confirm";
+        let lc = claim(&mut lifted_space, &met);
         let oracle = decide(&lifted, &lifted_space, &lc).outcome;
         prop_assert_eq!(performed, oracle, "policy:\n{}\nlabels: {:?}", policy_yaml(&s, false), l);
         prop_assert!(performed <= Outcome::Draft);

@@ -124,9 +124,10 @@ tools:
   sink:
     effect: send
     args:
-      # Private data may go (no secret): what decides the call is the subject here. Without a check of its
-      # own, `x` would have to be public (docs/policy.md, "Arguments that leave").
-      x: { forbid_tags: [AUTH_SECRET] }
+      # Private data may go (no secret): what decides the call is the control context here. A `forbid_tags`
+      # never replaces the readers check, so `x` says its readers are not checked (docs/policy.md,
+      # "Arguments that leave").
+      x: { forbid_tags: [AUTH_SECRET], readers: any, reason: "the test's sink: the condition decides" }
     control: { require: trusted }
     # A violation drafts instead of stopping the run, so every call is decided and recorded.
     on_violation: draft

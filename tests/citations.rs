@@ -45,6 +45,12 @@ fn headings(markdown: &str) -> Vec<String> {
             fenced = !fenced;
         } else if !fenced && line.starts_with('#') {
             out.push(line.trim_start_matches('#').trim().to_string());
+        } else if !fenced
+            // A paragraph that opens with its title in bold (`**Exporting.** ...`) is a section too.
+            && let Some(rest) = line.strip_prefix("**")
+            && let Some((title, _)) = rest.split_once(".**")
+        {
+            out.push(title.to_string());
         }
     }
     out

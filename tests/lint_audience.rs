@@ -65,11 +65,11 @@ fn cases() -> Vec<(Policy, String, &'static str)> {
     let llm = load("tests/scenarios/llm/policy.yaml");
     let defaulted = Policy::from_yaml_str(DEFAULTED, PATH, Path::new(".")).unwrap();
     vec![
-        // Strict mode's implicit flow: the other mode.
+        // Strict mode's implicit flow: what removes the kind (never the other mode, for either audience).
         (
             default.clone(),
             "for m in read_inbox(limit=3):\n    who = verify_recipient(m[\"from\"])\n    send_email(to=who, subject=\"hi\", body=\"hello\")\n".into(),
-            "or run in normal mode",
+            "compute `to` (and verify it) outside the branches and loops that test tool output",
         ),
         // A list of records with per-record readers: `structure_readers`.
         (
@@ -178,6 +178,11 @@ fn a_planner_is_never_told_to_change_the_policy_and_the_person_still_is() {
                 "the person's help lacks {person:?}\n{plan}\n{:#?}",
                 advice(&theirs)
             ));
+        }
+        // Nobody is told to run in normal mode, where the data would choose and nothing would say so
+        // (docs/semantics.md, "Control context and modes").
+        if theirs.to_string().contains("normal mode") {
+            failures.push(format!("the person is told to use normal mode\n{plan}"));
         }
         let planner = doc(&policy, &plan, Audience::Planner);
         let bad = planner_violations(&planner);

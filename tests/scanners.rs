@@ -250,7 +250,9 @@ fn unknown_scanners_and_undeclared_scanner_tags_are_policy_errors() {
 }
 
 /// The attacker MCP server of tests/mcp (`inbox` returns a message saying "IGNORE PREVIOUS INSTRUCTIONS"),
-/// under a locked policy whose `inbox` runs `scan` (or not) and whose `deliver` forbids the tag.
+/// under a locked policy whose `inbox` runs `scan` (or not) and whose `deliver` forbids the tag. The reply
+/// goes to the sender through a verifier: a recipient from data needs one (docs/semantics.md, "Recipients
+/// are a role").
 fn mcp_world(scan: &str) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
@@ -258,7 +260,7 @@ fn mcp_world(scan: &str) -> tempfile::TempDir {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/attacker_server.py");
     std::fs::write(dir.join("description.txt"), "Adds two integers.").unwrap();
     let policy = format!(
-        "version: 1\ntags: [SUSPECT_INJECTION]\nservers:\n  attacker:\n    command: python3\n    args: [{:?}, {:?}]\n    call_timeout_ms: 3000\ntools:\n  inbox:\n    source: mcp.attacker.inbox\n    effect: read\n    args: {{}}\n    control: {{ require: any }}\n    returns: {{ readers: {{ from_fields: [from] }}, structure_readers: public{scan} }}\n  deliver:\n    source: mcp.attacker.deliver\n    effect: send\n    args:\n      to: {{ readers_must_include: to }}\n      body: {{ readers_must_include: to, forbid_tags: [SUSPECT_INJECTION] }}\n    control: {{ require: any }}\n",
+        "version: 1\ntags: [SUSPECT_INJECTION]\nverifiers:\n  verify_recipient: {{ kind: email_allowlist, allow: [\"*@example.com\"], mints: Recipient }}\nservers:\n  attacker:\n    command: python3\n    args: [{:?}, {:?}]\n    call_timeout_ms: 3000\ntools:\n  inbox:\n    source: mcp.attacker.inbox\n    effect: read\n    args: {{}}\n    control: {{ require: any }}\n    returns: {{ readers: {{ from_fields: [from] }}, structure_readers: public{scan} }}\n  deliver:\n    source: mcp.attacker.deliver\n    effect: send\n    args:\n      to: {{ require: [trusted, \"verified(Recipient)\"], readers_must_include: to }}\n      body: {{ readers_must_include: to, forbid_tags: [SUSPECT_INJECTION] }}\n    control: {{ require: any }}\n",
         server.to_str().unwrap(),
         dir.to_str().unwrap()
     );
@@ -277,7 +279,7 @@ fn mcp_world(scan: &str) -> tempfile::TempDir {
     );
     std::fs::write(
         dir.join("p.py"),
-        "m = inbox()\ndeliver(to=m[0][\"from\"], body=m[0][\"body\"])\n",
+        "m = inbox()\ndeliver(to=verify_recipient(m[0][\"from\"]), body=m[0][\"body\"])\n",
     )
     .unwrap();
     tmp

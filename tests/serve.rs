@@ -1144,3 +1144,88 @@ fn an_error_in_a_session_that_read_mail_is_redacted() {
     let records: Vec<&str> = trace.lines().skip(1).collect();
     assert!(records.iter().all(|l| !l.contains("Revenue")), "{trace}");
 }
+
+// NORMAL says what it is (issue #50; docs/semantics.md, "Control context and modes"): a mail that chooses
+// the recipient through a condition is refused in strict mode, and a planner model's plans run in normal
+// mode only when the policy says so for the planner.
+
+/// The mail chooses who gets the summary, only through the `if`.
+const THE_MAIL_CHOOSES: &str = "mails = read_inbox(limit=1)\nto = \"me@example.com\"\nif \"urgent\" in mails[0][\"body\"]:\n    to = \"boss@example.com\"\nsend_email(to=to, subject=\"summary\", body=\"there is mail\")\n";
+
+/// The decisions of `send_email` calls the run's trace records (the person's record of the run).
+fn send_decisions(r: &Value) -> Vec<String> {
+    let trace = std::fs::read_to_string(doc_of(r)["trace"].as_str().unwrap()).unwrap();
+    trace
+        .lines()
+        .skip(1)
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|rec| rec["tool"] == json!("send_email"))
+        .filter_map(|rec| rec["decision"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The example world with its policy's `mode:` line replaced by `mode`, and `extra` appended.
+fn world_in_mode(mode: &str, extra: &str) -> World {
+    let world = World::new(None);
+    let path = world.path("policy.yaml");
+    let policy = std::fs::read_to_string(&path).unwrap();
+    let line = policy
+        .lines()
+        .find(|l| l.starts_with("mode:"))
+        .expect("the default policy names its mode")
+        .to_string();
+    std::fs::write(
+        &path,
+        policy.replace(&line, &format!("mode: {mode}")) + extra,
+    )
+    .unwrap();
+    world
+}
+
+#[test]
+fn in_strict_mode_the_mail_cannot_choose_the_recipient_through_a_condition() {
+    let world = world_in_mode("strict", "");
+    let mut s = session(world.dir.path());
+    let r = s.call(2, "run_plan", json!({"plan": THE_MAIL_CHOOSES}));
+    // The model is told only the read; the send's decision depends on the mail, so it is the person's.
+    let decisions = send_decisions(&r);
+    assert_eq!(decisions.len(), 1, "{r}");
+    assert_ne!(decisions[0], "allow", "{r}");
+    assert!(world.messages("out/outbox").is_empty());
+}
+
+#[test]
+fn mcp_serve_refuses_a_normal_mode_policy_unless_it_says_so_for_the_planner() {
+    let world = world_in_mode("normal", "");
+    let out = Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
+        .args([
+            "mcp",
+            "serve",
+            "--policy",
+            "policy.yaml",
+            "--no-queue",
+            "--runs",
+            "runs",
+        ])
+        .current_dir(world.dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the policy's mode is normal")
+            && stderr.contains("planner: { mode: normal }"),
+        "{stderr}"
+    );
+    assert!(!world.path("runs").exists(), "nothing was set up");
+    assert!(world.messages("out/outbox").is_empty());
+
+    // Said for the planner: served, the first line names the mode, and the mail does choose the recipient
+    // (what `planner: { mode: normal }` accepts).
+    let world = world_in_mode("normal", "\nplanner:\n  mode: normal\n");
+    let mut s = session(world.dir.path());
+    let r = s.call(2, "run_plan", json!({"plan": THE_MAIL_CHOOSES}));
+    assert_eq!(send_decisions(&r), vec!["allow".to_string()], "{r}");
+    assert_eq!(world.messages("out/outbox").len(), 1);
+}

@@ -141,13 +141,14 @@ fn lint_plan_waits_for_a_literal_default_written_after_reading_mail_as_run_plan_
     assert!(!world.path("files/d1.txt").exists());
 }
 
-/// Plans whose findings have a person's help that names the policy, its lines or the other mode, and
+/// Plans whose findings have a person's help that names the policy or its lines (or, the first, what removes
+/// a verified kind: neither audience is told of the other mode), and
 /// what that help says. `commit_draft` is made `deny` so that its finding also stops `run_plan` before
 /// the run (a `Z201` in the run's answer).
 const PLANS: &[(&str, &str)] = &[
     (
         "for m in read_inbox(limit=3):\n    who = verify_recipient(m[\"from\"])\n    send_email(to=who, subject=\"hi\", body=\"hello\")\n",
-        "or run in normal mode",
+        "compute `to` (and verify it) outside the branches and loops that test tool output",
     ),
     (
         "for e in read_inbox(limit=5):\n    draft_reply(to=verify_recipient(e[\"from\"]), subject=\"Re: \" + e[\"subject\"], body=\"ok\")\n",

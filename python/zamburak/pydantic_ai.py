@@ -13,6 +13,8 @@ as for a direct call).
   the planner and the person are told"): decisions, where a plan stopped, and printed text only when the
   planner may read it; untrusted output is withheld from it. The person's view (the claim, the log, the
   trace) is in the tool return's `metadata`, which PydanticAI never sends to the model.
+* The model's plans run in strict mode, whatever the policy's `mode:` says (docs/semantics.md, "Control
+  context and modes": §1's guarantee is strict's).
 
 The policy serves the agent's tools as the tools of a server started as `python3 -m zamburak.relay`
 (`zamburak.host`), which PydanticAI's own tools answer:
@@ -227,10 +229,13 @@ class ZamburakToolset(WrapperToolset[AgentDepsT]):
             result = await _api.aapprove(pending.snapshot, claim=pending.claim, by=by, tools=served)
             cap._pending.pop(call_id, None)
         else:
-            errors = [d for d in await _api.alint(plan, cap.policy_path()) if d.severity == "error"]
+            # The model is the planner: its plans run in strict mode whatever the policy's `mode:` says, since
+            # §1's guarantee is strict's (docs/semantics.md, "Control context and modes").
+            lint = await _api.alint(plan, cap.policy_path(), mode="strict")
+            errors = [d for d in lint if d.severity == "error"]
             if errors:
                 raise ModelRetry(render_diagnostics(errors))
-            result = await _api.arun(plan, cap.policy_path(), tools=served, runs=cap.runs)
+            result = await _api.arun(plan, cap.policy_path(), tools=served, runs=cap.runs, mode="strict")
         return _answer(cap, call_id, plan, result)
 
 

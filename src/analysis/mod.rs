@@ -516,14 +516,11 @@ fn verdict(
                 if !notes.contains(&note) {
                     notes.push(note);
                 }
-                match audience {
-                    Audience::Person => format!(
-                        "compute `{name}` (and verify it) outside the branches and loops that test tool output, or run in normal mode"
-                    ),
-                    Audience::Planner => format!(
-                        "compute `{name}` (and verify it) outside the branches and loops that test tool output"
-                    ),
-                }
+                // Never "run in normal mode", for either audience: there the data would choose the value
+                // and nothing would say so (docs/semantics.md, "Control context and modes").
+                format!(
+                    "compute `{name}` (and verify it) outside the branches and loops that test tool output"
+                )
             }
             (Some(name), Some(Check::ReadersMustInclude)) => {
                 match per_record_lists(policy, &b.sources) {

@@ -61,8 +61,11 @@ pub fn lint_command(opts: &LintOptions) -> i32 {
         Ok(c) => c,
         Err(e) => return usage(opts.format, &e.to_string()),
     };
-    // On stderr, so stdout stays the report a planner parses.
-    errln!("{}", chosen.announce());
+    // On stderr, so stdout stays the report a planner parses; the mode is the one the lint predicts.
+    errln!(
+        "{}",
+        chosen.announce_in(opts.mode.unwrap_or_else(|| chosen.policy.mode()))
+    );
     for w in &chosen.warnings {
         errln!("warning: {w}");
     }

@@ -249,6 +249,9 @@ pub fn serve_command(
         Ok(c) => c,
         Err(e) => return usage(&e.to_string()),
     };
+    if let Some(why) = chosen.policy.refuses_planner_model() {
+        return usage(&why);
+    }
     // MCP clients often start servers with a bare environment: without `--by` or $USER the decider is
     // recorded as "the person" rather than the server refusing to start.
     let by = super::claim::decider(person.by.as_deref()).unwrap_or_else(|| "the person".into());
@@ -260,7 +263,7 @@ pub fn serve_command(
             Err(e) => return usage(&e.to_string()),
         }
     };
-    errln!("{}", chosen.announce());
+    errln!("{}", chosen.announce_in(chosen.policy.mode()));
     for w in &chosen.warnings {
         errln!("warning: {w}");
     }

@@ -140,13 +140,14 @@ fn prepare(opts: &RunOptions) -> Result<Prepared, RunSetupError> {
         );
     }
     setup::check_tools(&chosen, &source, &opts.plan)?;
-    // After the setup check: when the built-in default cannot work here, the first line says what to do.
-    errln!("{}", chosen.announce());
+    let mode = opts.mode.unwrap_or(chosen.policy.mode());
+    // After the setup check: when the built-in default cannot work here, the first line says what to do,
+    // and it names the mode that decides.
+    errln!("{}", chosen.announce_in(mode));
     for w in &chosen.warnings {
         errln!("warning: {w}");
     }
     let policy = &chosen.policy;
-    let mode = opts.mode.unwrap_or(policy.mode());
     let trace_path = opts
         .trace
         .clone()

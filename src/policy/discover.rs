@@ -59,14 +59,32 @@ pub struct Chosen {
 impl Chosen {
     /// One line for stderr: `policy: PATH (sha256 …)` or `policy: built-in default (sha256 …)`.
     pub fn announce(&self) -> String {
+        self.announce_with("")
+    }
+
+    /// The first line of a command that runs or predicts a run: [`Chosen::announce`] with the mode that
+    /// decides, so nobody reads NORMAL's output as STRICT's (docs/semantics.md, "Control context and
+    /// modes": the guarantee of "What is protected" is strict's).
+    pub fn announce_in(&self, mode: crate::mode::Mode) -> String {
+        let said = match mode {
+            crate::mode::Mode::Strict => ", mode strict".to_string(),
+            crate::mode::Mode::Normal => {
+                ", mode normal (a value set under a condition does not carry it: the guarantee is strict's)"
+                    .to_string()
+            }
+        };
+        self.announce_with(&said)
+    }
+
+    fn announce_with(&self, mode: &str) -> String {
         let hex = self.sha256.trim_start_matches("sha256:");
         let short = &hex[..hex.len().min(12)];
         match &self.origin {
             Origin::Flag(p) | Origin::Discovered(p) => {
-                format!("policy: {} (sha256 {short})", p.display())
+                format!("policy: {} (sha256 {short}){mode}", p.display())
             }
             Origin::BuiltIn => format!(
-                "policy: built-in default (sha256 {short}); put a {POLICY_FILE_NAME} beside the plan or pass --policy to use your own"
+                "policy: built-in default (sha256 {short}){mode}; put a {POLICY_FILE_NAME} beside the plan or pass --policy to use your own"
             ),
         }
     }
@@ -205,6 +223,13 @@ mod tests {
             Origin::Discovered(root.join("a").join(POLICY_FILE_NAME))
         );
         assert!(c.announce().contains("a/zamburak.yaml"), "{}", c.announce());
+        assert!(
+            c.announce_in(c.policy.mode())
+                .contains("a/zamburak.yaml (sha256 "),
+            "{}",
+            c.announce()
+        );
+        assert!(c.announce_in(c.policy.mode()).contains(", mode normal ("));
 
         // The flag wins over both.
         let other = root.join("other.yaml");

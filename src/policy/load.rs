@@ -422,10 +422,13 @@ fn normalise(mut file: PolicyFile, base_dir: &Path) -> PolicyFile {
         tool.returns = Some(tool.returns());
         tool.on_violation = Some(tool.on_violation());
     }
-    let planner = file.planner.clone().unwrap_or_default().resolved();
+    let said = file.planner.clone().unwrap_or_default();
+    let planner = said.resolved();
     file.planner = Some(PlannerSpec {
         reader: Some(planner.reader),
         reads_untrusted: Some(planner.reads_untrusted),
+        // Consent, not a default: absent stays absent, so `mcp serve` still refuses a normal policy.
+        mode: said.mode,
     });
     let limits = file.limits.clone().unwrap_or_default().resolved();
     file.limits = Some(Limits {

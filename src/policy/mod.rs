@@ -166,6 +166,18 @@ impl Policy {
     pub fn planner(&self) -> model::ResolvedPlanner {
         self.file.planner.clone().unwrap_or_default().resolved()
     }
+    /// Why a planner model (`mcp serve`) may not have its plans run under this policy, if it may not: a
+    /// normal-mode policy serves one only when `planner.mode: normal` says so (docs/semantics.md, "Control
+    /// context and modes": the guarantee of "What is protected" is strict's).
+    pub fn refuses_planner_model(&self) -> Option<String> {
+        let consented = self.file.planner.as_ref().and_then(|p| p.mode) == Some(Mode::Normal);
+        (self.mode() == Mode::Normal && !consented).then(|| {
+            "the policy's mode is normal, in which a value set under a condition does not carry it, so data a \
+             model may not read can choose what a plan does; serve it with `mode: strict`, or say \
+             `planner: { mode: normal }` to accept that for a planner model"
+                .to_string()
+        })
+    }
     /// Limits with defaults (5000 ms, 200 tool calls, recursion 200).
     pub fn limits(&self) -> ResolvedLimits {
         self.file.limits.clone().unwrap_or_default().resolved()

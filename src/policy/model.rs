@@ -180,7 +180,7 @@ pub struct ArgSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub readers_must_include: Option<String>,
     /// `true`: this argument names who receives the call's data (an address, a payee, a channel); `false`: it
-    /// does not, whatever its name says. Absent: decided by [`crate::policy::sinks::is_recipient`].
+    /// does not, whatever its name says. Absent: decided by its name and the tool's effect (`is_recipient` in sinks.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recipient: Option<bool>,
     /// `any`: this argument's readers are deliberately not checked, which needs a `reason`. The only way to
@@ -638,6 +638,12 @@ pub struct PlannerSpec {
     /// trusted values go back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reads_untrusted: Option<bool>,
+    /// `normal`: a planner model's plans (`mcp serve`) may run in the policy's `mode: normal`, whose labels
+    /// do not follow a value set under a condition (docs/semantics.md, "Control context and modes").
+    /// Without it `mcp serve` refuses a normal-mode policy: the guarantee of "What is protected" is strict's. When given it must
+    /// agree with `mode`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
 }
 
 /// The planner with every default applied.

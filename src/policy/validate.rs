@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use super::error::{KeyPath, PolicyError, PolicyErrorKind as Kind};
 use super::model::{
-    Effect, ForbidTags, Limits, McpTool, NamedMap, PolicyFile, ReadersSpec, Requirement,
+    Effect, ForbidTags, Limits, McpTool, Mode, NamedMap, PolicyFile, ReadersSpec, Requirement,
     ReturnsSpec, Source, ToolSource, ToolSpec, VerifierSpec, is_identifier,
 };
 use super::tree::{Node, Seg};
@@ -194,6 +194,7 @@ fn check_stores(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
 /// `planner.reader` names a principal other than the user: an empty one would name no one, and the user
 /// reads every value, so a planner reading as the user would be given all of them.
 fn check_planner(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
+    check_planner_mode(cx, file)?;
     let Some(reader) = file.planner.as_ref().and_then(|p| p.reader.as_deref()) else {
         return Ok(());
     };
@@ -213,6 +214,29 @@ fn check_planner(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
                 "the planner's reader is the `user`, who may read every value",
             )
             .expected("a principal of the planner's own, such as `llm:planner`"));
+    }
+    Ok(())
+}
+
+/// `planner.mode` is consent for a planner model's plans to run in the policy's mode, not a second mode:
+/// one that disagrees with `mode` would leave a reader unsure which decides.
+fn check_planner_mode(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
+    let Some(said) = file.planner.as_ref().and_then(|p| p.mode) else {
+        return Ok(());
+    };
+    let mode = file.mode.unwrap_or(Mode::Strict);
+    if said != mode {
+        return Err(cx
+            .at_value(
+                Kind::InvalidValue,
+                &[Seg::Key("planner"), Seg::Key("mode")],
+                format!(
+                    "`planner.mode` is {} but the policy's `mode` is {}",
+                    said.name(),
+                    mode.name()
+                ),
+            )
+            .expected("the same mode as `mode:`, or no `planner.mode` (strict)"));
     }
     Ok(())
 }

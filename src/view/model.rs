@@ -275,8 +275,8 @@ pub struct TraceView {
     pub last_id: u32,
     /// The claim the run waits on, when its last record is a `suspend` and the chain checks.
     pub pending: Option<PendingView>,
-    /// An export for a named reader ([`super::reader`]): who it is for, and what was left out.
-    pub export_for: Option<super::reader::ExportFor>,
+    /// An export for a named reader (view/reader.rs): who it is for, and what was left out.
+    pub export_for: Option<ExportFor>,
 }
 
 /// A preview may be shown only for a trusted, public, untagged value: a forged record that carries one
@@ -680,4 +680,16 @@ pub(super) fn build(view: &mut TraceView, records: Vec<(Record, bool)>) {
             }
         })
         .collect();
+}
+
+/// What an export for a reader says about itself, on every page.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ExportFor {
+    /// The reader, as named (`llm:planner`, `bob@example.com`).
+    pub reader: String,
+    /// Records after some point were left out: the rest of the run is for the person.
+    pub cut: bool,
+    /// The plan's text (and its digest) were left out: the planner that wrote it had read what the reader
+    /// may not.
+    pub plan_withheld: bool,
 }

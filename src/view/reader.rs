@@ -12,28 +12,15 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Serialize;
 use serde_json::Value;
 
-use super::model::{ChainView, TraceView};
+use super::model::{ChainView, ExportFor, TraceView};
 use crate::label::LabelView;
 use crate::planner::{ContextIntegrity, ContextLabel};
 use crate::policy::Policy;
 use crate::policy::model::ResolvedPlanner;
 use crate::runtime::answer::{About, Knows, planner_reads, tell};
 use crate::trace::record::{Header, Record};
-
-/// What an export for a reader says about itself, on every page.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct ExportFor {
-    /// The reader, as named (`llm:planner`, `bob@example.com`).
-    pub reader: String,
-    /// Records after some point were left out: the rest of the run is for the person.
-    pub cut: bool,
-    /// The plan's text (and its digest) were left out: the planner that wrote it had read what the reader
-    /// may not.
-    pub plan_withheld: bool,
-}
 
 /// An export for a reader, and what the person who makes it is told about the trace.
 #[derive(Debug)]

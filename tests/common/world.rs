@@ -19,8 +19,8 @@ pub struct World {
     pub dir: tempfile::TempDir,
 }
 
-/// Copies a directory tree, leaving out what runs wrote into it (traces, snapshots, value stores), so a
-/// copy of `examples/` is what a fresh clone has.
+/// Copies a directory tree, leaving out what runs wrote into it (traces, snapshots, value stores, the
+/// examples' outbox and drafts), so a copy of `examples/` is what a fresh clone has.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
@@ -28,6 +28,10 @@ pub fn copy_dir(from: &Path, to: &Path) {
         let target = to.join(entry.file_name());
         let name = entry.file_name().to_string_lossy().to_string();
         if entry.file_type().unwrap().is_dir() {
+            // `examples/out/` is the mail the examples sent and drafted (ignored by git).
+            if name == "out" && from.ends_with("examples") {
+                continue;
+            }
             copy_dir(&entry.path(), &target);
         } else if [".zjson", ".zsnap", ".zvalues"]
             .iter()
