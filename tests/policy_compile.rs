@@ -599,3 +599,100 @@ fn a_fixture_provider_drafts_offline_keyed_by_each_request() {
     assert_eq!(out.status.code(), Some(0), "{}", output_text(&out));
     assert!(dir.path().join("drafted.scenarios.yaml").exists());
 }
+
+// Issue #51 regressions: a hostile drafter must not get a weakened policy "verified". Each asserts
+// that nothing is written and that the attack is refused (exit 1).
+
+fn refused_with(yaml: String, extra: &[&str]) -> String {
+    let s = ChatServer::start();
+    s.answer("roles", roles());
+    s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
+    s.answer("scenarios", scenarios_answer());
+    let dir = world(s.port);
+    let mut args = vec!["--max-repairs", "0"];
+    args.extend_from_slice(extra);
+    let out = compile(dir.path(), &args);
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    nothing_written(dir.path());
+    text
+}
+
+#[test]
+fn issue51_a_verifier_named_like_the_batterys_variable_does_not_defeat_it() {
+    // The careless payee plus a verifier named `x`: battery plans must not be shadowed by it.
+    let yaml = read("tests/compile/careless_policy.yaml").replace(
+        "tags: [PRIVATE, AUTH_SECRET]\n",
+        "tags: [PRIVATE, AUTH_SECRET]\nverifiers:\n  x: { kind: one_of, values: [a], mints: X }\n",
+    );
+    assert!(yaml.contains("  x: { kind"));
+    let text = refused_with(yaml, &[]);
+    assert!(
+        text.contains("FAILED battery: send_money.recipient (payee) chosen by data"),
+        "{text}"
+    );
+}
+
+#[test]
+fn issue51_a_call_budget_of_one_does_not_count_as_refusal() {
+    let yaml = read("tests/compile/careless_policy.yaml") + "limits:\n  max_tool_calls: 1\n";
+    let text = refused_with(yaml, &[]);
+    assert!(text.contains("send_money.recipient"), "{text}");
+}
+
+#[test]
+fn issue51_a_payee_the_drafter_calls_other_is_still_attacked() {
+    let s = ChatServer::start();
+    let mut r = roles();
+    for e in r["roles"].as_array_mut().unwrap() {
+        if e["arg"] == "recipient" {
+            e["role"] = json!("other");
+        }
+    }
+    s.answer("roles", r);
+    s.answer(
+        "policy",
+        json!({"policy_yaml": read("tests/compile/careless_policy.yaml"), "citations": []}),
+    );
+    s.answer("scenarios", scenarios_answer());
+    let dir = world(s.port);
+    let out = compile(dir.path(), &["--max-repairs", "0"]);
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    nothing_written(dir.path());
+    assert!(text.contains("send_money.recipient"), "{text}");
+}
+
+#[test]
+fn issue51_result_readers_cannot_be_widened_to_public() {
+    let yaml = read("tests/compile/good_policy.yaml").replace(
+        "readers: { from_fields: [from, to, cc] }",
+        "readers: public",
+    );
+    assert!(yaml.contains("readers: public\n      fields"));
+    let text = refused_with(yaml, &[]);
+    assert!(text.contains("get_email"), "{text}");
+}
+
+#[test]
+fn issue51_a_base_without_user_is_refused_with_the_fix() {
+    let s = ChatServer::start();
+    s.answer("roles", roles());
+    let yaml = read("tests/compile/good_policy.yaml")
+        .replace("user: me@example.com", "user: mallory@evil.test");
+    s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
+    s.answer("scenarios", scenarios_answer());
+    let dir = world(s.port);
+    let base = std::fs::read_to_string(dir.path().join("zamburak.yaml")).unwrap();
+    std::fs::write(
+        dir.path().join("zamburak.yaml"),
+        base.replace("user: me@example.com\n", ""),
+    )
+    .unwrap();
+    let out = compile(dir.path(), &["--max-repairs", "0"]);
+    let text = output_text(&out);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    nothing_written(dir.path());
+    assert!(text.contains("`user:`"), "{text}");
+    assert!(!text.contains("mallory") || text.contains("refused"), "{text}");
+}
