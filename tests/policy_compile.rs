@@ -178,7 +178,7 @@ fn a_careless_drafter_is_refused_with_the_scenario_that_exposes_it() {
         "{text}"
     );
     assert!(
-        text.contains("send_money(recipient=x, amount=\"x\", subject=\"x\")"),
+        text.contains("send_money(recipient=zamburak_battery_value, amount=\"x\", subject=\"x\")"),
         "{text}"
     );
     assert!(
@@ -197,7 +197,7 @@ fn a_careless_drafter_is_refused_with_the_scenario_that_exposes_it() {
             m.contains("battery: send_money.recipient (payee) chosen by data"),
             "{m}"
         );
-        assert!(m.contains("x = zamburak_battery_source()"), "{m}");
+        assert!(m.contains("zamburak_battery_value = zamburak_battery_source()"), "{m}");
     }
 }
 
@@ -253,7 +253,7 @@ fn a_verifier_that_accepts_the_attackers_value_is_caught_like_a_missing_requirem
         "{text}"
     );
     assert!(
-        text.contains("send_email(to=verify_colleague(x), subject=\"x\", body=\"x\")"),
+        text.contains("send_email(to=verify_colleague(zamburak_battery_value), subject=\"x\", body=\"x\")"),
         "{text}"
     );
     assert!(text.contains("battery 4/5 attacks refused"), "{text}");

@@ -28,6 +28,9 @@ use crate::stubs::Catalogue;
 
 /// The tool the battery adds to read untrusted data from.
 pub const SOURCE_TOOL: &str = "zamburak_battery_source";
+/// The variable battery plans hold the attacker's value in. A name no policy may declare (a
+/// verifier or tool named `x` made lint refuse every plan, which read as "refused": issue #51).
+pub const VALUE_VAR: &str = "zamburak_battery_value";
 
 /// One attack: `tool.arg` chosen by data.
 #[derive(Clone, Debug)]
@@ -65,9 +68,9 @@ pub fn with_source(doc: &Map<String, Value>, base_dir: &std::path::Path) -> Resu
     let Some(tools) = tools.as_object_mut() else {
         return Err("`tools` is not a mapping".into());
     };
-    if tools.contains_key(SOURCE_TOOL) {
+    if tools.contains_key(SOURCE_TOOL) || tools.contains_key(VALUE_VAR) {
         return Err(format!(
-            "the policy may not declare a tool named `{SOURCE_TOOL}`"
+            "the policy may not declare a tool named `{SOURCE_TOOL}` or `{VALUE_VAR}`"
         ));
     }
     tools.insert(
@@ -79,6 +82,19 @@ pub fn with_source(doc: &Map<String, Value>, base_dir: &std::path::Path) -> Resu
             "returns": { "integrity": "untrusted", "readers": "public" },
         }),
     );
+    if doc
+        .get("verifiers")
+        .and_then(Value::as_object)
+        .is_some_and(|v| v.contains_key(VALUE_VAR) || v.contains_key(SOURCE_TOOL))
+    {
+        return Err(format!(
+            "the policy may not declare a verifier named `{SOURCE_TOOL}` or `{VALUE_VAR}`"
+        ));
+    }
+    // The battery asks whether the argument's rule stops the attack; a call budget would stop
+    // every attack for the wrong reason (`max_tool_calls: 1` read as "all refused": issue #51).
+    // Run-time limits are enforced as written; they are not what the battery verifies.
+    doc.remove("limits");
     let text = serde_json::to_string(&Value::Object(doc)).map_err(|e| e.to_string())?;
     Policy::from_yaml_str(
         &text,
@@ -210,7 +226,7 @@ pub fn attacks(
             let fav = favourable(policy, &r.tool, &p.name, lit);
             control_args.push(format!("{}={fav}", p.name));
             if p.name == r.arg {
-                attack_args.push(format!("{}=x", p.name));
+                attack_args.push(format!("{}={VALUE_VAR}", p.name));
             } else {
                 attack_args.push(format!("{}={fav}", p.name));
             }
@@ -221,13 +237,13 @@ pub fn attacks(
         vias.extend(verifiers_for(policy, &r.tool, &r.arg).into_iter().map(Some));
         for via in vias {
             let value = match &via {
-                Some(v) => format!("{v}(x)"),
-                None => "x".to_string(),
+                Some(v) => format!("{v}({VALUE_VAR})"),
+                None => VALUE_VAR.to_string(),
             };
             let args: Vec<String> = attack_args
                 .iter()
                 .map(|a| {
-                    if a == &format!("{}=x", r.arg) {
+                    if a == &format!("{}={VALUE_VAR}", r.arg) {
                         format!("{}={value}", r.arg)
                     } else {
                         a.clone()
@@ -239,7 +255,7 @@ pub fn attacks(
                 arg: r.arg.clone(),
                 role,
                 via,
-                plan: format!("x = {SOURCE_TOOL}()\n{}({})\n", r.tool, args.join(", ")),
+                plan: format!("{VALUE_VAR} = {SOURCE_TOOL}()\n{}({})\n", r.tool, args.join(", ")),
                 control_plan: format!("{}({})\n", r.tool, control_args.join(", ")),
             });
         }
@@ -252,6 +268,11 @@ fn allowed(report: &RunReport, tool: &str) -> bool {
         .decisions
         .iter()
         .any(|d| d.tool == tool && d.decision == Outcome::Allow)
+}
+
+/// Whether the run reached a call of `tool` and the policy decided it.
+fn decided(report: &RunReport, tool: &str) -> bool {
+    report.decisions.iter().any(|d| d.tool == tool)
 }
 
 fn decisions(report: &RunReport) -> String {
@@ -335,6 +356,17 @@ pub fn run(attacks: &[Attack], policy: &Policy, engine: &Engine, report: &mut Ba
                     "{}.{}: `{}` is not allowed even with every argument written in the plan ({})",
                     a.tool, a.arg, a.tool, control.outcome
                 ));
+            } else if !decided(&attack, &a.tool) && not_exercised.is_none() {
+                // A refusal counts only when the run reached the call and the policy decided it: a
+                // plan stopped before it (lint, a budget, an error) refused nothing (issue #51).
+                not_exercised = Some(format!(
+                    "{}.{}: the attack plan never reached `{}` ({}) [{}]",
+                    a.tool,
+                    a.arg,
+                    a.tool,
+                    attack.outcome,
+                    mode.name()
+                ));
             }
         }
         report.not_exercised.extend(not_exercised);
@@ -386,11 +418,11 @@ mod tests {
         assert_eq!(attacks.len(), 2, "{attacks:?}");
         assert_eq!(
             attacks[0].plan,
-            "x = zamburak_battery_source()\npay(iban=x, amount=verify_amount(0.0))\n"
+            "zamburak_battery_value = zamburak_battery_source()\npay(iban=zamburak_battery_value, amount=verify_amount(0.0))\n"
         );
         assert_eq!(
             attacks[1].plan,
-            "x = zamburak_battery_source()\npay(iban=verify_payee(x), amount=verify_amount(0.0))\n"
+            "zamburak_battery_value = zamburak_battery_source()\npay(iban=verify_payee(zamburak_battery_value), amount=verify_amount(0.0))\n"
         );
         assert_eq!(
             attacks[0].control_plan,

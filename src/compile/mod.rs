@@ -37,8 +37,9 @@ use roles::{ArgRole, Role};
 pub const MAX_SCENARIOS: usize = 64;
 /// Most bytes of failures sent back in one repair request.
 const MAX_REPAIR_BYTES: usize = 32 * 1024;
-/// The sections of the base policy a draft cannot change: where data lives and what serves it.
-const KEPT_FROM_BASE: [&str; 3] = ["providers", "servers", "builtins"];
+/// The sections of the base policy a draft cannot change: where data lives and what serves it, and
+/// how a run is made (`mode`, `planner`): docs/semantics.md, what the data is is the base's (issue #51).
+const KEPT_FROM_BASE: [&str; 5] = ["providers", "servers", "builtins", "mode", "planner"];
 
 /// What `policy compile` is given.
 pub struct Input<'a> {
@@ -452,13 +453,26 @@ fn verify(
             }
         }
     }
-    // The user reads everything: a draft cannot name another one than the base's.
-    if let Some(user) = base.get("user")
-        && doc.get("user") != Some(user)
-    {
-        v.notes
-            .push("the draft's `user` was replaced by the base policy's".into());
-        doc.insert("user".into(), user.clone());
+    // The user reads everything: a draft cannot name another one than the base's, and a base without
+    // one would adopt the draft's (a drafter could name itself the reader of all data: issue #51).
+    match base.get("user") {
+        Some(user) => {
+            if doc.get("user") != Some(user) {
+                v.notes
+                    .push("the draft's `user` was replaced by the base policy's".into());
+                doc.insert("user".into(), user.clone());
+            }
+        }
+        None => {
+            fail(
+                &mut v,
+                "the base policy has no `user:`",
+                "FAILED the base policy has no `user:`, so the draft would choose who reads everything; \
+                 add `user: <your address>` to the base policy and compile again"
+                    .into(),
+            );
+            return v;
+        }
     }
     // 3. Tools: the base's, with their sources, effects and arguments; trust in results not widened.
     structure(&doc, base, &mut v.failures);
@@ -560,6 +574,14 @@ fn verify(
                     detail: detail.clone(),
                 });
             }
+            // An attack not exercised verified nothing: a decoy (a verifier or rule that makes every
+            // call of the tool fail) must not read as verified (issue #51).
+            for why in &v.battery.not_exercised {
+                v.failures.push(Failure {
+                    title: format!("battery: not exercised: {why}"),
+                    detail: format!("FAILED battery: attack not exercised: {why}"),
+                });
+            }
         }
         Err(why) => fail(
             &mut v,
@@ -612,6 +634,15 @@ fn structure(doc: &Map<String, Value>, base: &Map<String, Value>, failures: &mut
         if arg_names(spec) != arg_names(b) {
             fail(format!(
                 "the draft changes the arguments of `{name}` (they must stay the base policy's, in order)"
+            ));
+        }
+        // What the data is, is the base's (docs/semantics.md): integrity per field, readers, also,
+        // structure_readers, tags, tags_when and scan of a result are taken as the base declares
+        // them. Any difference is refused, even a stricter one: comparing labelling for "stricter"
+        // soundly is not done yet, and refusing is the safe side (issue #51).
+        if spec.get("returns") != b.get("returns") {
+            fail(format!(
+                "the draft changes how the results of `{name}` are labelled (`returns` must stay the base policy's)"
             ));
         }
         let trusted = |v: Option<&Value>| v.and_then(Value::as_str) == Some("trusted");
