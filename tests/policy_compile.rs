@@ -343,7 +343,7 @@ fn a_named_exception_waives_one_attack_and_is_reported() {
     let out = compile(dir.path(), &["--max-repairs", "0"]);
     let text = output_text(&out);
     assert!(
-        text.contains("exception used (constitution line 12): send_money.recipient"),
+        text.contains("exception used (constitution line 13): send_money.recipient"),
         "{text}"
     );
     assert!(

@@ -205,13 +205,18 @@ pub fn attacks(
     report: &mut BatteryReport,
 ) -> Vec<Attack> {
     let mut out = Vec::new();
-    for r in roles {
-        let Some(role) = r.attacked() else { continue };
+    for (r, role) in roles
+        .iter()
+        .flat_map(|r| r.attack_roles().into_iter().map(move |role| (r, role)))
+    {
         let Some(stub) = catalogue.tools.iter().find(|t| t.name == r.tool) else {
             continue; // the draft removed the tool: nothing to attack
         };
         if exempt.contains(&(r.tool.clone(), r.arg.clone())) {
-            report.exempted.push(format!("{}.{}", r.tool, r.arg));
+            let name = format!("{}.{}", r.tool, r.arg);
+            if !report.exempted.contains(&name) {
+                report.exempted.push(name);
+            }
             continue;
         }
         let mut attack_args = Vec::new();
@@ -440,5 +445,58 @@ mod tests {
         let doc = policy("{ iban: {}, amount: { require: \"verified(Small)\" } }");
         let (_, report) = battery(&doc);
         assert_eq!(report.exposed.len(), 2, "{:?}", report.exposed);
+    }
+
+    // Issue #51: a payee whose name is on no word list is still attacked, as every kind of value.
+    #[test]
+    fn an_argument_zamburak_cannot_place_is_attacked_as_every_kind() {
+        let doc = policy("{ destination: {}, amount: { require: \"verified(Small)\" } }");
+        let (attacks, report) = battery(&doc);
+        let roles: Vec<Role> = attacks.iter().map(|a| a.role).collect();
+        assert_eq!(
+            roles,
+            vec![Role::Recipient, Role::Payee, Role::Url, Role::Path],
+            "{attacks:?}"
+        );
+        // Each is allowed, in both modes: the draft is exposed.
+        assert_eq!(report.exposed.len(), 8, "{:?}", report.exposed);
+    }
+
+    // Issue #51: a call budget of one stops every attack, for the wrong reason.
+    #[test]
+    fn a_call_budget_does_not_refuse_an_attack() {
+        let mut doc = policy("{ iban: {}, amount: { require: \"verified(Small)\" } }");
+        doc.insert("limits".into(), json!({ "max_tool_calls": 1 }));
+        let (_, report) = battery(&doc);
+        assert_eq!(report.exposed.len(), 2, "{:?}", report.exposed);
+    }
+
+    // Issue #51: a verifier named like the battery's variable cannot shadow it.
+    #[test]
+    fn a_verifier_named_like_the_batterys_variable_is_refused() {
+        let mut doc = policy("{ iban: {}, amount: {} }");
+        doc["verifiers"]
+            .as_object_mut()
+            .unwrap()
+            .insert(VALUE_VAR.into(), json!({ "kind": "one_of", "values": ["a"], "mints": "A" }));
+        let err = with_source(&doc, Path::new("/tmp")).unwrap_err();
+        assert!(err.contains(VALUE_VAR), "{err}");
+        // A verifier named `x` no longer makes the battery's plans fail lint: the attack is seen.
+        let mut doc = policy("{ iban: {}, amount: {} }");
+        doc["verifiers"]
+            .as_object_mut()
+            .unwrap()
+            .insert("x".into(), json!({ "kind": "one_of", "values": ["a"], "mints": "A" }));
+        let (_, report) = battery(&doc);
+        assert_eq!(report.exposed.len(), 2, "{:?}", report.exposed);
+    }
+
+    // Issue #51: a control call that can never be allowed leaves the attack not exercised.
+    #[test]
+    fn a_decoy_that_blocks_the_control_call_is_reported_not_exercised() {
+        let doc = policy("{ iban: {}, amount: { require: \"verified(Nothing)\" } }");
+        let (_, report) = battery(&doc);
+        assert!(report.exposed.is_empty(), "{:?}", report.exposed);
+        assert_eq!(report.not_exercised.len(), 1, "{:?}", report.not_exercised);
     }
 }

@@ -675,9 +675,10 @@ fn structure(doc: &Map<String, Value>, base: &Map<String, Value>, failures: &mut
 pub fn attacked_args(roles: &[ArgRole]) -> Vec<(String, Role)> {
     roles
         .iter()
-        .filter_map(|r| {
-            r.attacked()
-                .map(|role| (format!("{}.{}", r.tool, r.arg), role))
+        .flat_map(|r| {
+            r.attack_roles()
+                .into_iter()
+                .map(move |role| (format!("{}.{}", r.tool, r.arg), role))
         })
         .collect()
 }
