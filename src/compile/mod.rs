@@ -19,6 +19,9 @@ pub mod prompts;
 pub mod render;
 pub mod roles;
 
+#[cfg(test)]
+mod mutation_tests;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
