@@ -154,8 +154,14 @@ fn mutations(doc: &Map<String, Value>) -> Vec<Mutation> {
     out
 }
 
-/// The failure titles verification reports for `draft` against `base`.
-fn failures(base: &Policy, base_text: &str, dir: &Path, draft: &Map<String, Value>) -> BTreeSet<String> {
+/// The failure titles verification reports for `draft` against `base`, and whether what would be
+/// written is the base itself (the weakening was replaced by the base's, not refused).
+fn failures(
+    base: &Policy,
+    base_text: &str,
+    dir: &Path,
+    draft: &Map<String, Value>,
+) -> (BTreeSet<String>, bool) {
     // A constitution with no exception: every weakening should be refused.
     let c = Constitution::parse("My assistant reads my mail and does what I ask.\n")
         .unwrap_or_else(|e| panic!("the fixed constitution parses: {e}"));
@@ -178,11 +184,9 @@ fn failures(base: &Policy, base_text: &str, dir: &Path, draft: &Map<String, Valu
             .unwrap_or_else(|e| panic!("a JSON value serialises: {e}")),
         citations: Vec::new(),
     };
-    verify(&input, &c, &base_map, &roles, &[], &answer)
-        .failures
-        .into_iter()
-        .map(|f| f.title)
-        .collect()
+    let v = verify(&input, &c, &base_map, &roles, &[], &answer);
+    let replaced = v.doc.as_ref().is_some_and(|(d, _)| *d == base_map);
+    (v.failures.into_iter().map(|f| f.title).collect(), replaced)
 }
 
 #[test]
@@ -196,11 +200,11 @@ fn every_weakening_of_a_base_policy_is_refused_or_listed() {
             .unwrap_or_else(|e| panic!("{file}: {e}"));
         let base = Policy::from_yaml_str(&text, file, &root).unwrap_or_else(|e| panic!("{file}: {e}"));
         let doc = mapping(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let baseline = failures(&base, &text, &root, &doc);
+        let (baseline, _) = failures(&base, &text, &root, &doc);
         for (name, m) in mutations(&doc) {
             generated += 1;
-            let got = failures(&base, &text, &root, &m);
-            if got.is_subset(&baseline) {
+            let (got, replaced) = failures(&base, &text, &root, &m);
+            if got.is_subset(&baseline) && !replaced {
                 unrefused.push(format!("{file}: {name}"));
             }
         }
