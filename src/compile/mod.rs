@@ -38,6 +38,8 @@ use roles::{ArgRole, Role};
 
 /// Most scenarios read from the drafter.
 pub const MAX_SCENARIOS: usize = 64;
+/// Wall-clock time the drafted scenarios of one verification may take (docs/policy.md).
+const SCENARIO_BUDGET: std::time::Duration = std::time::Duration::from_secs(60);
 /// Most bytes of failures sent back in one repair request.
 const MAX_REPAIR_BYTES: usize = 32 * 1024;
 /// The sections of the base policy a draft cannot change: where data lives and what serves it, and
@@ -545,8 +547,28 @@ fn verify(
     {
         return v;
     }
-    // 6. The drafted scenarios, as `policy test` runs them.
-    for verdict in crate::scenario::check(scenarios, &policy, input.engine) {
+    // 6. The drafted scenarios, as `policy test` runs them, under one time budget per verification:
+    // each run is bounded by the base's limits, but 64 scenarios that loop would still hold a compile
+    // for half an hour (issue #51). Scenarios the budget leaves out make the draft unverified.
+    let started = std::time::Instant::now();
+    let mut verdicts = Vec::new();
+    for (i, one) in scenarios.chunks(1).enumerate() {
+        if started.elapsed() > SCENARIO_BUDGET {
+            fail(
+                &mut v,
+                "the drafted scenarios ran over the time budget",
+                format!(
+                    "FAILED the drafted scenarios ran over the time budget of {}s; {} of {} were not run",
+                    SCENARIO_BUDGET.as_secs(),
+                    scenarios.len() - i,
+                    scenarios.len()
+                ),
+            );
+            break;
+        }
+        verdicts.extend(crate::scenario::check(one, &policy, input.engine));
+    }
+    for verdict in verdicts {
         v.scenario_runs += 1;
         if !verdict.passed {
             let plan = scenarios
