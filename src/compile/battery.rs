@@ -260,7 +260,11 @@ pub fn attacks(
                 arg: r.arg.clone(),
                 role,
                 via,
-                plan: format!("{VALUE_VAR} = {SOURCE_TOOL}()\n{}({})\n", r.tool, args.join(", ")),
+                plan: format!(
+                    "{VALUE_VAR} = {SOURCE_TOOL}()\n{}({})\n",
+                    r.tool,
+                    args.join(", ")
+                ),
                 control_plan: format!("{}({})\n", r.tool, control_args.join(", ")),
             });
         }
@@ -328,6 +332,13 @@ pub fn run(attacks: &[Attack], policy: &Policy, engine: &Engine, report: &mut Ba
         let value = a.role.attacker_value();
         let tools: BTreeMap<String, Vec<Value>> =
             BTreeMap::from([(SOURCE_TOOL.to_string(), vec![json!(value)])]);
+        // The attacked argument's own verifier refusing the attacker's value is a refusal at that
+        // argument: the plan stops there, before the call, for the right reason.
+        let verifier_refuses = a.via.as_ref().is_some_and(|v| {
+            policy
+                .verifier(v)
+                .is_some_and(|spec| crate::tools::verify::check(spec, &json!(value)).is_err())
+        });
         let mut not_exercised = None;
         for mode in [Mode::Strict, Mode::Normal] {
             let control =
@@ -361,7 +372,7 @@ pub fn run(attacks: &[Attack], policy: &Policy, engine: &Engine, report: &mut Ba
                     "{}.{}: `{}` is not allowed even with every argument written in the plan ({})",
                     a.tool, a.arg, a.tool, control.outcome
                 ));
-            } else if !decided(&attack, &a.tool) && not_exercised.is_none() {
+            } else if !decided(&attack, &a.tool) && !verifier_refuses && not_exercised.is_none() {
                 // A refusal counts only when the run reached the call and the policy decided it: a
                 // plan stopped before it (lint, a budget, an error) refused nothing (issue #51).
                 not_exercised = Some(format!(
@@ -475,18 +486,18 @@ mod tests {
     #[test]
     fn a_verifier_named_like_the_batterys_variable_is_refused() {
         let mut doc = policy("{ iban: {}, amount: {} }");
-        doc["verifiers"]
-            .as_object_mut()
-            .unwrap()
-            .insert(VALUE_VAR.into(), json!({ "kind": "one_of", "values": ["a"], "mints": "A" }));
+        doc["verifiers"].as_object_mut().unwrap().insert(
+            VALUE_VAR.into(),
+            json!({ "kind": "one_of", "values": ["a"], "mints": "A" }),
+        );
         let err = with_source(&doc, Path::new("/tmp")).unwrap_err();
         assert!(err.contains(VALUE_VAR), "{err}");
         // A verifier named `x` no longer makes the battery's plans fail lint: the attack is seen.
         let mut doc = policy("{ iban: {}, amount: {} }");
-        doc["verifiers"]
-            .as_object_mut()
-            .unwrap()
-            .insert("x".into(), json!({ "kind": "one_of", "values": ["a"], "mints": "A" }));
+        doc["verifiers"].as_object_mut().unwrap().insert(
+            "x".into(),
+            json!({ "kind": "one_of", "values": ["a"], "mints": "A" }),
+        );
         let (_, report) = battery(&doc);
         assert_eq!(report.exposed.len(), 2, "{:?}", report.exposed);
     }
@@ -494,7 +505,12 @@ mod tests {
     // Issue #51: a control call that can never be allowed leaves the attack not exercised.
     #[test]
     fn a_decoy_that_blocks_the_control_call_is_reported_not_exercised() {
-        let doc = policy("{ iban: {}, amount: { require: \"verified(Nothing)\" } }");
+        // A verifier whose only entry is no address: the value written for the control call fails it.
+        let mut doc = policy("{ iban: {}, amount: { require: \"verified(Nothing)\" } }");
+        doc["verifiers"].as_object_mut().unwrap().insert(
+            "verify_decoy".into(),
+            json!({ "kind": "email_allowlist", "allow": ["not an address"], "mints": "Nothing" }),
+        );
         let (_, report) = battery(&doc);
         assert!(report.exposed.is_empty(), "{:?}", report.exposed);
         assert_eq!(report.not_exercised.len(), 1, "{:?}", report.not_exercised);

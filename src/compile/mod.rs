@@ -15,6 +15,7 @@
 pub mod ask;
 pub mod battery;
 pub mod constitution;
+pub mod looser;
 pub mod prompts;
 pub mod render;
 pub mod roles;
@@ -511,6 +512,19 @@ fn verify(
             return v;
         }
     };
+    // The base's rules are a floor: who may read, which tags may not leave, the control context, the
+    // decisions the base states and its verifiers only tighten (looser.rs; the battery cannot ask these).
+    let loosened = looser::looser(input.base, &policy, base, &c.exceptions);
+    if !loosened.is_empty() {
+        for l in loosened {
+            fail(
+                &mut v,
+                &l.title,
+                format!("FAILED {}: {}", l.title, l.detail),
+            );
+        }
+        return v;
+    }
     // Limits only tighten: a draft cannot give plans (or its own scenarios here) more time or memory.
     let (drafted, kept) = (policy.limits(), input.base.limits());
     for (name, d, b) in [
