@@ -197,7 +197,10 @@ fn a_careless_drafter_is_refused_with_the_scenario_that_exposes_it() {
             m.contains("battery: send_money.recipient (payee) chosen by data"),
             "{m}"
         );
-        assert!(m.contains("zamburak_battery_value = zamburak_battery_source()"), "{m}");
+        assert!(
+            m.contains("zamburak_battery_value = zamburak_battery_source()"),
+            "{m}"
+        );
     }
 }
 
@@ -253,7 +256,9 @@ fn a_verifier_that_accepts_the_attackers_value_is_caught_like_a_missing_requirem
         "{text}"
     );
     assert!(
-        text.contains("send_email(to=verify_colleague(zamburak_battery_value), subject=\"x\", body=\"x\")"),
+        text.contains(
+            "send_email(to=verify_colleague(zamburak_battery_value), subject=\"x\", body=\"x\")"
+        ),
         "{text}"
     );
     assert!(text.contains("battery 4/5 attacks refused"), "{text}");
@@ -694,5 +699,8 @@ fn issue51_a_base_without_user_is_refused_with_the_fix() {
     assert_ne!(out.status.code(), Some(0), "{text}");
     nothing_written(dir.path());
     assert!(text.contains("`user:`"), "{text}");
-    assert!(!text.contains("mallory") || text.contains("refused"), "{text}");
+    assert!(
+        !text.contains("mallory") || text.contains("refused"),
+        "{text}"
+    );
 }
