@@ -431,7 +431,8 @@ mod tests {
             "{ iban: { require: [trusted, \"verified(Payee)\"] }, amount: { require: \"verified(Small)\" } }",
         );
         let (attacks, report) = battery(&doc);
-        assert_eq!(attacks.len(), 2, "{attacks:?}");
+        // Each of four kinds of attacker value, as it is and through `verify_payee`.
+        assert_eq!(attacks.len(), 8, "{attacks:?}");
         assert_eq!(
             attacks[0].plan,
             "zamburak_battery_value = zamburak_battery_source()\npay(iban=zamburak_battery_value, amount=verify_amount(0.0))\n"
@@ -440,8 +441,13 @@ mod tests {
             attacks[1].plan,
             "zamburak_battery_value = zamburak_battery_source()\npay(iban=verify_payee(zamburak_battery_value), amount=verify_amount(0.0))\n"
         );
+        // The control call writes the attacker's value of that kind in the plan.
         assert_eq!(
             attacks[0].control_plan,
+            "pay(iban=\"mallory@evil.test\", amount=verify_amount(0.0))\n"
+        );
+        assert_eq!(
+            attacks[2].control_plan,
             "pay(iban=\"XX00EVIL00000000000001\", amount=verify_amount(0.0))\n"
         );
         assert!(report.exposed.is_empty(), "{:?}", report.exposed);
@@ -450,12 +456,12 @@ mod tests {
             "{:?}",
             report.not_exercised
         );
-        assert_eq!(report.runs, 8);
+        assert_eq!(report.runs, 32);
 
         // No requirement on `iban`: the attack is allowed, in both modes.
         let doc = policy("{ iban: {}, amount: { require: \"verified(Small)\" } }");
         let (_, report) = battery(&doc);
-        assert_eq!(report.exposed.len(), 2, "{:?}", report.exposed);
+        assert_eq!(report.exposed.len(), 8, "{:?}", report.exposed);
     }
 
     // Issue #51: a payee whose name is on no word list is still attacked, as every kind of value.
@@ -479,7 +485,7 @@ mod tests {
         let mut doc = policy("{ iban: {}, amount: { require: \"verified(Small)\" } }");
         doc.insert("limits".into(), json!({ "max_tool_calls": 1 }));
         let (_, report) = battery(&doc);
-        assert_eq!(report.exposed.len(), 2, "{:?}", report.exposed);
+        assert_eq!(report.exposed.len(), 8, "{:?}", report.exposed);
     }
 
     // Issue #51: a verifier named like the battery's variable cannot shadow it.
@@ -499,7 +505,7 @@ mod tests {
             json!({ "kind": "one_of", "values": ["a"], "mints": "A" }),
         );
         let (_, report) = battery(&doc);
-        assert_eq!(report.exposed.len(), 2, "{:?}", report.exposed);
+        assert_eq!(report.exposed.len(), 8, "{:?}", report.exposed);
     }
 
     // Issue #51: a control call that can never be allowed leaves the attack not exercised.
@@ -513,6 +519,6 @@ mod tests {
         );
         let (_, report) = battery(&doc);
         assert!(report.exposed.is_empty(), "{:?}", report.exposed);
-        assert_eq!(report.not_exercised.len(), 1, "{:?}", report.not_exercised);
+        assert_eq!(report.not_exercised.len(), 4, "{:?}", report.not_exercised);
     }
 }

@@ -99,9 +99,11 @@ impl ArgRole {
         if let Some(r) = self.drafted {
             add(r);
         }
+        // An argument that names who or where (or one Zamburak cannot place) is attacked with every
+        // kind of attacker value: a name is a guess, and `recipient` of a payment is a payee (issue #51).
         match self.known {
-            Some(r) => add(r),
-            None => {
+            Some(Role::Content | Role::Amount | Role::Identifier) => {}
+            _ => {
                 for r in [Role::Recipient, Role::Payee, Role::Url, Role::Path] {
                     add(r);
                 }
@@ -234,7 +236,7 @@ mod tests {
                 vec![Role::Recipient, Role::Payee, Role::Url, Role::Path]
             );
         }
-        // A drafter's role adds to Zamburak's; on a read, a path is not attacked.
+        // A URL is attacked with every kind of value but a path, which a read does not write.
         let r = ArgRole {
             tool: "fetch".into(),
             arg: "url".into(),
@@ -242,7 +244,10 @@ mod tests {
             known: named_role("url"),
             effect: Effect::Read,
         };
-        assert_eq!(r.attack_roles(), vec![Role::Recipient, Role::Url]);
+        assert_eq!(
+            r.attack_roles(),
+            vec![Role::Recipient, Role::Payee, Role::Url]
+        );
         assert!(!attacked(Role::Path, Effect::Read));
         assert!(attacked(Role::Url, Effect::Read));
         assert!(!attacked(Role::Recipient, Effect::Pure));
