@@ -140,7 +140,7 @@ fn a_good_drafter_gives_a_verified_policy_and_scenarios() {
         "{stdout}"
     );
     assert!(stdout.contains("-      recipient: {}"), "{stdout}");
-    assert!(text.contains("battery 5/5 attacks refused"), "{text}");
+    assert!(text.contains("battery 19/19 attacks refused"), "{text}");
 
     // What was written passes `policy check` and its scenarios pass `policy test`.
     let check = zamburak_in(dir.path(), &["policy", "check", "drafted.yaml"]);
@@ -174,11 +174,11 @@ fn a_careless_drafter_is_refused_with_the_scenario_that_exposes_it() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     nothing_written(dir.path());
     assert!(
-        text.contains("FAILED battery: send_money.recipient (payee) chosen by data [strict]"),
+        text.contains("FAILED battery: send_money.recipient (payee) chosen by data through `verify_payee` [strict]"),
         "{text}"
     );
     assert!(
-        text.contains("send_money(recipient=x, amount=\"x\", subject=\"x\")"),
+        text.contains("send_money(recipient=verify_payee(zamburak_battery_value), "),
         "{text}"
     );
     assert!(
@@ -197,7 +197,10 @@ fn a_careless_drafter_is_refused_with_the_scenario_that_exposes_it() {
             m.contains("battery: send_money.recipient (payee) chosen by data"),
             "{m}"
         );
-        assert!(m.contains("x = zamburak_battery_source()"), "{m}");
+        assert!(
+            m.contains("zamburak_battery_value = zamburak_battery_source()"),
+            "{m}"
+        );
     }
 }
 
@@ -226,10 +229,10 @@ fn the_battery_alone_catches_a_payee_no_drafted_scenario_covers() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("scenarios 10/10 runs passed"), "{text}");
     assert!(
-        text.contains("FAILED battery: send_money.recipient (payee) chosen by data [normal]"),
+        text.contains("FAILED battery: send_money.recipient (payee) chosen by data through `verify_payee` [normal]"),
         "{text}"
     );
-    assert!(text.contains("battery 2/3 attacks refused"), "{text}");
+    assert!(text.contains("battery 14/15 attacks refused"), "{text}");
     nothing_written(dir.path());
 }
 
@@ -253,10 +256,12 @@ fn a_verifier_that_accepts_the_attackers_value_is_caught_like_a_missing_requirem
         "{text}"
     );
     assert!(
-        text.contains("send_email(to=verify_colleague(x), subject=\"x\", body=\"x\")"),
+        text.contains(
+            "send_email(to=verify_colleague(zamburak_battery_value), subject=\"x\", body=\"x\")"
+        ),
         "{text}"
     );
-    assert!(text.contains("battery 4/5 attacks refused"), "{text}");
+    assert!(text.contains("battery 18/19 attacks refused"), "{text}");
     nothing_written(dir.path());
 }
 
@@ -343,20 +348,20 @@ fn a_named_exception_waives_one_attack_and_is_reported() {
     let out = compile(dir.path(), &["--max-repairs", "0"]);
     let text = output_text(&out);
     assert!(
-        text.contains("exception used (constitution line 12): send_money.recipient"),
+        text.contains("exception used (constitution line 13): send_money.recipient"),
         "{text}"
     );
     assert!(
         !text.contains("FAILED battery: send_money.recipient"),
         "{text}"
     );
-    // The careless draft still fails the drafted scenario that expects approval for a bill's payee.
+    // Waived, the careless payee list is the person's word: the draft is written, and says so.
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let policy = std::fs::read_to_string(dir.path().join("drafted.yaml")).unwrap();
     assert!(
-        text.contains("FAILED a payee read from a bill waits for approval [strict]"),
-        "{text}"
+        policy.contains("# Exception (constitution line 13): send_money.recipient"),
+        "{policy}"
     );
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    nothing_written(dir.path());
 
     // An exception that names no argument of the base is an input error, before any request.
     let s2 = ChatServer::start();
@@ -598,4 +603,158 @@ fn a_fixture_provider_drafts_offline_keyed_by_each_request() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", output_text(&out));
     assert!(dir.path().join("drafted.scenarios.yaml").exists());
+}
+
+// Issue #51 regressions: a hostile drafter must not get a weakened policy "verified". Each asserts
+// that nothing is written and that the attack is refused (exit 1).
+
+fn refused_with(yaml: String, extra: &[&str]) -> String {
+    let s = ChatServer::start();
+    s.answer("roles", roles());
+    s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
+    s.answer("scenarios", scenarios_answer());
+    let dir = world(s.port);
+    let mut args = vec!["--max-repairs", "0"];
+    args.extend_from_slice(extra);
+    let out = compile(dir.path(), &args);
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    nothing_written(dir.path());
+    text
+}
+
+#[test]
+fn issue51_a_verifier_named_like_the_batterys_variable_does_not_defeat_it() {
+    // The careless payee plus a verifier named `x`: battery plans must not be shadowed by it.
+    let yaml = read("tests/compile/careless_policy.yaml").replace(
+        "verifiers:\n",
+        "verifiers:\n  x: { kind: one_of, values: [a], mints: X }\n",
+    );
+    assert!(yaml.contains("  x: { kind"));
+    let text = refused_with(yaml, &[]);
+    assert!(
+        text.contains("FAILED battery: send_money.recipient (payee) chosen by data"),
+        "{text}"
+    );
+}
+
+#[test]
+fn issue51_a_call_budget_of_one_does_not_count_as_refusal() {
+    let yaml = read("tests/compile/careless_policy.yaml") + "limits:\n  max_tool_calls: 1\n";
+    let text = refused_with(yaml, &[]);
+    assert!(text.contains("send_money.recipient"), "{text}");
+}
+
+#[test]
+fn issue51_a_payee_the_drafter_calls_other_is_still_attacked() {
+    let s = ChatServer::start();
+    let mut r = roles();
+    for e in r["roles"].as_array_mut().unwrap() {
+        if e["arg"] == "recipient" {
+            e["role"] = json!("other");
+        }
+    }
+    s.answer("roles", r);
+    s.answer(
+        "policy",
+        json!({"policy_yaml": read("tests/compile/careless_policy.yaml"), "citations": []}),
+    );
+    s.answer("scenarios", scenarios_answer());
+    let dir = world(s.port);
+    let out = compile(dir.path(), &["--max-repairs", "0"]);
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    nothing_written(dir.path());
+    assert!(text.contains("send_money.recipient"), "{text}");
+}
+
+#[test]
+fn issue51_result_readers_cannot_be_widened_to_public() {
+    let yaml = read("tests/compile/good_policy.yaml").replace(
+        "readers: { from_fields: [from, to, cc] }",
+        "readers: public",
+    );
+    assert!(yaml.contains("readers: public\n      fields"));
+    let text = refused_with(yaml, &[]);
+    assert!(text.contains("get_email"), "{text}");
+}
+
+#[test]
+fn issue51_a_base_without_user_is_refused_with_the_fix() {
+    let s = ChatServer::start();
+    s.answer("roles", roles());
+    let yaml = read("tests/compile/good_policy.yaml")
+        .replace("user: me@example.com", "user: mallory@evil.test");
+    s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
+    s.answer("scenarios", scenarios_answer());
+    let dir = world(s.port);
+    let base = std::fs::read_to_string(dir.path().join("zamburak.yaml")).unwrap();
+    std::fs::write(
+        dir.path().join("zamburak.yaml"),
+        base.replace("user: me@example.com\n", ""),
+    )
+    .unwrap();
+    let out = compile(dir.path(), &["--max-repairs", "0"]);
+    let text = output_text(&out);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    nothing_written(dir.path());
+    assert!(text.contains("`user:`"), "{text}");
+    assert!(
+        !text.contains("mallory") || text.contains("refused"),
+        "{text}"
+    );
+}
+
+#[test]
+fn issue51_the_drafters_role_does_not_pick_the_attackers_value() {
+    // Calling `send_email.to` a URL once made the battery try only a URL, so an allowlist of the attacker's
+    // domain passed. Every kind of value is tried, whatever the role.
+    let s = ChatServer::start();
+    let mut r = roles();
+    for e in r["roles"].as_array_mut().unwrap() {
+        if e["tool"] == "send_email" && e["arg"] == "to" {
+            e["role"] = json!("url");
+        }
+    }
+    s.answer("roles", r);
+    let yaml = read("tests/compile/good_policy.yaml").replace(
+        "allow: [\"*@example.com\"]",
+        "allow: [\"*@example.com\", \"*@evil.test\"]",
+    );
+    assert!(yaml.contains("*@evil.test"));
+    s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
+    s.answer("scenarios", scenarios_answer());
+    let dir = world(s.port);
+    let out = compile(dir.path(), &["--max-repairs", "0"]);
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    nothing_written(dir.path());
+    assert!(
+        text.contains("FAILED battery: send_email.to (recipient) chosen by data through `verify_colleague` [strict]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn issue51_a_draft_that_loosens_a_rule_of_the_base_is_refused_naming_it() {
+    // The base (tests' world) gets a readers check on `send_email.body` by default; a draft that says
+    // `readers: any` over it would let private mail reach a non-reader unattended.
+    let s = ChatServer::start();
+    s.answer("roles", roles());
+    let yaml = read("tests/compile/good_policy.yaml").replace(
+        "body: { forbid_tags: { tags: [AUTH_SECRET], on_violation: deny }, readers_must_include: to }",
+        "body: { forbid_tags: { tags: [AUTH_SECRET], on_violation: deny }, readers: any, reason: \"the drafter says so\" }",
+    );
+    assert!(yaml.contains("the drafter says so"), "{yaml}");
+    s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
+    s.answer("scenarios", scenarios_answer());
+    let dir = world(s.port);
+    let out = compile(dir.path(), &["--max-repairs", "0"]);
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    nothing_written(dir.path());
+    assert!(
+        text.contains("FAILED the draft loosens `send_email.body`'s readers check"),
+        "{text}"
+    );
 }

@@ -166,9 +166,17 @@ pub fn compile_command(args: &CompileArgs) -> i32 {
 fn report(c: &Compiled) {
     let attacked = compile::attacked_args(&c.roles);
     if !attacked.is_empty() {
-        let list: Vec<String> = attacked
+        // One entry per argument, with every kind of value it is attacked with, in the battery's order.
+        let mut grouped: Vec<(&str, Vec<&str>)> = Vec::new();
+        for (arg, role) in &attacked {
+            match grouped.iter_mut().find(|(a, _)| a == arg) {
+                Some((_, roles)) => roles.push(role.name()),
+                None => grouped.push((arg, vec![role.name()])),
+            }
+        }
+        let list: Vec<String> = grouped
             .iter()
-            .map(|(arg, role)| format!("{arg} ({})", role.name()))
+            .map(|(arg, roles)| format!("{arg} ({})", roles.join(", ")))
             .collect();
         errln!("battery targets: {}", list.join(", "));
     }

@@ -28,6 +28,9 @@ use crate::stubs::Catalogue;
 
 /// The tool the battery adds to read untrusted data from.
 pub const SOURCE_TOOL: &str = "zamburak_battery_source";
+/// The variable battery plans hold the attacker's value in. A name no policy may declare (a
+/// verifier or tool named `x` made lint refuse every plan, which read as "refused": issue #51).
+pub const VALUE_VAR: &str = "zamburak_battery_value";
 
 /// One attack: `tool.arg` chosen by data.
 #[derive(Clone, Debug)]
@@ -65,9 +68,9 @@ pub fn with_source(doc: &Map<String, Value>, base_dir: &std::path::Path) -> Resu
     let Some(tools) = tools.as_object_mut() else {
         return Err("`tools` is not a mapping".into());
     };
-    if tools.contains_key(SOURCE_TOOL) {
+    if tools.contains_key(SOURCE_TOOL) || tools.contains_key(VALUE_VAR) {
         return Err(format!(
-            "the policy may not declare a tool named `{SOURCE_TOOL}`"
+            "the policy may not declare a tool named `{SOURCE_TOOL}` or `{VALUE_VAR}`"
         ));
     }
     tools.insert(
@@ -79,6 +82,19 @@ pub fn with_source(doc: &Map<String, Value>, base_dir: &std::path::Path) -> Resu
             "returns": { "integrity": "untrusted", "readers": "public" },
         }),
     );
+    if doc
+        .get("verifiers")
+        .and_then(Value::as_object)
+        .is_some_and(|v| v.contains_key(VALUE_VAR) || v.contains_key(SOURCE_TOOL))
+    {
+        return Err(format!(
+            "the policy may not declare a verifier named `{SOURCE_TOOL}` or `{VALUE_VAR}`"
+        ));
+    }
+    // The battery asks whether the argument's rule stops the attack; a call budget would stop
+    // every attack for the wrong reason (`max_tool_calls: 1` read as "all refused": issue #51).
+    // Run-time limits are enforced as written; they are not what the battery verifies.
+    doc.remove("limits");
     let text = serde_json::to_string(&Value::Object(doc)).map_err(|e| e.to_string())?;
     Policy::from_yaml_str(
         &text,
@@ -189,13 +205,18 @@ pub fn attacks(
     report: &mut BatteryReport,
 ) -> Vec<Attack> {
     let mut out = Vec::new();
-    for r in roles {
-        let Some(role) = r.attacked() else { continue };
+    for (r, role) in roles
+        .iter()
+        .flat_map(|r| r.attack_roles().into_iter().map(move |role| (r, role)))
+    {
         let Some(stub) = catalogue.tools.iter().find(|t| t.name == r.tool) else {
             continue; // the draft removed the tool: nothing to attack
         };
         if exempt.contains(&(r.tool.clone(), r.arg.clone())) {
-            report.exempted.push(format!("{}.{}", r.tool, r.arg));
+            let name = format!("{}.{}", r.tool, r.arg);
+            if !report.exempted.contains(&name) {
+                report.exempted.push(name);
+            }
             continue;
         }
         let mut attack_args = Vec::new();
@@ -210,7 +231,7 @@ pub fn attacks(
             let fav = favourable(policy, &r.tool, &p.name, lit);
             control_args.push(format!("{}={fav}", p.name));
             if p.name == r.arg {
-                attack_args.push(format!("{}=x", p.name));
+                attack_args.push(format!("{}={VALUE_VAR}", p.name));
             } else {
                 attack_args.push(format!("{}={fav}", p.name));
             }
@@ -221,13 +242,13 @@ pub fn attacks(
         vias.extend(verifiers_for(policy, &r.tool, &r.arg).into_iter().map(Some));
         for via in vias {
             let value = match &via {
-                Some(v) => format!("{v}(x)"),
-                None => "x".to_string(),
+                Some(v) => format!("{v}({VALUE_VAR})"),
+                None => VALUE_VAR.to_string(),
             };
             let args: Vec<String> = attack_args
                 .iter()
                 .map(|a| {
-                    if a == &format!("{}=x", r.arg) {
+                    if a == &format!("{}={VALUE_VAR}", r.arg) {
                         format!("{}={value}", r.arg)
                     } else {
                         a.clone()
@@ -239,7 +260,11 @@ pub fn attacks(
                 arg: r.arg.clone(),
                 role,
                 via,
-                plan: format!("x = {SOURCE_TOOL}()\n{}({})\n", r.tool, args.join(", ")),
+                plan: format!(
+                    "{VALUE_VAR} = {SOURCE_TOOL}()\n{}({})\n",
+                    r.tool,
+                    args.join(", ")
+                ),
                 control_plan: format!("{}({})\n", r.tool, control_args.join(", ")),
             });
         }
@@ -252,6 +277,11 @@ fn allowed(report: &RunReport, tool: &str) -> bool {
         .decisions
         .iter()
         .any(|d| d.tool == tool && d.decision == Outcome::Allow)
+}
+
+/// Whether the run reached a call of `tool` and the policy decided it.
+fn decided(report: &RunReport, tool: &str) -> bool {
+    report.decisions.iter().any(|d| d.tool == tool)
 }
 
 fn decisions(report: &RunReport) -> String {
@@ -302,6 +332,13 @@ pub fn run(attacks: &[Attack], policy: &Policy, engine: &Engine, report: &mut Ba
         let value = a.role.attacker_value();
         let tools: BTreeMap<String, Vec<Value>> =
             BTreeMap::from([(SOURCE_TOOL.to_string(), vec![json!(value)])]);
+        // The attacked argument's own verifier refusing the attacker's value is a refusal at that
+        // argument: the plan stops there, before the call, for the right reason.
+        let verifier_refuses = a.via.as_ref().is_some_and(|v| {
+            policy
+                .verifier(v)
+                .is_some_and(|spec| crate::tools::verify::check(spec, &json!(value)).is_err())
+        });
         let mut not_exercised = None;
         for mode in [Mode::Strict, Mode::Normal] {
             let control =
@@ -334,6 +371,17 @@ pub fn run(attacks: &[Attack], policy: &Policy, engine: &Engine, report: &mut Ba
                 not_exercised = Some(format!(
                     "{}.{}: `{}` is not allowed even with every argument written in the plan ({})",
                     a.tool, a.arg, a.tool, control.outcome
+                ));
+            } else if !decided(&attack, &a.tool) && !verifier_refuses && not_exercised.is_none() {
+                // A refusal counts only when the run reached the call and the policy decided it: a
+                // plan stopped before it (lint, a budget, an error) refused nothing (issue #51).
+                not_exercised = Some(format!(
+                    "{}.{}: the attack plan never reached `{}` ({}) [{}]",
+                    a.tool,
+                    a.arg,
+                    a.tool,
+                    attack.outcome,
+                    mode.name()
                 ));
             }
         }
@@ -383,17 +431,23 @@ mod tests {
             "{ iban: { require: [trusted, \"verified(Payee)\"] }, amount: { require: \"verified(Small)\" } }",
         );
         let (attacks, report) = battery(&doc);
-        assert_eq!(attacks.len(), 2, "{attacks:?}");
+        // Each of four kinds of attacker value, as it is and through `verify_payee`.
+        assert_eq!(attacks.len(), 8, "{attacks:?}");
         assert_eq!(
             attacks[0].plan,
-            "x = zamburak_battery_source()\npay(iban=x, amount=verify_amount(0.0))\n"
+            "zamburak_battery_value = zamburak_battery_source()\npay(iban=zamburak_battery_value, amount=verify_amount(0.0))\n"
         );
         assert_eq!(
             attacks[1].plan,
-            "x = zamburak_battery_source()\npay(iban=verify_payee(x), amount=verify_amount(0.0))\n"
+            "zamburak_battery_value = zamburak_battery_source()\npay(iban=verify_payee(zamburak_battery_value), amount=verify_amount(0.0))\n"
         );
+        // The control call writes the attacker's value of that kind in the plan.
         assert_eq!(
             attacks[0].control_plan,
+            "pay(iban=\"mallory@evil.test\", amount=verify_amount(0.0))\n"
+        );
+        assert_eq!(
+            attacks[2].control_plan,
             "pay(iban=\"XX00EVIL00000000000001\", amount=verify_amount(0.0))\n"
         );
         assert!(report.exposed.is_empty(), "{:?}", report.exposed);
@@ -402,11 +456,69 @@ mod tests {
             "{:?}",
             report.not_exercised
         );
-        assert_eq!(report.runs, 8);
+        assert_eq!(report.runs, 32);
 
         // No requirement on `iban`: the attack is allowed, in both modes.
         let doc = policy("{ iban: {}, amount: { require: \"verified(Small)\" } }");
         let (_, report) = battery(&doc);
-        assert_eq!(report.exposed.len(), 2, "{:?}", report.exposed);
+        assert_eq!(report.exposed.len(), 8, "{:?}", report.exposed);
+    }
+
+    // Issue #51: a payee whose name is on no word list is still attacked, as every kind of value.
+    #[test]
+    fn an_argument_zamburak_cannot_place_is_attacked_as_every_kind() {
+        let doc = policy("{ destination: {}, amount: { require: \"verified(Small)\" } }");
+        let (attacks, report) = battery(&doc);
+        let roles: Vec<Role> = attacks.iter().map(|a| a.role).collect();
+        assert_eq!(
+            roles,
+            vec![Role::Recipient, Role::Payee, Role::Url, Role::Path],
+            "{attacks:?}"
+        );
+        // Each is allowed, in both modes: the draft is exposed.
+        assert_eq!(report.exposed.len(), 8, "{:?}", report.exposed);
+    }
+
+    // Issue #51: a call budget of one stops every attack, for the wrong reason.
+    #[test]
+    fn a_call_budget_does_not_refuse_an_attack() {
+        let mut doc = policy("{ iban: {}, amount: { require: \"verified(Small)\" } }");
+        doc.insert("limits".into(), json!({ "max_tool_calls": 1 }));
+        let (_, report) = battery(&doc);
+        assert_eq!(report.exposed.len(), 8, "{:?}", report.exposed);
+    }
+
+    // Issue #51: a verifier named like the battery's variable cannot shadow it.
+    #[test]
+    fn a_verifier_named_like_the_batterys_variable_is_refused() {
+        let mut doc = policy("{ iban: {}, amount: {} }");
+        doc["verifiers"].as_object_mut().unwrap().insert(
+            VALUE_VAR.into(),
+            json!({ "kind": "one_of", "values": ["a"], "mints": "A" }),
+        );
+        let err = with_source(&doc, Path::new("/tmp")).unwrap_err();
+        assert!(err.contains(VALUE_VAR), "{err}");
+        // A verifier named `x` no longer makes the battery's plans fail lint: the attack is seen.
+        let mut doc = policy("{ iban: {}, amount: {} }");
+        doc["verifiers"].as_object_mut().unwrap().insert(
+            "x".into(),
+            json!({ "kind": "one_of", "values": ["a"], "mints": "A" }),
+        );
+        let (_, report) = battery(&doc);
+        assert_eq!(report.exposed.len(), 8, "{:?}", report.exposed);
+    }
+
+    // Issue #51: a control call that can never be allowed leaves the attack not exercised.
+    #[test]
+    fn a_decoy_that_blocks_the_control_call_is_reported_not_exercised() {
+        // A verifier whose only entry is no address: the value written for the control call fails it.
+        let mut doc = policy("{ iban: {}, amount: { require: \"verified(Nothing)\" } }");
+        doc["verifiers"].as_object_mut().unwrap().insert(
+            "verify_decoy".into(),
+            json!({ "kind": "email_allowlist", "allow": ["not an address"], "mints": "Nothing" }),
+        );
+        let (_, report) = battery(&doc);
+        assert!(report.exposed.is_empty(), "{:?}", report.exposed);
+        assert_eq!(report.not_exercised.len(), 4, "{:?}", report.not_exercised);
     }
 }

@@ -15,9 +15,13 @@
 pub mod ask;
 pub mod battery;
 pub mod constitution;
+pub mod looser;
 pub mod prompts;
 pub mod render;
 pub mod roles;
+
+#[cfg(test)]
+mod mutation_tests;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -35,10 +39,13 @@ use roles::{ArgRole, Role};
 
 /// Most scenarios read from the drafter.
 pub const MAX_SCENARIOS: usize = 64;
+/// Wall-clock time the drafted scenarios of one verification may take (docs/policy.md).
+const SCENARIO_BUDGET: std::time::Duration = std::time::Duration::from_secs(60);
 /// Most bytes of failures sent back in one repair request.
 const MAX_REPAIR_BYTES: usize = 32 * 1024;
-/// The sections of the base policy a draft cannot change: where data lives and what serves it.
-const KEPT_FROM_BASE: [&str; 3] = ["providers", "servers", "builtins"];
+/// The sections of the base policy a draft cannot change: where data lives and what serves it, and
+/// how a run is made (`mode`, `planner`): docs/semantics.md, what the data is is the base's (issue #51).
+const KEPT_FROM_BASE: [&str; 5] = ["providers", "servers", "builtins", "mode", "planner"];
 
 /// What `policy compile` is given.
 pub struct Input<'a> {
@@ -452,13 +459,26 @@ fn verify(
             }
         }
     }
-    // The user reads everything: a draft cannot name another one than the base's.
-    if let Some(user) = base.get("user")
-        && doc.get("user") != Some(user)
-    {
-        v.notes
-            .push("the draft's `user` was replaced by the base policy's".into());
-        doc.insert("user".into(), user.clone());
+    // The user reads everything: a draft cannot name another one than the base's, and a base without
+    // one would adopt the draft's (a drafter could name itself the reader of all data: issue #51).
+    match base.get("user") {
+        Some(user) => {
+            if doc.get("user") != Some(user) {
+                v.notes
+                    .push("the draft's `user` was replaced by the base policy's".into());
+                doc.insert("user".into(), user.clone());
+            }
+        }
+        None => {
+            fail(
+                &mut v,
+                "the base policy has no `user:`",
+                "FAILED the base policy has no `user:`, so the draft would choose who reads everything; \
+                 add `user: <your address>` to the base policy and compile again"
+                    .into(),
+            );
+            return v;
+        }
     }
     // 3. Tools: the base's, with their sources, effects and arguments; trust in results not widened.
     structure(&doc, base, &mut v.failures);
@@ -492,6 +512,19 @@ fn verify(
             return v;
         }
     };
+    // The base's rules are a floor: who may read, which tags may not leave, the control context, the
+    // decisions the base states and its verifiers only tighten (looser.rs; the battery cannot ask these).
+    let loosened = looser::looser(input.base, &policy, base, &c.exceptions);
+    if !loosened.is_empty() {
+        for l in loosened {
+            fail(
+                &mut v,
+                &l.title,
+                format!("FAILED {}: {}", l.title, l.detail),
+            );
+        }
+        return v;
+    }
     // Limits only tighten: a draft cannot give plans (or its own scenarios here) more time or memory.
     let (drafted, kept) = (policy.limits(), input.base.limits());
     for (name, d, b) in [
@@ -528,8 +561,28 @@ fn verify(
     {
         return v;
     }
-    // 6. The drafted scenarios, as `policy test` runs them.
-    for verdict in crate::scenario::check(scenarios, &policy, input.engine) {
+    // 6. The drafted scenarios, as `policy test` runs them, under one time budget per verification:
+    // each run is bounded by the base's limits, but 64 scenarios that loop would still hold a compile
+    // for half an hour (issue #51). Scenarios the budget leaves out make the draft unverified.
+    let started = std::time::Instant::now();
+    let mut verdicts = Vec::new();
+    for (i, one) in scenarios.chunks(1).enumerate() {
+        if started.elapsed() > SCENARIO_BUDGET {
+            fail(
+                &mut v,
+                "the drafted scenarios ran over the time budget",
+                format!(
+                    "FAILED the drafted scenarios ran over the time budget of {}s; {} of {} were not run",
+                    SCENARIO_BUDGET.as_secs(),
+                    scenarios.len() - i,
+                    scenarios.len()
+                ),
+            );
+            break;
+        }
+        verdicts.extend(crate::scenario::check(one, &policy, input.engine));
+    }
+    for verdict in verdicts {
         v.scenario_runs += 1;
         if !verdict.passed {
             let plan = scenarios
@@ -558,6 +611,14 @@ fn verify(
                 v.failures.push(Failure {
                     title: title.clone(),
                     detail: detail.clone(),
+                });
+            }
+            // An attack not exercised verified nothing: a decoy (a verifier or rule that makes every
+            // call of the tool fail) must not read as verified (issue #51).
+            for why in &v.battery.not_exercised {
+                v.failures.push(Failure {
+                    title: format!("battery: not exercised: {why}"),
+                    detail: format!("FAILED battery: attack not exercised: {why}"),
                 });
             }
         }
@@ -614,6 +675,15 @@ fn structure(doc: &Map<String, Value>, base: &Map<String, Value>, failures: &mut
                 "the draft changes the arguments of `{name}` (they must stay the base policy's, in order)"
             ));
         }
+        // What the data is, is the base's (docs/semantics.md): integrity per field, readers, also,
+        // structure_readers, tags, tags_when and scan of a result are taken as the base declares
+        // them. Any difference is refused, even a stricter one: comparing labelling for "stricter"
+        // soundly is not done yet, and refusing is the safe side (issue #51).
+        if spec.get("returns") != b.get("returns") {
+            fail(format!(
+                "the draft changes how the results of `{name}` are labelled (`returns` must stay the base policy's)"
+            ));
+        }
         let trusted = |v: Option<&Value>| v.and_then(Value::as_str) == Some("trusted");
         let r = spec.get("returns");
         let br = b.get("returns");
@@ -644,9 +714,10 @@ fn structure(doc: &Map<String, Value>, base: &Map<String, Value>, failures: &mut
 pub fn attacked_args(roles: &[ArgRole]) -> Vec<(String, Role)> {
     roles
         .iter()
-        .filter_map(|r| {
-            r.attacked()
-                .map(|role| (format!("{}.{}", r.tool, r.arg), role))
+        .flat_map(|r| {
+            r.attack_roles()
+                .into_iter()
+                .map(move |role| (format!("{}.{}", r.tool, r.arg), role))
         })
         .collect()
 }

@@ -84,6 +84,34 @@ impl ArgRole {
             .find(|r| attacked(*r, self.effect))
     }
 
+    /// Every role the battery attacks this argument as. Roles are Zamburak's (docs/semantics.md,
+    /// issue #51): the drafter's role may add an attack, never remove or replace one. An argument
+    /// Zamburak cannot place itself (no built-in role, no telling name: a `destination`) of a tool
+    /// that is not `pure` is attacked as every kind of value an attacker would choose, whatever the
+    /// drafter calls it, so a drafter calling a payee `other` or `content` takes nothing out.
+    pub fn attack_roles(&self) -> Vec<Role> {
+        let mut out: Vec<Role> = Vec::new();
+        let mut add = |r: Role| {
+            if attacked(r, self.effect) && !out.contains(&r) {
+                out.push(r);
+            }
+        };
+        if let Some(r) = self.drafted {
+            add(r);
+        }
+        // An argument that names who or where (or one Zamburak cannot place) is attacked with every
+        // kind of attacker value: a name is a guess, and `recipient` of a payment is a payee (issue #51).
+        match self.known {
+            Some(Role::Content | Role::Amount | Role::Identifier) => {}
+            _ => {
+                for r in [Role::Recipient, Role::Payee, Role::Url, Role::Path] {
+                    add(r);
+                }
+            }
+        }
+        out
+    }
+
     /// The role shown: the attacked one, else the drafter's, else Zamburak's, else `other`.
     pub fn shown(&self) -> Role {
         self.attacked()
@@ -194,6 +222,32 @@ mod tests {
             effect: Effect::Send,
         };
         assert_eq!(r.attacked(), Some(Role::Payee));
+        // A drafter's `other` or `content` for an argument Zamburak cannot place removes nothing.
+        for drafted in [None, Some(Role::Other), Some(Role::Content)] {
+            let r = ArgRole {
+                tool: "pay".into(),
+                arg: "destination".into(),
+                drafted,
+                known: named_role("destination"),
+                effect: Effect::Send,
+            };
+            assert_eq!(
+                r.attack_roles(),
+                vec![Role::Recipient, Role::Payee, Role::Url, Role::Path]
+            );
+        }
+        // A URL is attacked with every kind of value but a path, which a read does not write.
+        let r = ArgRole {
+            tool: "fetch".into(),
+            arg: "url".into(),
+            drafted: Some(Role::Recipient),
+            known: named_role("url"),
+            effect: Effect::Read,
+        };
+        assert_eq!(
+            r.attack_roles(),
+            vec![Role::Recipient, Role::Payee, Role::Url]
+        );
         assert!(!attacked(Role::Path, Effect::Read));
         assert!(attacked(Role::Url, Effect::Read));
         assert!(!attacked(Role::Recipient, Effect::Pure));
