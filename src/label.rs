@@ -186,6 +186,15 @@ impl Label {
         self.integrity == Integrity::Untrusted
     }
 
+    /// Whether anything may depend on this value without the plan deciding it or a secret reaching it:
+    /// trusted, no tag, public, computable.
+    pub fn is_clean(&self) -> bool {
+        !self.unknown
+            && self.integrity == Integrity::Trusted
+            && self.tags.0 == 0
+            && self.readers == Readers::Public
+    }
+
     /// Join of two value labels (both inputs flow into the result).
     ///
     /// Verified kinds intersect here. Computations must then call [`Label::computed`]; choices

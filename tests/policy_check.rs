@@ -129,6 +129,12 @@ const BROKEN: &[(&str, u64, u64, &str)] = &[
     ("empty_also_reader", 10, 63, "empty reader name"),
     ("too_many_tags", 2, 79, "too many tags: 17"),
     ("too_many_kinds", 12, 44, "too many verified kinds"),
+    (
+        "two_verifiers_one_kind",
+        4,
+        75,
+        "verifier `also_recipient` mints `Recipient`, which verifier `verify_recipient` mints too",
+    ),
     ("tool_named_like_verifier", 5, 3, "same name as a verifier"),
     ("underscore_name", 6, 3, "`_raw_send` starts with `_`"),
     (
@@ -324,6 +330,11 @@ const KINDS: &[(&str, PolicyErrorKind, &str)] = &[
         "tools.read_file.returns.tags_when[0].arg",
     ),
     ("too_many_kinds", K::TooMany, "verifiers.v10.mints"),
+    (
+        "two_verifiers_one_kind",
+        K::InvalidValue,
+        "verifiers.also_recipient.mints",
+    ),
     ("too_many_tags", K::TooMany, "tags[16]"),
     ("tool_named_like_verifier", K::NameClash, "tools.check_url"),
     (

@@ -334,3 +334,36 @@ fn an_mcp_tools_result_is_scanned_too() {
         .unwrap();
     assert_eq!(result["scanned"][0]["rule"], "ignore-previous-instructions");
 }
+
+/// A scanner's tag is a guess about text, not integrity: `policy check` says so where an argument forbids
+/// `SUSPECT_INJECTION` and requires nothing (docs/policy.md, "Scanners").
+#[test]
+fn policy_check_warns_when_a_scanner_tag_stands_in_for_a_requirement() {
+    let world = World::new(None);
+    let check = |policy: &str| {
+        let path = world.path("checked.yaml");
+        std::fs::write(&path, policy).unwrap();
+        let out = Command::cargo_bin("zamburak")
+            .unwrap()
+            .args(["policy", "check"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let base = "version: 1\ntags: [SUSPECT_INJECTION]\ntools:\n  post:\n    effect: send\n    args:\n      url: { forbid_tags: [SUSPECT_INJECTION], public: true }\n";
+    let (code, out) = check(base);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains(
+            "# warning: `post` argument `url` forbids `SUSPECT_INJECTION` but requires nothing"
+        ),
+        "{out}"
+    );
+    let (code, out) = check(&base.replace("public: true", "public: true, require: trusted"));
+    assert_eq!(code, Some(0), "{out}");
+    assert!(!out.contains("# warning:"), "{out}");
+}

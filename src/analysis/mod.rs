@@ -238,6 +238,13 @@ pub fn analyze_for(
         }
         report.calls.push(prediction);
     }
+    found.extend(suppressible(
+        policy,
+        &interp,
+        &report.calls,
+        source,
+        &report.lines,
+    ));
     if let Some((at, why)) = interp.imprecise.first() {
         found.push(
             Diagnostic::new(
@@ -253,6 +260,106 @@ pub fn analyze_for(
     found.sort_by_key(|d| (d.start, d.end, d.code));
     report.diagnostics = found;
     report
+}
+
+/// Z206, the termination channel (docs/semantics.md, "What is protected"): every call that changes the
+/// world and comes after a point where data may stop the run, since the data then decides whether it
+/// happens. A point is a verifier in the error form whose value the plan did not write, or a call whose
+/// decision may stop the run (`deny` or `confirm`) on some inputs and not on others. Order is the plan's
+/// text (a loop that stops in a later iteration is not followed round); a run-time error on data (an index
+/// past the end) stops a run too, and is not flagged point by point (docs/lint.md, Z206).
+fn suppressible(
+    policy: &Policy,
+    interp: &Interp<'_>,
+    calls: &[CallPrediction],
+    source: &str,
+    lines: &LineIndex,
+) -> Vec<Diagnostic> {
+    let stops_here = |p: &CallPrediction| {
+        matches!(p.may.outcome, Outcome::Deny | Outcome::Confirm)
+            && matches!(p.must.outcome, Outcome::Allow | Outcome::Draft)
+    };
+    /// What a call uses of a stop point: the verified value of a verifier, the result of a call.
+    enum Uses {
+        Kind(Option<u8>),
+        Source(Option<u32>),
+    }
+    let mut stops: Vec<(usize, String, Uses)> = interp
+        .stops
+        .iter()
+        .map(|(at, (name, kind))| {
+            (
+                *at,
+                format!("verifier `{name}` may refuse a value from data"),
+                Uses::Kind(*kind),
+            )
+        })
+        .collect();
+    stops.extend(calls.iter().filter(|p| stops_here(p)).map(|p| {
+        (
+            p.start,
+            format!("data may make `{}` wait for a person or be denied", p.tool),
+            Uses::Source(interp.source_at(p.start)),
+        )
+    }));
+    stops.sort_by_key(|s| s.0);
+    let mut out = Vec::new();
+    for p in calls {
+        let effect = policy.tool(&p.tool).map(|t| t.effect);
+        if matches!(
+            effect,
+            None | Some(crate::policy::Effect::Read | crate::policy::Effect::Pure)
+        ) {
+            continue;
+        }
+        // A call denied whenever it is reached (Z201) never runs: nothing to suppress.
+        if p.must.outcome == Outcome::Deny {
+            continue;
+        }
+        let Some(site) = interp.sites.get(&p.start) else {
+            continue;
+        };
+        // A call that uses what the stop point checks or returns could not happen without it: stopping
+        // there is the plan's intent for it (verify, then use), not a channel to it.
+        let uses = |u: &Uses| {
+            site.args.iter().any(|a| {
+                let l = deep_may(a);
+                match u {
+                    // `may` keeps a kind only where every path verified the value.
+                    Uses::Kind(Some(k)) => a.val.may.verified.contains(*k),
+                    Uses::Kind(None) => false,
+                    Uses::Source(Some(id)) => l.sources.contains(id),
+                    Uses::Source(None) => false,
+                }
+            }) || matches!(u, Uses::Source(Some(id)) if site.pc_may.sources.contains(id))
+        };
+        let Some((at, what, used)) = stops.iter().find(|(at, _, u)| *at < p.start && !uses(u))
+        else {
+            continue;
+        };
+        let verifier = matches!(used, Uses::Kind(_));
+        let (line, _) = lines.line_col(source, *at);
+        let skip = if verifier {
+            "; to skip a value instead of stopping, call the verifier with `or_none=True`"
+        } else {
+            ""
+        };
+        out.push(
+            Diagnostic::new(
+                Code::DataMayStopFirst,
+                p.start,
+                p.end,
+                format!(
+                    "`{}` runs only if the run is not stopped at line {line}, where {what}: the data decides whether this call happens",
+                    p.tool
+                ),
+            )
+            .with_hint(format!(
+                "if the call must happen whatever the data, make it before line {line}{skip}"
+            )),
+        );
+    }
+    out
 }
 
 /// An argument's claim label, its elements (for a list reading) and its recipient texts.

@@ -107,6 +107,14 @@ pub fn check_command(file: &Path) -> i32 {
                     }
                 }
             }
+            for w in crate::policy::advice::warnings(&policy) {
+                outln!(
+                    "# warning: `{}` argument `{}` {}",
+                    w.tool,
+                    w.arg,
+                    one_line(&w.why)
+                );
+            }
             // What a run would refuse before starting, for every tool (a plan names only some).
             let all = policy
                 .file()

@@ -422,7 +422,8 @@ mod tests {
                 "the draft widens the verifier `verify_recipient`",
             ),
             (
-                BASE.replace("verifiers:\n", "verifiers:\n  x: { kind: email_allowlist, allow: [\"*\"], mints: Recipient }\n"),
+                // Renamed (a second verifier of one kind no longer loads at all).
+                BASE.replace("verify_recipient: { kind: email_allowlist, allow: [\"*@example.com\"]", "x: { kind: email_allowlist, allow: [\"*\"]"),
                 "the draft adds a verifier minting `Recipient`",
             ),
             (

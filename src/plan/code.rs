@@ -377,6 +377,15 @@ codes! {
         summary: "analysis incomplete",
         help: "simplify the plan: fewer nested plan-function calls, smaller loops",
     },
+    /// A call that changes the world comes after a point where data may stop the run: data decides
+    /// whether it happens (the termination channel, docs/semantics.md, "What is protected").
+    DataMayStopFirst {
+        code: "Z206",
+        name: "data-may-stop-the-run-first",
+        severity: Warning,
+        summary: "data may stop the run before this call",
+        help: "put a call that must happen whatever the data before the first point data may stop the run, or skip a value with `or_none=True` instead of stopping",
+    },
     /// The policy's kinds and tags do not fit in a label, so nothing can be predicted.
     PolicyLabels {
         code: "Z209",

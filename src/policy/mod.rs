@@ -14,6 +14,7 @@
 //! assert!(policy.signatures().is_callable("verify_recipient"));
 //! ```
 
+pub mod advice;
 pub mod builtins;
 pub mod decide;
 pub mod discover;

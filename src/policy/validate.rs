@@ -376,6 +376,21 @@ fn check_verifiers(
                 )
                 .expected("letters, digits and `_`, starting with a letter"));
         }
+        // One verifier per kind: a second one minting it would be a second list the kind accepts, so a
+        // kind would mean "on either list" and a reviewer of one list would not see the other (issue #50).
+        if let Some((first, _)) = verifiers
+            .iter()
+            .take_while(|(n, _)| *n != name)
+            .find(|(_, v)| v.mints() == kind)
+        {
+            return Err(cx
+                .at_value(
+                    Kind::InvalidValue,
+                    &mints_path,
+                    format!("verifier `{name}` mints `{kind}`, which verifier `{first}` mints too"),
+                )
+                .expected("one verifier per kind: put every allowed value in one list"));
+        }
         if !kinds.iter().any(|k| k == kind) {
             if kinds.len() == MAX_KINDS {
                 return Err(cx

@@ -44,6 +44,16 @@ impl<'a> Interp<'a> {
                         .filter(|(n, _)| n.is_none())
                         .map(|(_, a)| a)
                         .collect();
+                    // Whether the run stops here is the value's to decide when the plan did not write
+                    // it: a stop in the error form suppresses every later effect (docs/lint.md, Z206).
+                    if !or_none
+                        && let [a] = positional.as_slice()
+                        && !a.may.is_clean()
+                    {
+                        self.stops
+                            .entry(at)
+                            .or_insert_with(|| (name.to_string(), kind));
+                    }
                     return match (positional.as_slice(), kind) {
                         ([a], Some(k)) => {
                             let minted = AVal {
@@ -106,6 +116,11 @@ impl<'a> Interp<'a> {
             out.push((k.arg.as_ref().map(|a| a.id.to_string()), v));
         }
         out
+    }
+
+    /// The source id of the call at `at`, once the analysis has reached it.
+    pub fn source_at(&self, at: usize) -> Option<u32> {
+        self.source_of.get(&at).copied()
     }
 
     fn note_source(&mut self, at: usize, name: &str) -> u32 {

@@ -150,6 +150,11 @@ pub struct Interp<'a> {
     serials: u64,
     /// Bumped on every change to the heap, so a loop can tell cheaply whether it settled.
     heap_version: u64,
+    /// Verifier calls in the error form whose value may come from data or be private, by source offset:
+    /// the data decides whether the run stops there (the termination channel).
+    /// With each, the kind the verifier mints: a call whose argument carries it uses the verified value,
+    /// and the stop is the point of verifying it, not a channel to that call.
+    pub stops: BTreeMap<usize, (String, Option<u8>)>,
     /// The analysis stopped following something (depth, steps, widening): results there are `top`.
     pub imprecise: Vec<(usize, &'static str)>,
     /// Each element's upper bound (deep, as stored) of the list literal evaluated last: a tool argument
@@ -192,6 +197,7 @@ impl<'a> Interp<'a> {
             steps: 0,
             serials: 0,
             heap_version: 0,
+            stops: BTreeMap::new(),
             imprecise: Vec::new(),
             last_list: None,
             when_present: BTreeMap::new(),
