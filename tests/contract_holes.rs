@@ -249,3 +249,36 @@ fn worlds_that_differ_in_private_notes_look_the_same_to_everyone_else() {
         assert!(seen[0].2.is_empty(), "{plan}: {:?}", seen[0].2);
     }
 }
+
+/// A draft says why it is one, where a person who sends it from their mail client sees it: the tool, the
+/// line and the rule, and nothing of what the run read (docs/approvals.md, "Drafts and commits").
+#[test]
+fn a_draft_carries_its_provenance_and_no_value() {
+    let world = World::new(None);
+    let (code, calls, stderr) = run(
+        &world,
+        "m = read_inbox(limit=1)\ndraft_reply(to=m[0][\"from\"], subject=\"Re: hi\", body=\"Thanks.\")\n",
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(decision_of(&calls, "draft_reply")["decision"], "draft");
+    let drafts = world.messages("out/drafts");
+    assert_eq!(drafts.len(), 1, "{drafts:?}");
+    assert!(world.messages("out/outbox").is_empty(), "a draft was sent");
+    // The header as a mail client reads it: folded lines joined (RFC 5322, 2.2.3; the builder folds
+    // with a tab before the space it breaks at).
+    let head = drafts[0]
+        .split("\r\n\r\n")
+        .next()
+        .unwrap()
+        .replace("\r\n\t", "");
+    let header = head
+        .lines()
+        .find(|l| l.starts_with("X-Zamburak-Draft:"))
+        .unwrap_or_else(|| panic!("no provenance header: {}", drafts[0]));
+    assert!(
+        header.contains("`draft_reply` at line 2 of the plan (call #2), rule args.to.require"),
+        "{header}"
+    );
+    // Nothing the run read is in it: not the sender's address, nor a reader's name.
+    assert!(!header.contains('@'), "{header}");
+}

@@ -42,20 +42,20 @@ fn files_read_list_and_write_inside_the_root() {
         b.call(
             "builtin.files.read",
             &args(&[("path", json!("a.txt"))]),
-            false
+            None
         )
         .unwrap(),
         json!("inside")
     );
     assert_eq!(
-        b.call("builtin.files.list", &args(&[("path", json!("."))]), false)
+        b.call("builtin.files.list", &args(&[("path", json!("."))]), None)
             .unwrap(),
         json!(["a.txt", "sub/"])
     );
     b.call(
         "builtin.files.write",
         &args(&[("path", json!("sub/new.txt")), ("content", json!("hi"))]),
-        false,
+        None,
     )
     .unwrap();
     assert_eq!(
@@ -78,7 +78,7 @@ fn files_cannot_escape_the_root() {
         "sub/../../outside.txt",
         "a.txt\0x",
     ] {
-        let r = b.call("builtin.files.read", &args(&[("path", json!(p))]), false);
+        let r = b.call("builtin.files.read", &args(&[("path", json!(p))]), None);
         assert!(r.is_err(), "read {p:?} must fail");
         if let Err(e) = r {
             assert!(!e.to_string().contains("SECRET"), "{e}");
@@ -94,7 +94,7 @@ fn files_cannot_escape_the_root() {
         let r = b.call(
             "builtin.files.write",
             &args(&[("path", json!(p)), ("content", json!("pwned"))]),
-            false,
+            None,
         );
         assert!(r.is_err(), "write {p:?} must fail");
     }
@@ -119,7 +119,7 @@ fn mail_lists_gets_searches_and_sends_over_a_real_maildir() {
     };
     let b = Builtins::new(&cfg, "me@example.com");
     let all = b
-        .call("builtin.mail.list", &args(&[("limit", json!(100))]), false)
+        .call("builtin.mail.list", &args(&[("limit", json!(100))]), None)
         .unwrap();
     let all = all.as_array().unwrap();
     assert_eq!(all.len(), 7, "7 messages; the .keep files are skipped");
@@ -135,7 +135,7 @@ fn mail_lists_gets_searches_and_sends_over_a_real_maildir() {
     assert_eq!(bob["cc"], json!(["carol@example.com"]));
     let id = bob["id"].as_str().unwrap();
     assert_eq!(
-        b.call("builtin.mail.get", &args(&[("id", json!(id))]), false)
+        b.call("builtin.mail.get", &args(&[("id", json!(id))]), None)
             .unwrap()["subject"],
         "Quarterly numbers"
     );
@@ -143,7 +143,7 @@ fn mail_lists_gets_searches_and_sends_over_a_real_maildir() {
         .call(
             "builtin.mail.search",
             &args(&[("query", json!("ignore previous"))]),
-            false,
+            None,
         )
         .unwrap();
     assert_eq!(hits.as_array().unwrap().len(), 1);
@@ -156,7 +156,7 @@ fn mail_lists_gets_searches_and_sends_over_a_real_maildir() {
                 ("subject", json!("Hi")),
                 ("body", json!("Body")),
             ]),
-            false,
+            None,
         )
         .unwrap();
     assert_eq!(sent["status"], "sent");
@@ -182,7 +182,7 @@ fn mail_lists_gets_searches_and_sends_over_a_real_maildir() {
                 ("subject", json!("d")),
                 ("body", json!("b")),
             ]),
-            true,
+            Some("a draft"),
         )
         .unwrap();
     assert_eq!(drafted["status"], "drafted");
@@ -212,7 +212,7 @@ fn mail_lists_gets_searches_and_sends_over_a_real_maildir() {
                 ("subject", json!("s")),
                 ("body", json!("b")),
             ]),
-            false,
+            None,
         );
         assert!(r.is_err(), "{bad}");
     }
@@ -223,7 +223,7 @@ fn mail_lists_gets_searches_and_sends_over_a_real_maildir() {
             ("subject", json!("s\r\nBcc: x@evil.test")),
             ("body", json!("b")),
         ]),
-        false,
+        None,
     );
     assert!(r.is_err());
     assert_eq!(
@@ -271,7 +271,7 @@ fn web_fetches_only_allowed_urls_and_never_follows_redirects() {
         .call(
             "builtin.web.get",
             &args(&[("url", json!(format!("http://127.0.0.1:{port}/ok/a")))]),
-            false,
+            None,
         )
         .unwrap();
     assert_eq!(r["status"], 200);
@@ -283,14 +283,14 @@ fn web_fetches_only_allowed_urls_and_never_follows_redirects() {
         format!("http://127.0.0.1:{port}@evil.test/ok/"),
     ] {
         assert!(
-            b.call("builtin.web.get", &args(&[("url", json!(refused))]), false)
+            b.call("builtin.web.get", &args(&[("url", json!(refused))]), None)
                 .is_err()
         );
     }
     let r = b.call(
         "builtin.web.get",
         &args(&[("url", json!(format!("http://127.0.0.1:{port}/ok/r")))]),
-        false,
+        None,
     );
     if let Ok(v) = r {
         assert_eq!(v["status"], 302, "the redirect is returned, not followed");
@@ -299,7 +299,7 @@ fn web_fetches_only_allowed_urls_and_never_follows_redirects() {
     let r = b.call(
         "builtin.web.get",
         &args(&[("url", json!(format!("http://127.0.0.1:{port}/ok/big")))]),
-        false,
+        None,
     );
     assert!(r.is_err(), "a body over max_bytes is refused");
     assert!(
@@ -370,7 +370,7 @@ fn the_inbox_is_ordered_by_delivery_not_by_the_senders_date() {
         ],
     );
     let two = b
-        .call("builtin.mail.list", &args(&[("limit", json!(2))]), false)
+        .call("builtin.mail.list", &args(&[("limit", json!(2))]), None)
         .unwrap();
     let subjects: Vec<&str> = two
         .as_array()
@@ -384,17 +384,13 @@ fn the_inbox_is_ordered_by_delivery_not_by_the_senders_date() {
     assert_eq!(two[1]["date"], "2026-11-03T09:15:00Z");
     assert_eq!(two[0]["received"], "2025-11-04T23:46:44Z");
     let all = b
-        .call("builtin.mail.list", &args(&[("limit", json!(10))]), false)
+        .call("builtin.mail.list", &args(&[("limit", json!(10))]), None)
         .unwrap();
     assert_eq!(all[3]["subject"], "from the future");
     assert_eq!(all[3]["date"], "2999-01-01T00:00:00Z");
     // Search returns matches in the same order.
     let hits = b
-        .call(
-            "builtin.mail.search",
-            &args(&[("query", json!("e"))]),
-            false,
-        )
+        .call("builtin.mail.search", &args(&[("query", json!("e"))]), None)
         .unwrap();
     assert_eq!(hits[0]["subject"], "malformed date");
 }
@@ -431,7 +427,7 @@ fn a_maildir_name_without_a_time_falls_back_to_the_files_modification_time() {
             .unwrap();
     }
     let one = b
-        .call("builtin.mail.list", &args(&[("limit", json!(1))]), false)
+        .call("builtin.mail.list", &args(&[("limit", json!(1))]), None)
         .unwrap();
     assert_eq!(one[0]["subject"], "newer file");
     assert_eq!(one[0]["received"], "2027-01-15T08:00:00Z");

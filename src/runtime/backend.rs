@@ -36,13 +36,14 @@ impl From<String> for Failure {
 /// Performs tool calls the policy allowed.
 pub trait Backend {
     /// Runs `tool` (served by `source`, when the policy names one) with raw arguments. `draft`: the decision
-    /// was `draft`, so the effect must be prepared reversibly. The error text is shown to the user only.
+    /// was `draft`, so the effect must be prepared reversibly; it holds why, for the draft to carry
+    /// (docs/approvals.md, "Drafts and commits"). The error text is shown to the user only.
     fn invoke(
         &mut self,
         tool: &str,
         source: Option<&ToolSource>,
         args: &Map<String, Value>,
-        draft: bool,
+        draft: Option<&str>,
     ) -> Result<Value, Failure>;
 
     /// The pin of the tool definition `source` will be called against, when the source is pinned (an MCP
@@ -100,7 +101,7 @@ impl Backend for BuiltinBackend {
         tool: &str,
         source: Option<&ToolSource>,
         args: &Map<String, Value>,
-        draft: bool,
+        draft: Option<&str>,
     ) -> Result<Value, Failure> {
         let Some(source) = source.and_then(ToolSource::builtin).map(|s| s.name()) else {
             return Err(format!(
@@ -201,7 +202,7 @@ impl Backend for ToolBackend {
         tool: &str,
         source: Option<&ToolSource>,
         args: &Map<String, Value>,
-        draft: bool,
+        draft: Option<&str>,
     ) -> Result<Value, Failure> {
         let mcp = match source {
             Some(ToolSource::Mcp(mcp)) => mcp,
@@ -209,7 +210,7 @@ impl Backend for ToolBackend {
                 let Some(spec) = self.providers.get(provider) else {
                     return Err(format!("provider `{provider}` is not declared").into());
                 };
-                if draft {
+                if draft.is_some() {
                     return Err(format!("`{tool}` cannot carry out a draft").into());
                 }
                 return crate::tools::llm::ask(spec, args).map_err(|e| Failure {
@@ -227,7 +228,7 @@ impl Backend for ToolBackend {
             )
             .into());
         };
-        if draft {
+        if draft.is_some() {
             // Validation refuses `draft` for MCP tools; should one reach here, nothing is sent.
             return Err(format!("`{tool}` cannot carry out a draft").into());
         }

@@ -637,8 +637,23 @@ impl RunHost<'_, '_> {
         let kept_before = self.send_to_stateful(source, args, pc);
         // A write whose label cannot be kept does not happen: read back, it would be labelled as if it held
         // nothing of what it does (docs/semantics.md, "Stores keep labels").
+        // What a draft carries of why it is one: the rule and the call, never a value or a reader's name
+        // (the person may send it from their mail client, and the header goes with it).
+        let note = draft.then(|| {
+            let rule = self
+                .decisions
+                .iter()
+                .rev()
+                .find(|d| d.call_id == call_id)
+                .map_or_else(|| "on approval".to_string(), |d| d.rule.to_string());
+            format!(
+                "drafted by Zamburak instead of sent: `{name}` at line {line} of the plan (call #{call_id}), rule {rule}; the run's trace says why. Review it before you send it."
+            )
+        });
         let invoked = match self.keep_written_label(name, args, &raw_args, pc) {
-            Ok(()) => self.backend.invoke(name, source, &raw_args, draft),
+            Ok(()) => self
+                .backend
+                .invoke(name, source, &raw_args, note.as_deref()),
             Err(e) => Err(super::backend::Failure::from(format!(
                 "the label of what it writes could not be kept ({e})"
             ))),

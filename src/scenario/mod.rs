@@ -173,7 +173,7 @@ impl Backend for FixtureBackend {
         tool: &str,
         _source: Option<&crate::policy::servers::ToolSource>,
         _args: &Map<String, Value>,
-        _draft: bool,
+        _draft: Option<&str>,
     ) -> Result<Value, crate::runtime::backend::Failure> {
         Ok(self
             .fixtures

@@ -52,7 +52,7 @@ impl Backend for Stoppable<'_> {
         tool: &str,
         source: Option<&crate::policy::servers::ToolSource>,
         args: &serde_json::Map<String, Value>,
-        draft: bool,
+        draft: Option<&str>,
     ) -> Result<Value, Failure> {
         if let Some(why) = self.switch.stopped() {
             return Err(Failure {

@@ -177,14 +177,18 @@ fn well_formed_address(a: &str) -> bool {
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Writes a message into `folder` (a Maildir), as sent or as a draft.
+/// The header a draft carries its provenance in: why Zamburak drafted it instead of sending it, where the
+/// person who may send it from their mail client sees it (docs/approvals.md, "Drafts and commits").
+pub const DRAFT_HEADER: &str = "X-Zamburak-Draft";
+
+/// Writes a message into `folder` (a Maildir), as sent or, with why, as a draft.
 pub fn send(
     folder: &Path,
     from: &str,
     to: &[String],
     subject: &str,
     body: &str,
-    draft: bool,
+    draft: Option<&str>,
 ) -> Result<Value, ToolError> {
     if to.is_empty() || !to.iter().all(|a| well_formed_address(a)) || !well_formed_address(from) {
         return Err(ToolError::Refused(
@@ -207,12 +211,29 @@ pub fn send(
         now.subsec_microsecond(),
         std::process::id()
     );
-    let message = mail_builder::MessageBuilder::new()
+    let mut builder = mail_builder::MessageBuilder::new()
         .from(from.to_string())
         .to(to.to_vec())
         .subject(subject.to_string())
         .date(now.as_second())
-        .message_id(format!("{id}@zamburak.invalid"))
+        .message_id(format!("{id}@zamburak.invalid"));
+    if let Some(why) = draft {
+        // Plain ASCII on one line, as written (a reader of the raw message sees it unencoded), so a note
+        // can never end the header block early; under the 998 characters a line may hold.
+        let why: String = why
+            .chars()
+            .map(|c| {
+                if c.is_ascii() && !c.is_ascii_control() {
+                    c
+                } else {
+                    ' '
+                }
+            })
+            .take(900)
+            .collect();
+        builder = builder.header(DRAFT_HEADER, mail_builder::headers::raw::Raw::new(why));
+    }
+    let message = builder
         .text_body(body.to_string())
         .write_to_vec()
         .map_err(|_| ToolError::Io)?;
@@ -220,7 +241,7 @@ pub fn send(
     let digest = crate::digest::sha256_bytes(&message);
     std::fs::write(&tmp, message).map_err(|_| ToolError::Io)?;
     std::fs::rename(&tmp, folder.join("new").join(&id)).map_err(|_| ToolError::Io)?;
-    if draft {
+    if draft.is_some() {
         // The digest names the exact draft a reviewer saw; `commit` moves it only if it is unchanged.
         return Ok(json!({"id": id, "status": "drafted", "sha256": digest}));
     }

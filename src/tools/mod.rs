@@ -4,7 +4,7 @@
 //! ```
 //! use zamburak::{policy::builtins::BuiltinsConfig, tools::Builtins};
 //! let b = Builtins::new(&BuiltinsConfig::default(), "me@example.com");
-//! let err = b.call("builtin.mail.list", &serde_json::Map::new(), false).unwrap_err();
+//! let err = b.call("builtin.mail.list", &serde_json::Map::new(), None).unwrap_err();
 //! assert!(err.to_string().contains("builtins.mail"));
 //! ```
 
@@ -141,12 +141,13 @@ impl Builtins {
         Some(view)
     }
 
-    /// Runs the built-in `source` with `args`. `draft`: the decision was `draft` (mail goes to drafts).
+    /// Runs the built-in `source` with `args`. `draft`: the decision was `draft` (mail goes to drafts,
+    /// carrying why).
     pub fn call(
         &self,
         source: &str,
         args: &Map<String, Value>,
-        draft: bool,
+        draft: Option<&str>,
     ) -> Result<Value, ToolError> {
         match source {
             "builtin.mail.list"
@@ -190,7 +191,11 @@ impl Builtins {
                                 .ok_or(ToolError::BadArgument("to"))?,
                             _ => return Err(ToolError::BadArgument("to")),
                         };
-                        let folder = if draft { &cfg.drafts } else { &cfg.outbox };
+                        let folder = if draft.is_some() {
+                            &cfg.drafts
+                        } else {
+                            &cfg.outbox
+                        };
                         mail::send(
                             folder,
                             &self.user,

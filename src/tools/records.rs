@@ -253,7 +253,7 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect()
         };
-        let call = |source: Source, a: &Map<String, Value>, draft: bool| {
+        let call = |source: Source, a: &Map<String, Value>, draft: Option<&str>| {
             // Each argument is refused with a value of another type (a number for a string or a list of strings,
             // a string for a number):
             // the adapter reads what its schema says.
@@ -276,9 +276,9 @@ mod tests {
             conforms(source, &v);
             v
         };
-        let listed = call(Source::MailList, &args(&[("limit", json!(10))]), false);
+        let listed = call(Source::MailList, &args(&[("limit", json!(10))]), None);
         assert_eq!(listed.as_array().unwrap().len(), 2);
-        call(Source::MailSearch, &args(&[("query", json!("hi"))]), false);
+        call(Source::MailSearch, &args(&[("query", json!("hi"))]), None);
         // The check can fail: a record without its body, or with a key the schema does not name, is out.
         let mut partial = listed[0].clone();
         partial.as_object_mut().unwrap().remove("body");
@@ -287,7 +287,7 @@ mod tests {
         extra["x"] = json!(1);
         assert!(check(&email(), &extra, "").is_err());
         let id = listed[0]["id"].clone();
-        call(Source::MailGet, &args(&[("id", id)]), false);
+        call(Source::MailGet, &args(&[("id", id)]), None);
         let send = |to: Value, draft| {
             call(
                 Source::MailSend,
@@ -295,8 +295,11 @@ mod tests {
                 draft,
             )
         };
-        send(json!("a@example.com"), false);
-        let drafted = send(json!(["a@example.com", "b@example.com"]), true);
+        send(json!("a@example.com"), None);
+        let drafted = send(
+            json!(["a@example.com", "b@example.com"]),
+            Some("a test draft"),
+        );
         assert_eq!(drafted["status"], "drafted");
         call(
             Source::MailCommit,
@@ -304,14 +307,14 @@ mod tests {
                 ("id", drafted["id"].clone()),
                 ("sha256", drafted["sha256"].clone()),
             ]),
-            false,
+            None,
         );
-        call(Source::FilesList, &args(&[("path", json!("."))]), false);
-        call(Source::FilesRead, &args(&[("path", json!("a.txt"))]), false);
+        call(Source::FilesList, &args(&[("path", json!("."))]), None);
+        call(Source::FilesRead, &args(&[("path", json!("a.txt"))]), None);
         call(
             Source::FilesWrite,
             &args(&[("path", json!("sub/b.txt")), ("content", json!("hi"))]),
-            false,
+            None,
         );
         // The web adapter against a real HTTP server on loopback.
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

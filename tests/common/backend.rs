@@ -40,7 +40,7 @@ impl<F: Fn(&str) -> Value> Backend for Canned<F> {
         tool: &str,
         _: Option<&zamburak::policy::servers::ToolSource>,
         _: &Map<String, Value>,
-        _: bool,
+        _: Option<&str>,
     ) -> Result<Value, zamburak::runtime::backend::Failure> {
         self.calls.push(tool.to_string());
         Ok((self.answer)(tool))
