@@ -758,3 +758,66 @@ fn issue51_a_draft_that_loosens_a_rule_of_the_base_is_refused_naming_it() {
         "{text}"
     );
 }
+
+#[test]
+fn issue51_a_trusted_result_cannot_be_drafted() {
+    // Flipping the mail's integrity would make every field trusted, the payee a bill names among them.
+    let yaml = read("tests/compile/good_policy.yaml").replacen(
+        "      integrity: untrusted\n      tags: [PRIVATE]",
+        "      integrity: trusted\n      tags: [PRIVATE]",
+        1,
+    );
+    assert!(
+        yaml.contains("integrity: trusted\n      tags: [PRIVATE]"),
+        "{yaml}"
+    );
+    let text = refused_with(yaml, &[]);
+    assert!(
+        text.contains("the draft changes how the results of `get_email` are labelled"),
+        "{text}"
+    );
+}
+
+#[test]
+fn issue51_a_decoy_that_blocks_every_call_is_not_verified() {
+    // `amount` accepts only a kind whose verifier accepts nothing a plan can write: every call of
+    // `send_money` fails, so the payee's attack is never exercised, and that is a failure, not a pass.
+    let yaml = read("tests/compile/good_policy.yaml")
+        .replace(
+            "verifiers:\n",
+            "verifiers:\n  verify_decoy: { kind: email_allowlist, allow: [\"not an address\"], mints: Nothing }\n",
+        )
+        .replace(
+            "amount: { require: [trusted, \"verified(SmallAmount)\"], public: true }",
+            "amount: { require: \"verified(Nothing)\", public: true }",
+        );
+    assert!(yaml.contains("verified(Nothing)"), "{yaml}");
+    let text = refused_with(yaml, &[]);
+    assert!(
+        text.contains("FAILED battery: attack not exercised: send_money.recipient"),
+        "{text}"
+    );
+}
+
+#[test]
+fn issue51_a_drafted_mode_normal_is_replaced_by_the_bases_and_said() {
+    let s = ChatServer::start();
+    s.answer("roles", roles());
+    let yaml = read("tests/compile/good_policy.yaml").replacen(
+        "version: 1\n",
+        "version: 1\nmode: normal\n",
+        1,
+    );
+    s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
+    s.answer("scenarios", scenarios_answer());
+    let dir = world(s.port);
+    let out = compile(dir.path(), &["--max-repairs", "0"]);
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("note: the draft's `mode` was replaced by the base policy's"),
+        "{text}"
+    );
+    let written = std::fs::read_to_string(dir.path().join("drafted.yaml")).unwrap();
+    assert!(!written.contains("mode: normal"), "{written}");
+}
