@@ -121,14 +121,10 @@ impl Compiled {
     }
 }
 
-/// A YAML text as a JSON mapping (after the policy loader has checked it: one document, no duplicate
-/// keys, bounded aliases and depth).
+/// A YAML text as a JSON mapping, under the policy loader's size and YAML budget (the draft is
+/// untrusted).
 fn mapping(text: &str) -> Result<Map<String, Value>, String> {
-    match serde_saphyr::from_str::<Value>(text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err("it is not a mapping".into()),
-        Err(e) => Err(e.to_string()),
-    }
+    crate::policy::yaml_mapping(text)
 }
 
 /// Drafts and verifies. `progress` receives one line per step.
@@ -423,8 +419,27 @@ fn verify(
             detail,
         });
     };
-    // 1. It loads as a policy, with every check `policy check` makes.
-    if let Err(e) = Policy::from_yaml_str(&draft.policy_yaml, "<drafted policy>", input.out_dir) {
+    // 1. It loads as a policy, with every check `policy check` makes: as written, or once what the base
+    // keeps is put in (a draft need not copy the base's servers or providers, which are replaced anyway:
+    // issue #51). A failure is reported at the draft's own text.
+    let with_kept = |text: &str| -> Option<String> {
+        let mut m = mapping(text).ok()?;
+        for k in KEPT_FROM_BASE {
+            match base.get(k) {
+                Some(b) => {
+                    m.insert(k.to_string(), b.clone());
+                }
+                None => {
+                    m.remove(k);
+                }
+            }
+        }
+        serde_json::to_string(&Value::Object(m)).ok()
+    };
+    let loads = |text: &str| Policy::from_yaml_str(text, "<drafted policy>", input.out_dir);
+    if let Err(e) = loads(&draft.policy_yaml)
+        && with_kept(&draft.policy_yaml).is_none_or(|t| loads(&t).is_err())
+    {
         fail(
             &mut v,
             "the draft does not pass `policy check`",

@@ -397,3 +397,27 @@ fn every_weakening_of_a_base_policy_is_refused_or_listed() {
         unrefused.join("\n  ")
     );
 }
+
+// Issue #51: a draft need not copy what the base keeps: the base's servers are put in before the draft is
+// first loaded, so a draft naming an MCP tool without them still loads.
+#[test]
+#[allow(
+    clippy::panic,
+    reason = "a test fails by panicking, with a message saying what went wrong"
+)]
+fn a_draft_need_not_copy_the_bases_servers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let base_text = "version: 1\nuser: me@example.com\nservers:\n  notes: { command: notes-server }\ntools:\n  post:\n    source: mcp.notes.post\n    effect: send\n    args:\n      text: { public: true }\n";
+    let base =
+        Policy::from_yaml_str(base_text, "base.yaml", root).unwrap_or_else(|e| panic!("{e}"));
+    let mut draft = mapping(base_text).unwrap_or_else(|e| panic!("{e}"));
+    draft.remove("servers");
+    // Without the merge the draft alone does not load: the test can fail.
+    let alone = serde_json::to_string(&Value::Object(draft.clone())).unwrap_or_default();
+    assert!(Policy::from_yaml_str(&alone, "d.yaml", root).is_err());
+    let (got, _) = failures(&base, base_text, root, &draft);
+    assert!(
+        !got.contains("the draft does not pass `policy check`"),
+        "{got:?}"
+    );
+}

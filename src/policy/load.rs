@@ -37,6 +37,20 @@ pub(super) fn yaml_options() -> Options {
     options
 }
 
+/// A policy text as a JSON mapping, under the same size and YAML budget as [`Policy::from_yaml_str`]
+/// (no alias bomb or deep nesting gets through), without the policy's own checks: for a program that
+/// edits an untrusted draft before loading it (`policy compile`).
+pub fn yaml_mapping(text: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    if text.len() > MAX_POLICY_BYTES {
+        return Err(format!("it is larger than {MAX_POLICY_BYTES} bytes"));
+    }
+    match serde_saphyr::from_str_with_options::<serde_json::Value>(text, yaml_options()) {
+        Ok(serde_json::Value::Object(m)) => Ok(m),
+        Ok(_) => Err("it is not a mapping".into()),
+        Err(e) => Err(sanitize(&e.to_string())),
+    }
+}
+
 impl Policy {
     /// Reads and checks a policy file. Relative `builtins` paths are resolved against the file's directory
     /// (made absolute, so they keep meaning the same thing if the process changes directory).

@@ -43,7 +43,7 @@ pub use decide::{
 pub use error::{KeyPath, KeySeg, PolicyError, PolicyErrorKind};
 pub use labelling::label_result;
 pub(crate) use load::yaml_error;
-pub use load::{MAX_POLICY_BYTES, MAX_POLICY_DEPTH, rule_line};
+pub use load::{MAX_POLICY_BYTES, MAX_POLICY_DEPTH, rule_line, yaml_mapping};
 pub use model::{Effect, Mode, OnViolation, PolicyFile, ResolvedLimits, Source, ToolSpec};
 pub use rule::{Check, Rule};
 
