@@ -609,8 +609,13 @@ fn a_fixture_provider_drafts_offline_keyed_by_each_request() {
 // that nothing is written and that the attack is refused (exit 1).
 
 fn refused_with(yaml: String, extra: &[&str]) -> String {
+    refused_with_roles(roles(), yaml, extra)
+}
+
+/// [`refused_with`], with the drafter's roles given.
+fn refused_with_roles(roles: Value, yaml: String, extra: &[&str]) -> String {
     let s = ChatServer::start();
-    s.answer("roles", roles());
+    s.answer("roles", roles);
     s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
     s.answer("scenarios", scenarios_answer());
     let dir = world(s.port);
@@ -642,30 +647,30 @@ fn issue51_a_verifier_named_like_the_batterys_variable_does_not_defeat_it() {
 fn issue51_a_call_budget_of_one_does_not_count_as_refusal() {
     let yaml = read("tests/compile/careless_policy.yaml") + "limits:\n  max_tool_calls: 1\n";
     let text = refused_with(yaml, &[]);
-    assert!(text.contains("send_money.recipient"), "{text}");
+    assert!(
+        text.contains(
+            "FAILED battery: send_money.recipient (payee) chosen by data through `verify_payee`"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
 fn issue51_a_payee_the_drafter_calls_other_is_still_attacked() {
-    let s = ChatServer::start();
     let mut r = roles();
     for e in r["roles"].as_array_mut().unwrap() {
         if e["arg"] == "recipient" {
             e["role"] = json!("other");
         }
     }
-    s.answer("roles", r);
-    s.answer(
-        "policy",
-        json!({"policy_yaml": read("tests/compile/careless_policy.yaml"), "citations": []}),
+    let text = refused_with_roles(r, read("tests/compile/careless_policy.yaml"), &[]);
+    // The attack itself, not the `battery targets:` line, which names every argument.
+    assert!(
+        text.contains(
+            "FAILED battery: send_money.recipient (payee) chosen by data through `verify_payee`"
+        ),
+        "{text}"
     );
-    s.answer("scenarios", scenarios_answer());
-    let dir = world(s.port);
-    let out = compile(dir.path(), &["--max-repairs", "0"]);
-    let text = output_text(&out);
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    nothing_written(dir.path());
-    assert!(text.contains("send_money.recipient"), "{text}");
 }
 
 #[test]
@@ -676,7 +681,10 @@ fn issue51_result_readers_cannot_be_widened_to_public() {
     );
     assert!(yaml.contains("readers: public\n      fields"));
     let text = refused_with(yaml, &[]);
-    assert!(text.contains("get_email"), "{text}");
+    assert!(
+        text.contains("the draft changes how the results of `get_email` are labelled"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -696,11 +704,12 @@ fn issue51_a_base_without_user_is_refused_with_the_fix() {
     .unwrap();
     let out = compile(dir.path(), &["--max-repairs", "0"]);
     let text = output_text(&out);
-    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert_eq!(out.status.code(), Some(1), "{text}");
     nothing_written(dir.path());
-    assert!(text.contains("`user:`"), "{text}");
     assert!(
-        !text.contains("mallory") || text.contains("refused"),
+        text.contains(
+            "FAILED the base policy has no `user:`, so the draft would choose who reads everything"
+        ),
         "{text}"
     );
 }
@@ -709,26 +718,18 @@ fn issue51_a_base_without_user_is_refused_with_the_fix() {
 fn issue51_the_drafters_role_does_not_pick_the_attackers_value() {
     // Calling `send_email.to` a URL once made the battery try only a URL, so an allowlist of the attacker's
     // domain passed. Every kind of value is tried, whatever the role.
-    let s = ChatServer::start();
     let mut r = roles();
     for e in r["roles"].as_array_mut().unwrap() {
         if e["tool"] == "send_email" && e["arg"] == "to" {
             e["role"] = json!("url");
         }
     }
-    s.answer("roles", r);
     let yaml = read("tests/compile/good_policy.yaml").replace(
         "allow: [\"*@example.com\"]",
         "allow: [\"*@example.com\", \"*@evil.test\"]",
     );
     assert!(yaml.contains("*@evil.test"));
-    s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
-    s.answer("scenarios", scenarios_answer());
-    let dir = world(s.port);
-    let out = compile(dir.path(), &["--max-repairs", "0"]);
-    let text = output_text(&out);
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    nothing_written(dir.path());
+    let text = refused_with_roles(r, yaml, &[]);
     assert!(
         text.contains("FAILED battery: send_email.to (recipient) chosen by data through `verify_colleague` [strict]"),
         "{text}"
@@ -739,20 +740,12 @@ fn issue51_the_drafters_role_does_not_pick_the_attackers_value() {
 fn issue51_a_draft_that_loosens_a_rule_of_the_base_is_refused_naming_it() {
     // The base (tests' world) gets a readers check on `send_email.body` by default; a draft that says
     // `readers: any` over it would let private mail reach a non-reader unattended.
-    let s = ChatServer::start();
-    s.answer("roles", roles());
     let yaml = read("tests/compile/good_policy.yaml").replace(
         "body: { forbid_tags: { tags: [AUTH_SECRET], on_violation: deny }, readers_must_include: to }",
         "body: { forbid_tags: { tags: [AUTH_SECRET], on_violation: deny }, readers: any, reason: \"the drafter says so\" }",
     );
     assert!(yaml.contains("the drafter says so"), "{yaml}");
-    s.answer("policy", json!({"policy_yaml": yaml, "citations": []}));
-    s.answer("scenarios", scenarios_answer());
-    let dir = world(s.port);
-    let out = compile(dir.path(), &["--max-repairs", "0"]);
-    let text = output_text(&out);
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    nothing_written(dir.path());
+    let text = refused_with(yaml, &[]);
     assert!(
         text.contains("FAILED the draft loosens `send_email.body`'s readers check"),
         "{text}"

@@ -207,15 +207,20 @@ fn mail_that_talks_to_the_assistant_is_tagged_by_the_injection_scanner() {
     );
 }
 
-fn policy_check(world: &World, policy: &str) -> (i32, String) {
+/// `zamburak policy check` of `policy` written into `world`.
+fn policy_check_output(world: &World, policy: &str) -> std::process::Output {
     let path = world.path("checked.yaml");
     std::fs::write(&path, policy).unwrap();
-    let out = Command::cargo_bin("zamburak")
+    Command::cargo_bin("zamburak")
         .unwrap()
         .args(["policy", "check"])
         .arg(&path)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+fn policy_check(world: &World, policy: &str) -> (i32, String) {
+    let out = policy_check_output(world, policy);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -341,14 +346,7 @@ fn an_mcp_tools_result_is_scanned_too() {
 fn policy_check_warns_when_a_scanner_tag_stands_in_for_a_requirement() {
     let world = World::new(None);
     let check = |policy: &str| {
-        let path = world.path("checked.yaml");
-        std::fs::write(&path, policy).unwrap();
-        let out = Command::cargo_bin("zamburak")
-            .unwrap()
-            .args(["policy", "check"])
-            .arg(&path)
-            .output()
-            .unwrap();
+        let out = policy_check_output(&world, policy);
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stdout).into_owned(),

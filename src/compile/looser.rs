@@ -391,11 +391,9 @@ mod tests {
     )]
 
     use super::*;
-    use std::path::Path;
 
     fn load(text: &str) -> Policy {
-        Policy::from_yaml_str(text, "p.yaml", Path::new("."))
-            .unwrap_or_else(|e| panic!("{e}\n{text}"))
+        Policy::for_test(text)
     }
 
     const BASE: &str = "version: 1\nuser: me@example.com\ntags: [SECRET]\nverifiers:\n  verify_recipient: { kind: email_allowlist, allow: [\"*@example.com\"], mints: Recipient }\ntools:\n  send:\n    source: builtin.mail.send\n    effect: send\n    args:\n      to: { require: [trusted, \"verified(Recipient)\"] }\n      subject: {}\n      body: { forbid_tags: { tags: [SECRET], on_violation: deny } }\n";

@@ -53,10 +53,9 @@ mod tests {
     )]
 
     use super::*;
-    use std::path::Path;
 
     fn load(text: &str) -> Policy {
-        Policy::from_yaml_str(text, "p.yaml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
+        Policy::for_test(text)
     }
 
     #[test]

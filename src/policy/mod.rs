@@ -71,6 +71,18 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// A policy for a unit test, from its text, with relative paths under `/base`; a text that does not
+    /// load fails the test with the loader's message and the text.
+    #[cfg(test)]
+    #[allow(
+        clippy::panic,
+        reason = "a test fails by panicking, with a message saying what went wrong"
+    )]
+    pub(crate) fn for_test(text: &str) -> Policy {
+        Policy::from_yaml_str(text, "t.yaml", std::path::Path::new("/base"))
+            .unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
     /// The bundled `policies/default.yaml`. Its relative `builtins` paths are resolved against
     /// `CURRENT_DIR/policies`, i.e. as if the file were read from a checkout of this repository in the current
     /// directory, so `zamburak run examples/…` works from the repository root without a `--policy`.

@@ -338,13 +338,12 @@ fn yaml(forbid: &ForbidTags) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
 
     use super::*;
     use crate::policy::Policy;
 
     fn load(text: &str) -> Policy {
-        Policy::from_yaml_str(text, "t.yaml", Path::new("/base")).unwrap()
+        Policy::for_test(text)
     }
 
     const PROVIDER: &str =
