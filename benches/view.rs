@@ -89,6 +89,7 @@ fn trace() -> &'static PathBuf {
                     before_run: false,
                     tool_sha256: None,
                     on_approval: None,
+                    remembered: Vec::new(),
                 }))
                 .expect("append");
                 w.append(Record::Result(CallResult {

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod compile;
 pub mod digest;
 pub mod exit;
+pub mod known;
 pub mod label;
 pub mod lower;
 pub mod mcp;

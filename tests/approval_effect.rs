@@ -234,6 +234,7 @@ fn claim_text(effect: Outcome) -> String {
         before_run: false,
         tool_sha256: None,
         on_approval: (effect == Outcome::Draft).then(|| "draft".into()),
+        remembered: Vec::new(),
     };
     zamburak::cli::claim::claim_text(&call, &ClaimShown::default())
 }

@@ -595,7 +595,16 @@ fn refusals_to_decide_are_snapshot_error_variants() {
     let code = common::cli::snapshot_claim_code(&snap);
     // `Opened` holds a live machine and has no `Debug`: the refusal alone is kept.
     let open = |approve, code: Option<&str>| {
-        snapshot::open(&snap, Verdict { approve, code }, &engine).err()
+        snapshot::open(
+            &snap,
+            Verdict {
+                approve,
+                code,
+                remember: &[],
+            },
+            &engine,
+        )
+        .err()
     };
 
     let e = open(true, None).expect("an approval names its claim");

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// Bottom first; a module may import only from modules at its own rank or below (same rank: no circle).
 const LAYERS: &[&[&str]] = &[
     &[
-        "exit", "label", "digest", "mode", "text", "capped", "planner",
+        "exit", "label", "digest", "known", "mode", "text", "capped", "planner",
     ],
     &["value", "plan"],
     &["lower", "policy"],

@@ -73,6 +73,7 @@ fn fixture() -> Fixture {
             before_run: false,
             tool_sha256: None,
             on_approval: None,
+            remembered: Vec::new(),
         }),
         Record::Result(CallResult {
             call_id: 1,
@@ -118,6 +119,7 @@ fn fixture() -> Fixture {
             before_run: false,
             tool_sha256: None,
             on_approval: None,
+            remembered: Vec::new(),
         }),
         Record::Approval(Approval {
             call_id: 2,

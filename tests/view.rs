@@ -189,6 +189,7 @@ fn send_call(
         before_run,
         tool_sha256: None,
         on_approval: None,
+        remembered: Vec::new(),
     })
 }
 
@@ -233,6 +234,7 @@ fn hostile_trace(dir: &Path, port: u16) -> PathBuf {
         before_run: false,
         tool_sha256: None,
         on_approval: None,
+        remembered: Vec::new(),
     }))
     .unwrap();
     w.append(Record::Result(CallResult {
@@ -263,6 +265,7 @@ fn hostile_trace(dir: &Path, port: u16) -> PathBuf {
         before_run: false,
         tool_sha256: None,
         on_approval: None,
+        remembered: Vec::new(),
     }))
     .unwrap();
     w.append(Record::End(End {

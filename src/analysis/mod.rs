@@ -407,6 +407,7 @@ fn predict(
                     elements,
                     texts,
                     digest: String::new(),
+                    remembered: crate::policy::Remembered::Nothing,
                 }
             })
             .collect()
@@ -426,7 +427,12 @@ fn predict(
         Some(_) => list_reading(a),
         None => (deep_may(a), None, texts(a)),
     });
-    let must_args = claims(&|a| (a.claim_must.clone(), None, Texts::Unknown));
+    let mut must_args = claims(&|a| (a.claim_must.clone(), None, Texts::Unknown));
+    // Lint never reads the person's store (docs/semantics.md, "Remembered values"): at best the value is
+    // remembered, so the lower bound lets every `known` role hold; the worst case (the may-claims) none.
+    for a in &mut must_args {
+        a.remembered = crate::policy::Remembered::MayBe;
+    }
     let claim = |args: Vec<ArgClaim>, pc: &Label| Claim {
         tool: site.tool.clone(),
         args,
@@ -1037,7 +1043,7 @@ fn kinds_accepted(policy: &Policy, tool: &str, arg: &str) -> Vec<String> {
                 .iter()
                 .filter_map(|r| match r {
                     Requirement::Verified(k) => Some(k.clone()),
-                    Requirement::Trusted => None,
+                    Requirement::Trusted | Requirement::Known(_) => None,
                 })
                 .collect()
         })

@@ -5,20 +5,37 @@
 use super::output::{err, errln, out, outln};
 use std::path::Path;
 
-use super::claim::{claim_text, decider, describe_claim};
+use super::claim::{claim_is_cut, claim_text, claim_text_full, decider, describe_claim};
 use crate::exit;
 use crate::runtime::snapshot::{self, Decided, Verdict};
 
-/// `zamburak approve|reject SNAPSHOT [--claim CODE] [--by NAME] [--format json]`: records the decision in
-/// the trace and continues the run. An approval names its claim: by `--claim`, or by the person's `y` after
-/// the claim is shown again at a terminal.
-pub fn decide_command(
-    path: &Path,
-    approve: bool,
-    claim: Option<&str>,
-    by: Option<&str>,
-    json: bool,
-) -> i32 {
+/// What the person said on the command line.
+pub struct Decision<'a> {
+    pub approve: bool,
+    /// `--claim CODE`.
+    pub claim: Option<&'a str>,
+    /// `--by NAME`.
+    pub by: Option<&'a str>,
+    /// `--remember [ARG]`: the arguments whose values to remember; an empty name asks at a terminal.
+    pub remember: &'a [String],
+    /// `--full`: the claim shown again with every value whole.
+    pub full: bool,
+    /// `--format json`.
+    pub json: bool,
+}
+
+/// `zamburak approve|reject SNAPSHOT [--claim CODE] [--by NAME] [--remember [ARG]] [--full] [--format
+/// json]`: records the decision in the trace and continues the run. An approval names its claim: by
+/// `--claim`, or by the person's `y` after the claim is shown again at a terminal.
+pub fn decide_command(path: &Path, decision: Decision<'_>) -> i32 {
+    let Decision {
+        approve,
+        claim,
+        by,
+        remember,
+        full,
+        json,
+    } = decision;
     // Nothing was decided: said on stderr, and on stdout as `{"error": …}` when the caller asked for JSON.
     let nothing_run = |message: &str| {
         errln!("error: {message}");
@@ -35,9 +52,10 @@ pub fn decide_command(
     };
     let verb = if approve { "approve" } else { "reject" };
     let mut code = claim.map(str::to_string);
-    if code.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdin());
+    if code.is_none() && terminal {
         // Show the claim again, exactly as the snapshot's code binds it, and let the person say.
-        match ask_again(path, verb) {
+        match ask_again(path, verb, full) {
             Ok(Some(c)) => code = Some(c),
             Ok(None) => {
                 errln!("not {verb}d: the claim still waits.");
@@ -52,6 +70,15 @@ pub fn decide_command(
             Err(e) => return nothing_run(&e),
         }
     }
+    // `--remember` without an argument: the values it would remember are named, and the person asked.
+    let remember = match resolve_remember(path, remember, terminal) {
+        Ok(Some(args)) => args,
+        Ok(None) => {
+            errln!("not approved: nothing was remembered, and the claim still waits.");
+            return exit::USAGE;
+        }
+        Err(e) => return nothing_run(&e),
+    };
     // A resumed run may start MCP servers again.
     super::interrupt::on_interrupt_kill_servers();
     let engine = match super::worker_engine() {
@@ -61,6 +88,7 @@ pub fn decide_command(
     let verdict = Verdict {
         approve,
         code: code.as_deref(),
+        remember: &remember,
     };
     let decided = match snapshot::decide(path, verdict, &by, &engine, &mut |text| {
         // In JSON mode stdout carries only the document, as for `run`.
@@ -83,7 +111,17 @@ pub fn decide_command(
         snapshot_removed,
         head,
         planner,
+        remembered,
     } = decided;
+    for e in &remembered {
+        errln!(
+            "remembered: `{}` = {} as {} until {}",
+            e.arg,
+            serde_json::Value::String(visible(&e.value)),
+            e.role,
+            e.expires.get(..10).unwrap_or(&e.expires)
+        );
+    }
     let filename = super::output::shown_path(&snapshot.plan)
         .display()
         .to_string();
@@ -187,26 +225,99 @@ pub fn decide_command(
 pub use crate::text::visible;
 
 /// At a terminal without `--claim`: shows the snapshot's claim again (its values checked against the
-/// claim's digests) and asks. Returns the code of the claim shown when the person says yes.
-fn ask_again(path: &Path, verb: &str) -> Result<Option<String>, String> {
+/// claim's digests) and asks. Returns the code of the claim shown when the person says yes. A view that
+/// cuts a value asks nothing: approving what one has not seen whole is refused (`--full` shows it).
+fn ask_again(path: &Path, verb: &str, full: bool) -> Result<Option<String>, String> {
     use std::io::Write;
     let (snap, _) = snapshot::peek(path).map_err(|e| e.to_string())?;
     let shown = snap.shown_checked().map_err(|e| e.to_string())?;
     let code = snap.claim_code();
     let mut err = std::io::stderr().lock();
     let expired = if snap.expired() { " (expired)" } else { "" };
+    let text = if full {
+        claim_text_full(&snap.claim, shown)
+    } else {
+        claim_text(&snap.claim, shown)
+    };
     let _ = write!(
         err,
-        "{}  claim {code}, waiting since {}, until {}{expired}\n{verb} claim {code}? [y/N] ",
-        claim_text(&snap.claim, shown),
+        "{text}  claim {code}, waiting since {}, until {}{expired}\n",
         visible(&snap.created_at),
         visible(&snap.expires_at)
     );
+    if verb == "approve" && !full && claim_is_cut(shown) {
+        let _ = writeln!(
+            err,
+            "a value above is cut: see the claim whole before approving it: zamburak approve {} --full",
+            path.display()
+        );
+        return Ok(None);
+    }
+    let _ = write!(err, "{verb} claim {code}? [y/N] ");
     let _ = err.flush();
+    Ok(yes_on_stdin()?.then_some(code))
+}
+
+/// Whether the person typed `y` or `yes`.
+fn yes_on_stdin() -> Result<bool, String> {
     let mut answer = String::new();
     std::io::stdin()
         .read_line(&mut answer)
         .map_err(|e| format!("cannot read the answer: {e}"))?;
-    let yes = matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes");
-    Ok(yes.then_some(code))
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
+/// The arguments `--remember` names. An empty name (a bare `--remember`) stands for every argument whose
+/// values the policy lets be remembered, named with their values and asked at a terminal (one answer
+/// never remembers a value the person was not shown); elsewhere it is refused with the names to give.
+/// `Ok(None)`: the person said no.
+fn resolve_remember(
+    path: &Path,
+    remember: &[String],
+    terminal: bool,
+) -> Result<Option<Vec<String>>, String> {
+    use std::io::Write;
+    if !remember.iter().any(String::is_empty) {
+        return Ok(Some(remember.to_vec()));
+    }
+    let (snap, _) = snapshot::peek(path).map_err(|e| e.to_string())?;
+    let shown = snap.shown_checked().map_err(|e| e.to_string())?;
+    let mut args: Vec<String> = remember.iter().filter(|a| !a.is_empty()).cloned().collect();
+    let mut lines = Vec::new();
+    for n in &shown.novelty {
+        if !args.contains(&n.arg) {
+            args.push(n.arg.clone());
+        }
+        lines.push(format!(
+            "  {} = {} ({}; as {})",
+            n.place(),
+            serde_json::Value::String(visible(&n.value)),
+            n.line(),
+            n.roles.join(", ")
+        ));
+    }
+    if lines.is_empty() {
+        return Err(
+            "this claim has no value the policy lets be remembered (no argument of it accepts `known(ROLE)`)"
+                .into(),
+        );
+    }
+    if !terminal {
+        return Err(format!(
+            "say which values to remember: --remember ARG (this claim's: {})",
+            args.join(", ")
+        ));
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = write!(
+        err,
+        "approving will also remember:\n{}\nremember these {} value(s)? [y/N] ",
+        lines.join("\n"),
+        lines.len()
+    );
+    let _ = err.flush();
+    Ok(yes_on_stdin()?.then_some(args))
 }

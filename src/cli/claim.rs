@@ -27,11 +27,12 @@ pub(super) fn decider(by: Option<&str>) -> Option<String> {
 }
 
 /// A value for a terminal: JSON (so quotes, newlines and escape sequences an attacker wrote are escaped,
-/// never interpreted), cut after [`SHOWN_CHARS`] characters.
-fn shown_value(v: &serde_json::Value) -> String {
+/// never interpreted), cut after [`SHOWN_CHARS`] characters when `cut` (whole beside an Approve button,
+/// and for `approve --full`).
+fn shown_value_cut(v: &serde_json::Value, cut: bool) -> String {
     let text = visible(&v.to_string());
     let n = text.chars().count();
-    if n <= SHOWN_CHARS {
+    if n <= SHOWN_CHARS || !cut {
         return text;
     }
     let head: String = text.chars().take(SHOWN_CHARS).collect();
@@ -45,17 +46,47 @@ fn shown_value(v: &serde_json::Value) -> String {
 /// its readers by name, and who may not read what. The approver is the policy's user, who may read all
 /// of it; nothing here goes into the trace.
 pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String {
+    claim_text_cut(c, shown, true).0
+}
+
+/// The claim with every value whole: what the review queue and the MCP client's form show beside their
+/// Approve button, where a long value scrolls rather than being cut.
+pub fn claim_text_full(c: &crate::trace::record::Call, shown: &ClaimShown) -> String {
+    claim_text_cut(c, shown, false).0
+}
+
+/// Whether [`claim_text`] cuts a value of this claim: a person may not approve from that view
+/// (`approve --full` shows it whole).
+pub fn claim_is_cut(shown: &ClaimShown) -> bool {
+    let long = |v: &serde_json::Value| visible(&v.to_string()).chars().count() > SHOWN_CHARS;
+    shown.values.iter().any(|(_, v)| long(v))
+        || shown
+            .effect
+            .iter()
+            .flat_map(|e| e.parts.iter())
+            .any(|p| long(&p.value))
+}
+
+/// The claim's text, each value cut after [`SHOWN_CHARS`] when `cut`, and whether any was.
+fn claim_text_cut(c: &crate::trace::record::Call, shown: &ClaimShown, cut: bool) -> (String, bool) {
     let mut out = format!(
         "waiting for approval: line {}: `{}` (call #{})\n",
         c.line, c.tool, c.call_id
     );
     for a in &c.args {
-        let value = shown
-            .values
-            .iter()
-            .find(|(n, _)| *n == a.name)
-            .map_or_else(|| format!("<{}>", a.digest), |(_, v)| shown_value(v));
+        let value = shown.values.iter().find(|(n, _)| *n == a.name).map_or_else(
+            || format!("<{}>", a.digest),
+            |(_, v)| shown_value_cut(v, cut),
+        );
         out.push_str(&format!("  {} = {value}\n", a.name));
+        // Known, new, or like a known value: the same words on every surface, never coloured by data.
+        for n in shown.novelty.iter().filter(|n| n.arg == a.name) {
+            let place = match n.index {
+                Some(i) => format!("element {}: ", i + 1),
+                None => String::new(),
+            };
+            out.push_str(&format!("      {place}{}\n", n.line()));
+        }
         if a.label.integrity != "trusted" {
             let from = sources_text(&a.label);
             out.push_str(&format!(
@@ -74,7 +105,7 @@ pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String 
         }
     }
     if let Some(effect) = &shown.effect {
-        out.push_str(&effect_text(effect));
+        out.push_str(&effect_text(effect, cut));
     }
     for (arg, who) in &shown.non_readers {
         let who: Vec<String> = who.iter().map(|n| visible(n)).collect();
@@ -95,7 +126,7 @@ pub fn claim_text(c: &crate::trace::record::Call, shown: &ClaimShown) -> String 
              may)\n",
         );
     }
-    out
+    (out, cut && claim_is_cut(shown))
 }
 
 /// Who wrote a value, for "written by whoever wrote …": its sources, a call site's calls as one range
@@ -108,10 +139,14 @@ fn sources_text(label: &crate::label::LabelView) -> String {
 }
 
 /// What a call acts on beyond its arguments (the draft a commit sends), each part with its label.
-fn effect_text(effect: &crate::runtime::run::ShownEffect) -> String {
+fn effect_text(effect: &crate::runtime::run::ShownEffect, cut: bool) -> String {
     let mut out = format!("  {}:\n", effect.what);
     for p in &effect.parts {
-        out.push_str(&format!("    {} = {}\n", p.name, shown_value(&p.value)));
+        out.push_str(&format!(
+            "    {} = {}\n",
+            p.name,
+            shown_value_cut(&p.value, cut)
+        ));
         match &p.label {
             Some(label) => {
                 if label.integrity != "trusted" {
@@ -154,6 +189,12 @@ pub fn describe_claim(report: &RunReport, snapshot: &Path) -> String {
     };
     let mut out = claim_text(&s.claim, &s.shown);
     let code = s.claim.claim_code();
+    if claim_is_cut(&s.shown) {
+        out.push_str(&format!(
+            "a value above is cut: see the claim whole before approving it: zamburak approve {} --full\n",
+            snapshot.display()
+        ));
+    }
     out.push_str(&format!(
         "claim {code}\napprove: zamburak approve {0} --claim {code}\nreject:  zamburak reject {0}",
         snapshot.display()
@@ -163,7 +204,10 @@ pub fn describe_claim(report: &RunReport, snapshot: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{shown_value, visible};
+    use super::{shown_value_cut, visible};
+    fn shown_value(v: &serde_json::Value) -> String {
+        shown_value_cut(v, true)
+    }
 
     #[test]
     fn terminal_text_cannot_hide_or_reorder_what_is_sent() {

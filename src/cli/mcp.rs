@@ -275,7 +275,7 @@ pub fn serve_command(
     let ttl = approval_ttl_secs.unwrap_or(crate::runtime::snapshot::DEFAULT_TTL_SECS);
     let asker = crate::serve::ask::Person {
         by: by.clone(),
-        claim_text: super::claim::claim_text,
+        claim_text: super::claim::claim_text_full,
         elicit: !person.no_elicit,
     };
     let mut ready = |address: &str| {

@@ -7,6 +7,7 @@ pub mod claim;
 pub mod compile;
 pub mod decisions;
 pub mod interrupt;
+pub mod known;
 pub mod lint;
 pub mod mcp;
 pub mod output;
@@ -148,6 +149,15 @@ enum Command {
         /// Who decides (recorded in the trace). Default: $USER.
         #[arg(long)]
         by: Option<String>,
+        /// Also remember the values of argument ARG (repeatable), so a later claim with the same value
+        /// says `known` and a policy's `known(ROLE)` accepts it. Without ARG, at a terminal: names the
+        /// values it would remember and asks.
+        #[arg(long, value_name = "ARG", num_args = 0..=1, default_missing_value = "")]
+        remember: Vec<String>,
+        /// Show every value of the claim whole (a terminal shows 600 characters of each; approving from a
+        /// cut view is refused).
+        #[arg(long)]
+        full: bool,
         /// `json`: one JSON document of the continued run on stdout, as `run --format json` prints it (the
         /// plan's prints go to stderr).
         #[arg(long, value_enum, default_value_t = RunFormat::Text)]
@@ -165,6 +175,13 @@ enum Command {
         #[arg(long)]
         by: Option<String>,
         /// `json`: one JSON document of the closed run on stdout, as `run --format json` prints it.
+        #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+        format: RunFormat,
+    },
+    /// List the values you remembered when approving (`approve --remember`), or forget one.
+    Known {
+        #[command(subcommand)]
+        action: Option<KnownAction>,
         #[arg(long, value_enum, default_value_t = RunFormat::Text)]
         format: RunFormat,
     },
@@ -243,6 +260,20 @@ enum Command {
     Mcp {
         #[command(subcommand)]
         command: McpCommand,
+    },
+}
+
+/// `zamburak known forget`.
+#[derive(Subcommand, Debug)]
+pub enum KnownAction {
+    /// Forget a remembered value (every tool argument it was remembered for), or all of them.
+    Forget {
+        /// The value, exactly as `zamburak known` lists it.
+        #[arg(required_unless_present = "all")]
+        value: Option<String>,
+        /// Forget every remembered value (also the way out of a store that was changed outside Zamburak).
+        #[arg(long, conflicts_with = "value")]
+        all: bool,
     },
 }
 
@@ -537,13 +568,19 @@ pub fn main() -> ExitCode {
             snapshot,
             claim,
             by,
+            remember,
+            full,
             format,
         } => approve::decide_command(
             &snapshot,
-            true,
-            claim.as_deref(),
-            by.as_deref(),
-            matches!(format, RunFormat::Json),
+            approve::Decision {
+                approve: true,
+                claim: claim.as_deref(),
+                by: by.as_deref(),
+                remember: &remember,
+                full,
+                json: matches!(format, RunFormat::Json),
+            },
         ),
         Command::Reject {
             snapshot,
@@ -552,11 +589,18 @@ pub fn main() -> ExitCode {
             format,
         } => approve::decide_command(
             &snapshot,
-            false,
-            claim.as_deref(),
-            by.as_deref(),
-            matches!(format, RunFormat::Json),
+            approve::Decision {
+                approve: false,
+                claim: claim.as_deref(),
+                by: by.as_deref(),
+                remember: &[],
+                full: false,
+                json: matches!(format, RunFormat::Json),
+            },
         ),
+        Command::Known { action, format } => {
+            known::command(action, matches!(format, RunFormat::Json))
+        }
         Command::Pending { dirs, format } => {
             pending::pending_command(&dirs, matches!(format, RunFormat::Json))
         }

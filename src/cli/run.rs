@@ -67,6 +67,8 @@ struct JsonApproval<'a> {
     values: serde_json::Map<String, serde_json::Value>,
     /// Per guarded argument, the recipients who may not read it.
     non_readers: serde_json::Map<String, serde_json::Value>,
+    /// Each consequential value looked up among the remembered ones: `known`, `new` or `looks_like`.
+    novelty: &'a [crate::known::Novelty],
 }
 
 #[derive(Serialize)]
@@ -107,6 +109,8 @@ struct Prepared {
     machine: Box<dyn Machine>,
     backend: ToolBackend,
     writer: TraceWriter,
+    /// The person's remembered values, for a policy that accepts `known(ROLE)`.
+    known: Option<crate::known::store::Store>,
     /// Held until the command ends ([`setup::lock`]); last, so it is dropped last.
     lock: std::fs::File,
 }
@@ -157,6 +161,7 @@ fn prepare(opts: &RunOptions) -> Result<Prepared, RunSetupError> {
     // checked and lowered.
     let mut machine = super::worker_engine()?.machine();
     machine.prepare(&crate::runtime::run::machine_limits(policy));
+    let known = setup::remembered(policy)?;
     // MCP servers: the lock must cover the policy, and every server the plan names must still match it,
     // before anything is written or run.
     let mut backend = ToolBackend::for_policy(policy, chosen.origin.path())?;
@@ -175,6 +180,7 @@ fn prepare(opts: &RunOptions) -> Result<Prepared, RunSetupError> {
         &String::from_utf8_lossy(&chosen.text),
     );
     header.mcp_lock_sha256 = lock_sha256;
+    header.known_sha256 = known.as_ref().map(|k| k.digest().to_string());
     let writer =
         TraceWriter::create(&trace_path, header).map_err(|source| RunSetupError::TraceCreate {
             path: trace_path.clone(),
@@ -188,6 +194,7 @@ fn prepare(opts: &RunOptions) -> Result<Prepared, RunSetupError> {
         machine,
         backend,
         writer,
+        known,
         lock,
     })
 }
@@ -234,6 +241,7 @@ fn execute(opts: &RunOptions, prepared: Prepared) -> Ran {
         machine,
         mut backend,
         mut writer,
+        known,
         lock,
     } = prepared;
     if opts.keep_values {
@@ -253,7 +261,15 @@ fn execute(opts: &RunOptions, prepared: Prepared) -> Ran {
         policy: &chosen.policy,
         mode,
     };
-    let report = run_plan(opts, &input, machine, &mut backend, &mut writer, &decisions);
+    let report = run_plan(
+        opts,
+        &input,
+        machine,
+        &mut backend,
+        &mut writer,
+        &decisions,
+        known.as_ref(),
+    );
     decisions.flush();
     let (mut snapshot_path, mut exit_override) = (None, None);
     if report.status == Status::Suspended {
@@ -325,6 +341,7 @@ fn run_plan(
     backend: &mut ToolBackend,
     writer: &mut TraceWriter,
     decisions: &super::decisions::Decisions,
+    known: Option<&crate::known::store::Store>,
 ) -> RunReport {
     let json = opts.json;
     let mut print = |text: &str| {
@@ -344,7 +361,7 @@ fn run_plan(
             "not asking: stdin is not a terminal (text piped in never approves); a claim suspends the run"
         );
     }
-    let run = Run::new(input).on_machine(machine);
+    let run = Run::new(input).on_machine(machine).remembering(known);
     if ask {
         // The repeats counted so far are said before the question, so it comes after every line it follows.
         let decisions = decisions.clone();
@@ -494,6 +511,7 @@ pub(super) fn json_document<'a>(
                     .iter()
                     .map(|(arg, who)| (arg.clone(), serde_json::json!(who)))
                     .collect(),
+                novelty: &s.shown.novelty,
             }),
             _ => None,
         },

@@ -44,7 +44,7 @@ pub fn queue_command(dirs: &[PathBuf], addr: Option<&str>, by: Option<&str>) -> 
         dirs,
         by: by.clone(),
         engine,
-        claim_text: super::claim::claim_text,
+        claim_text: super::claim::claim_text_full,
     };
     let result = queue::serve(config, addr, &mut |url, waiting| {
         outln!("{url}");

@@ -47,6 +47,41 @@ pub struct ArgClaim {
     pub texts: Texts,
     /// Digest of the value, for approvals and the trace.
     pub digest: String,
+    /// Which `known(ROLE)` roles the value holds, from the person's store (docs/semantics.md, "Remembered
+    /// values"). Never a label: a remembered value adds integrity for this one decision only.
+    pub remembered: Remembered,
+}
+
+/// What the person's store says of one argument's value, for `known(ROLE)` requirements.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Remembered {
+    /// The store was not consulted, or remembers nothing of it: no `known` role holds.
+    #[default]
+    Nothing,
+    /// The roles the whole value holds, and for a list or tuple each element's.
+    Roles {
+        whole: Vec<String>,
+        elements: Option<Vec<Vec<String>>>,
+    },
+    /// Lint's bound: the store is not read, so every `known` role may hold.
+    MayBe,
+}
+
+impl Remembered {
+    /// Whether `role` holds for the whole value (`element: None`) or for element `i`.
+    fn holds(&self, role: &str, element: Option<usize>) -> bool {
+        match self {
+            Remembered::Nothing => false,
+            Remembered::MayBe => true,
+            Remembered::Roles { whole, elements } => match element {
+                None => whole.iter().any(|r| r == role),
+                Some(i) => elements
+                    .as_ref()
+                    .and_then(|e| e.get(i))
+                    .is_some_and(|roles| roles.iter().any(|r| r == role)),
+            },
+        }
+    }
 }
 
 /// An argument read as recipients (the argument a `readers_must_include` names).
@@ -167,6 +202,50 @@ pub fn decide(policy: &Policy, space: &LabelSpace, claim: &Claim) -> Decision {
             )
         }
     })
+}
+
+/// Whether deciding argument `arg` of `tool` reads the person's store: its `require` names a `known` role
+/// and the value (or an element) meets none of the other alternatives. That depends on the policy and the
+/// labels alone, never on what the store holds; a decision that reads it is told to the planner only up
+/// to the cut (docs/semantics.md, "Remembered values").
+pub fn consults_remembered(
+    policy: &Policy,
+    space: &LabelSpace,
+    tool: &str,
+    arg: &ArgClaim,
+) -> bool {
+    let Some(spec) = policy.tool(tool).and_then(|t| t.args.get(&arg.name)) else {
+        return false;
+    };
+    let Some(alternatives) = &spec.require else {
+        return false;
+    };
+    if !alternatives
+        .0
+        .iter()
+        .any(|r| matches!(r, Requirement::Known(_)))
+    {
+        return false;
+    }
+    let others: Vec<Requirement> = alternatives
+        .0
+        .iter()
+        .filter(|r| !matches!(r, Requirement::Known(_)))
+        .cloned()
+        .collect();
+    let meets = |label: &Label| {
+        others.iter().any(|r| match r {
+            Requirement::Trusted => !label.is_untrusted() && !label.unknown,
+            Requirement::Verified(kind) => space
+                .kind_index(kind)
+                .is_some_and(|k| label.verified.contains(k) && !label.unknown),
+            Requirement::Known(_) => false,
+        })
+    };
+    match &arg.elements {
+        None => !meets(&arg.label),
+        Some(elements) => !arg.label.is_untrusted() && elements.iter().any(|e| !meets(e)),
+    }
 }
 
 /// Every requirement the claim breaks, in the policy's order: what [`decide`] takes the worst of, and what
@@ -377,6 +456,7 @@ fn with_party<'c>(
         elements: None,
         texts,
         digest: String::new(),
+        remembered: Remembered::Nothing,
     });
     std::borrow::Cow::Owned(with)
 }
@@ -448,13 +528,14 @@ impl Checker<'_> {
                 check: Check::Require,
             };
             match &arg.elements {
-                None if !self.meets_any(&arg.label, &alternatives.0) => out.push(self.violation(
-                    rule,
-                    format!(
-                        "argument `{name}` must be {wanted}; it is: {}",
-                        self.describe(&arg.label)
-                    ),
-                )),
+                None if !self.meets_any(&arg.label, &alternatives.0, &arg.remembered, None) => out
+                    .push(self.violation(
+                        rule,
+                        format!(
+                            "argument `{name}` must be {wanted}; it is: {}",
+                            self.describe(&arg.label)
+                        ),
+                    )),
                 None => {}
                 Some(elements) => {
                     if arg.label.is_untrusted() {
@@ -466,10 +547,9 @@ impl Checker<'_> {
                                 self.describe(&arg.label)
                             ),
                         ));
-                    } else if let Some(i) = elements
-                        .iter()
-                        .position(|e| !self.meets_any(e, &alternatives.0))
-                    {
+                    } else if let Some(i) = elements.iter().enumerate().position(|(i, e)| {
+                        !self.meets_any(e, &alternatives.0, &arg.remembered, Some(i))
+                    }) {
                         out.push(self.violation(
                             rule,
                             format!(
@@ -594,13 +674,20 @@ impl Checker<'_> {
         }
     }
 
-    fn meets_any(&self, label: &Label, alternatives: &[Requirement]) -> bool {
+    fn meets_any(
+        &self,
+        label: &Label,
+        alternatives: &[Requirement],
+        remembered: &Remembered,
+        element: Option<usize>,
+    ) -> bool {
         alternatives.iter().any(|r| match r {
             Requirement::Trusted => !label.is_untrusted() && !label.unknown,
             Requirement::Verified(kind) => self
                 .space
                 .kind_index(kind)
                 .is_some_and(|k| label.verified.contains(k) && !label.unknown),
+            Requirement::Known(role) => !label.unknown && remembered.holds(role, element),
         })
     }
 

@@ -37,8 +37,8 @@ mod validate;
 pub use validate::is_free_name;
 
 pub use decide::{
-    ArgClaim, Claim, Decision, Outcome, Texts, decide, non_readers, on_approval,
-    reason_for_planner, violations,
+    ArgClaim, Claim, Decision, Outcome, Remembered, Texts, consults_remembered, decide,
+    non_readers, on_approval, reason_for_planner, violations,
 };
 pub use error::{KeyPath, KeySeg, PolicyError, PolicyErrorKind};
 pub use labelling::label_result;
@@ -203,6 +203,60 @@ impl Policy {
             web: None,
         };
         self.file.builtins.as_ref().unwrap_or(&EMPTY)
+    }
+
+    /// Where remembered values count (docs/semantics.md, "Remembered values"): the scope memories are kept
+    /// under (`known.scope`, else the policy file's absolute path, else its name), and the days they last.
+    pub fn known_scope(&self) -> String {
+        if let Some(scope) = self.file.known.as_ref().and_then(|k| k.scope.clone()) {
+            return scope;
+        }
+        if self.name == BUILT_IN_NAME {
+            return "built-in".to_string();
+        }
+        std::fs::canonicalize(&self.name)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| self.name.clone())
+    }
+    /// Days a remembered value lasts (`known.expiry_days`, default 90).
+    pub fn known_expiry_days(&self) -> u32 {
+        self.file
+            .known
+            .as_ref()
+            .and_then(|k| k.expiry_days)
+            .unwrap_or(model::DEFAULT_EXPIRY_DAYS)
+    }
+    /// Whether any argument accepts `known(ROLE)`: only then does a run read the person's store.
+    pub fn uses_known(&self) -> bool {
+        self.tools()
+            .any(|(name, t)| t.args.keys().any(|a| !self.known_roles(name, a).is_empty()))
+    }
+    /// The `known(ROLE)` roles of argument `arg` of `tool`, in the order its `require` names them.
+    pub fn known_roles(&self, tool: &str, arg: &str) -> Vec<&str> {
+        let Some(spec) = self.tool(tool).and_then(|t| t.args.get(arg)) else {
+            return Vec::new();
+        };
+        spec.require
+            .iter()
+            .flat_map(|a| a.0.iter())
+            .filter_map(|r| match r {
+                model::Requirement::Known(role) => Some(role.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+    /// The arguments a value remembered for `role` on `tool.arg` counts for: the role's list in
+    /// `known.roles`, else that argument alone.
+    pub fn known_role_args(&self, role: &str, tool: &str, arg: &str) -> Vec<(String, String)> {
+        let listed = self.file.known.as_ref().and_then(|k| k.roles.get(role));
+        match listed {
+            Some(list) => list
+                .iter()
+                .filter_map(|e| e.split_once('.'))
+                .map(|(t, a)| (t.to_string(), a.to_string()))
+                .collect(),
+            None => vec![(tool.to_string(), arg.to_string())],
+        }
     }
 
     /// Callable names for the structural checks and the lowering.

@@ -58,7 +58,34 @@ pub struct PolicyFile {
     /// Where the built-in tools find data. Relative paths are relative to the policy file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub builtins: Option<BuiltinsConfig>,
+    /// What a value the person remembered (`require: known(ROLE)`) covers, and for how long
+    /// (docs/semantics.md, "Remembered values").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known: Option<KnownSpec>,
 }
+
+/// The `known:` section: roles that span more than one tool argument, how long a remembered value lasts,
+/// and which memories this policy shares.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KnownSpec {
+    /// A role's arguments, each `TOOL.ARG`: a value remembered on one of them counts for all of them. A
+    /// `known(ROLE)` whose role is not listed here covers exactly the argument it is written on.
+    #[serde(default, skip_serializing_if = "NamedMap::is_empty")]
+    pub roles: NamedMap<Vec<String>>,
+    /// Days a remembered value lasts from the day it is remembered. Default 90, at most 3650.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expiry_days: Option<u32>,
+    /// The name memories are kept under: policies with the same scope share them. Default: the policy
+    /// file's absolute path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+}
+
+/// Days a remembered value lasts when the policy does not say.
+pub const DEFAULT_EXPIRY_DAYS: u32 = 90;
+/// The longest `known.expiry_days` a policy may set: ten years.
+pub const MAX_EXPIRY_DAYS: u32 = 3650;
 
 /// How the control context propagates.
 pub use crate::mode::Mode;
@@ -206,6 +233,8 @@ pub enum Requirement {
     Trusted,
     /// Carries the named kind, minted by a verifier for this exact value.
     Verified(String),
+    /// Equals a value the person remembered for this role (docs/semantics.md §10, "Remembered values").
+    Known(String),
 }
 
 impl fmt::Display for Requirement {
@@ -213,21 +242,29 @@ impl fmt::Display for Requirement {
         match self {
             Requirement::Trusted => f.write_str("trusted"),
             Requirement::Verified(k) => write!(f, "verified({k})"),
+            Requirement::Known(r) => write!(f, "known({r})"),
         }
     }
 }
 
 impl Requirement {
-    /// Parses `trusted` or `verified(Kind)`.
+    /// Parses `trusted`, `verified(Kind)` or `known(role)`.
     ///
     /// ```
     /// use zamburak::policy::model::Requirement;
     /// assert_eq!(Requirement::parse("verified(Recipient)"), Some(Requirement::Verified("Recipient".into())));
+    /// assert_eq!(Requirement::parse("known(payee)"), Some(Requirement::Known("payee".into())));
     /// assert_eq!(Requirement::parse("verified()"), None);
     /// ```
     pub fn parse(text: &str) -> Option<Requirement> {
         if text == "trusted" {
             return Some(Requirement::Trusted);
+        }
+        if let Some(role) = text
+            .strip_prefix("known(")
+            .and_then(|t| t.strip_suffix(')'))
+        {
+            return is_identifier(role).then(|| Requirement::Known(role.to_string()));
         }
         let kind = text.strip_prefix("verified(")?.strip_suffix(')')?;
         is_identifier(kind).then(|| Requirement::Verified(kind.to_string()))
@@ -253,7 +290,7 @@ impl<'de> Deserialize<'de> for Requirement {
         impl Visitor<'_> for V {
             type Value = Requirement;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("`trusted` or `verified(KIND)`")
+                f.write_str("`trusted`, `verified(KIND)` or `known(ROLE)`")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Requirement, E> {
                 Requirement::parse(s).ok_or_else(|| E::invalid_value(Unexpected::Str(s), &self))
@@ -269,9 +306,10 @@ impl JsonSchema for Requirement {
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "description": "`trusted`, or `verified(KIND)` for a kind some verifier mints.",
+            "description": "`trusted`, `verified(KIND)` for a kind some verifier mints, or `known(ROLE)` for a \
+                            value the person remembered for that role.",
             "type": "string",
-            "pattern": "^(trusted|verified\\([A-Za-z_][A-Za-z0-9_]*\\))$",
+            "pattern": "^(trusted|(verified|known)\\([A-Za-z_][A-Za-z0-9_]*\\))$",
         })
     }
 }
@@ -292,7 +330,9 @@ impl<'de> Deserialize<'de> for Alternatives {
         impl<'de> Visitor<'de> for V {
             type Value = Alternatives;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("`trusted`, `verified(KIND)`, or a non-empty list of them")
+                f.write_str(
+                    "`trusted`, `verified(KIND)`, `known(ROLE)`, or a non-empty list of them",
+                )
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Alternatives, E> {
                 let r = Requirement::parse(s)
@@ -307,7 +347,7 @@ impl<'de> Deserialize<'de> for Alternatives {
                 if items.is_empty() {
                     // An empty "any of" can never hold; say so rather than deny every call.
                     return Err(de::Error::custom(
-                        "`require` is an empty list, expected `trusted`, `verified(KIND)`, or a non-empty list of them",
+                        "`require` is an empty list, expected `trusted`, `verified(KIND)`, `known(ROLE)`, or a non-empty list of them",
                     ));
                 }
                 Ok(Alternatives(items))

@@ -88,7 +88,112 @@ pub fn validate(file: &PolicyFile, tree: &Node, name: &str) -> Result<Vec<String
     check_stores(&cx, file)?;
     check_limits(&cx, file)?;
     check_web_allow(&cx, file)?;
+    check_known(&cx, file)?;
     Ok(kinds)
+}
+
+/// The `known:` section and every `known(ROLE)` (docs/semantics.md, "Remembered values"): a role's list
+/// names arguments that exist, and a `known(ROLE)` of a listed role is written only on an argument the
+/// role lists (a remembered payee must not quietly cover an amount).
+fn check_known(cx: &Ctx<'_>, file: &PolicyFile) -> Result<(), PolicyError> {
+    use super::model::{MAX_EXPIRY_DAYS, Requirement};
+    let spec = file.known.clone().unwrap_or_default();
+    if let Some(days) = spec.expiry_days
+        && !(1..=MAX_EXPIRY_DAYS).contains(&days)
+    {
+        return Err(cx
+            .at_value(
+                Kind::InvalidValue,
+                &[Seg::Key("known"), Seg::Key("expiry_days")],
+                format!("`expiry_days` is {days}"),
+            )
+            .expected(format!("a number of days from 1 to {MAX_EXPIRY_DAYS}")));
+    }
+    if let Some(scope) = &spec.scope
+        && scope.trim().is_empty()
+    {
+        return Err(cx
+            .at_value(
+                Kind::Empty,
+                &[Seg::Key("known"), Seg::Key("scope")],
+                "`scope` is empty",
+            )
+            .expected("a name the memories are kept under"));
+    }
+    for (role, args) in spec.roles.iter() {
+        let at = |rest: &[Seg<'static>]| -> Vec<Seg<'_>> {
+            let mut p = vec![Seg::Key("known"), Seg::Key("roles"), Seg::Key(role)];
+            p.extend_from_slice(rest);
+            p
+        };
+        if !super::model::is_identifier(role) {
+            return Err(cx
+                .at_key(
+                    Kind::InvalidName,
+                    &at(&[]),
+                    format!("role `{role}` is not a name"),
+                )
+                .expected("letters, digits and `_`, not starting with a digit"));
+        }
+        if args.is_empty() {
+            return Err(cx
+                .at_value(
+                    Kind::Empty,
+                    &at(&[]),
+                    format!("role `{role}` lists no argument"),
+                )
+                .expected("a list of `TOOL.ARG`"));
+        }
+        for (i, entry) in args.iter().enumerate() {
+            let names_one = entry.split_once('.').is_some_and(|(tool, arg)| {
+                file.tools
+                    .get(tool)
+                    .is_some_and(|t| t.args.contains_key(arg))
+            });
+            if !names_one {
+                return Err(cx
+                    .at_value(
+                        Kind::Undeclared,
+                        &at(&[Seg::Index(i)]),
+                        format!("role `{role}` lists `{entry}`, which is no argument of a tool of this policy"),
+                    )
+                    .expected("`TOOL.ARG` of a tool in `tools`"));
+            }
+        }
+    }
+    for (tool_name, tool) in file.tools.iter() {
+        for (arg, arg_spec) in tool.args.iter() {
+            let Some(alternatives) = &arg_spec.require else {
+                continue;
+            };
+            for (i, req) in alternatives.0.iter().enumerate() {
+                let Requirement::Known(role) = req else {
+                    continue;
+                };
+                let Some(listed) = spec.roles.get(role) else {
+                    continue;
+                };
+                let here = format!("{tool_name}.{arg}");
+                if !listed.contains(&here) {
+                    return Err(cx
+                        .at_value(
+                            Kind::Undeclared,
+                            &[
+                                Seg::Key("tools"),
+                                Seg::Key(tool_name),
+                                Seg::Key("args"),
+                                Seg::Key(arg),
+                                Seg::Key("require"),
+                                Seg::Index(i),
+                            ],
+                            format!("`known({role})` is written on `{here}`, which role `{role}` does not list"),
+                        )
+                        .expected(format!("`{here}` in `known.roles.{role}`, or another role")));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A store whose labels nobody keeps (docs/semantics.md, "Stores keep labels"): what a tool writes into

@@ -85,6 +85,9 @@ pub(super) struct RunHost<'a, 't> {
     pub(super) literal: Packed,
     /// What the run sent each party that keeps state ([`HostState::sent_to_stateful`]).
     pub(super) sent_to_stateful: std::collections::BTreeMap<String, Packed>,
+    /// The person's remembered values, read when the run started or resumed, for `known(ROLE)`; `None`:
+    /// none are consulted (the policy names no `known` role), so none hold.
+    pub(super) known: Option<&'a crate::known::store::Store>,
 }
 
 /// Puts a `confirm` claim to a human on the spot: whether it is approved, and by whom.
@@ -150,6 +153,7 @@ impl<'a, 't> RunHost<'a, 't> {
             planner_context,
             literal,
             sent_to_stateful,
+            known: None,
         }
     }
 }
@@ -370,12 +374,13 @@ impl RunHost<'_, '_> {
     ) -> HostReply {
         let call_id = self.fresh_call(name);
         self.tool_calls = self.tool_calls.saturating_add(1);
-        let claim = Claim {
+        let mut claim = Claim {
             tool: name.to_string(),
             args: args.iter().map(|(n, v)| self.arg_claim(n, v)).collect(),
             pc: self.space.decode(&pc.influence()),
             calls_so_far: self.tool_calls - 1,
         };
+        let told = self.consult_remembered(&args, &mut claim);
         let decision = policy::decide(self.policy, &self.space, &claim);
         // What approving performs, when the call waits for a person: never stronger than the claim names.
         let approval_drafts = decision.outcome == Outcome::Confirm
@@ -424,6 +429,7 @@ impl RunHost<'_, '_> {
                 .and_then(|t| t.source.as_ref())
                 .and_then(|s| self.backend.pin(s)),
             on_approval: approval_drafts.then(|| "draft".to_string()),
+            remembered: super::remembered::recorded(&told),
         };
         let recorded = self.recorder.record(Record::Call(call.clone()));
         self.decisions.push(CallDecision {
@@ -448,6 +454,7 @@ impl RunHost<'_, '_> {
                     values: args.iter().map(|(n, v)| (n.clone(), v.to_json())).collect(),
                     non_readers: policy::non_readers(self.policy, &self.space, &claim),
                     effect: self.effect_shown(name, &args),
+                    novelty: told,
                 };
                 if let Some(ask) = self.approver.as_mut() {
                     let (approved, by) = ask(&call, &shown);
@@ -835,6 +842,7 @@ impl RunHost<'_, '_> {
             elements,
             texts,
             digest: self.recorder.digest(&v.to_json()),
+            remembered: policy::Remembered::Nothing,
         }
     }
 

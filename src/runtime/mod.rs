@@ -6,6 +6,7 @@ pub mod exec;
 mod host;
 pub mod machine;
 pub mod output;
+mod remembered;
 mod report;
 pub mod run;
 pub mod setup;

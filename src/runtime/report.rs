@@ -82,6 +82,7 @@ pub(super) fn denied_before_run(
             before_run: true,
             tool_sha256: None,
             on_approval: None,
+            remembered: Vec::new(),
         }));
         decisions.push(CallDecision {
             call_id,
@@ -267,6 +268,10 @@ pub struct ClaimShown {
     /// What the call acts on beyond its arguments (the draft a commit sends), when it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effect: Option<ShownEffect>,
+    /// Each consequential value the decision looked up among the remembered ones: known, new, or like a
+    /// known one (docs/semantics.md, "Remembered values").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub novelty: Vec<crate::known::Novelty>,
 }
 
 /// What a call acts on beyond its arguments, shown with its claim (docs/approvals.md, "Drafts and commits").

@@ -85,6 +85,8 @@ pub struct Run<'i, 'a> {
     context: ContextLabel,
     /// Who reads the pre-flight's diagnostics ([`Run::hints_for`]).
     audience: Audience,
+    /// The person's remembered values ([`Run::remembering`]).
+    known: Option<&'a crate::known::store::Store>,
 }
 
 impl<'i, 'a> Run<'i, 'a> {
@@ -99,6 +101,16 @@ impl<'i, 'a> Run<'i, 'a> {
             compile: lower::Options::default(),
             context: ContextLabel::trusted(),
             audience: Audience::Person,
+            known: None,
+        }
+    }
+
+    /// Decides `known(ROLE)` requirements with the person's remembered values in `store` (read by
+    /// [`crate::runtime::setup::remembered`]); without it no `known` role holds.
+    pub fn remembering(self, store: Option<&'a crate::known::store::Store>) -> Run<'i, 'a> {
+        Run {
+            known: store,
+            ..self
         }
     }
 
@@ -255,6 +267,7 @@ fn run_plan<'a>(
         compile,
         context,
         audience,
+        known,
     } = run;
     let sigs = input.policy.signatures();
     let mut recorder = Recorder::new(trace);
@@ -318,6 +331,7 @@ fn run_plan<'a>(
         ..HostState::fresh()
     };
     let mut host = RunHost::new(input.policy, backend, space, recorder, state, approver);
+    host.known = known;
     let mut parked = None;
     let outcome = guarded(|| {
         exec::execute_on(
@@ -346,6 +360,8 @@ pub struct Resumption<'a> {
     pub claim: Call,
     /// Approved (the claimed call runs now, exactly as claimed) or rejected (the run stops).
     pub approved: bool,
+    /// The person's remembered values as they are now (an approval may just have added to them).
+    pub known: Option<&'a crate::known::store::Store>,
 }
 
 /// Continues a suspended run after the human's decision (already recorded in the trace by the caller).
@@ -375,6 +391,7 @@ pub fn resume_plan(
         Err(diagnostics) => return rejected(diagnostics, &mut recorder),
     };
     let mut host = RunHost::new(r.input.policy, backend, space, recorder, r.state, None);
+    host.known = r.known;
     let claim = &r.claim;
     host.mark_decided(
         claim.call_id,

@@ -189,6 +189,7 @@ pub fn decide(runner: &Runner, by: &str, shown: &Shown, approve: bool) -> Result
         Verdict {
             approve,
             code: Some(&shown.code),
+            remember: &[],
         },
         by,
         &runner.engine,

@@ -187,6 +187,7 @@ impl Runner {
         let mode = policy.mode();
         let trace_path = plan.with_extension("zjson");
         let _lock = setup::lock(plan, &trace_path)?;
+        let known = setup::remembered(policy)?;
         let mut backend = ToolBackend::for_policy(policy, chosen.origin.path())?;
         let mut lock_sha256 = None;
         if let Some(hub) = backend.hub() {
@@ -205,6 +206,7 @@ impl Runner {
         );
         header.mcp_lock_sha256 = lock_sha256;
         header.planner_context = Some(context.clone());
+        header.known_sha256 = known.as_ref().map(|k| k.digest().to_string());
         let mut writer = TraceWriter::create(&trace_path, header).map_err(|source| {
             RunSetupError::TraceCreate {
                 path: trace_path.clone(),
@@ -234,6 +236,7 @@ impl Runner {
         // plan (docs/serve.md).
         let report = Run::new(&input)
             .on(engine)
+            .remembering(known.as_ref())
             .in_context(&context)
             .hints_for(Audience::Planner)
             .execute(

@@ -168,6 +168,9 @@ fn require_words(policy: &Policy, alternatives: &[Requirement]) -> String {
                     format!("the result of {}", list(&verifiers, "or"))
                 });
             }
+            Requirement::Known(role) => parts.push(format!(
+                "a value the person has approved and remembered as `{role}` (the run checks; a plan cannot tell)"
+            )),
         }
     }
     parts.join(", or ")

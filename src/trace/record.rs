@@ -86,6 +86,10 @@ pub struct Header {
     /// "The planner context label"). Absent for a plan given as a file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub planner_context: Option<crate::planner::ContextLabel>,
+    /// `sha256:<hex>` of the person's remembered values as the run read them (`none`: there were none), for
+    /// a run whose policy accepts `known(ROLE)` (docs/semantics.md, "Remembered values").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known_sha256: Option<String>,
 }
 
 /// The policy that decided a run.
@@ -122,6 +126,7 @@ impl Header {
             policy: None,
             mcp_lock_sha256: None,
             planner_context: None,
+            known_sha256: None,
         }
     }
 
@@ -190,6 +195,23 @@ pub struct Call {
     /// "Approvals"). Part of the claim's digest, so the person approves exactly the effect the claim names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_approval: Option<String>,
+    /// For a call whose decision read the person's remembered values (docs/semantics.md, "Remembered
+    /// values"): each value looked up and what the store said of it, never the value. Not part of the
+    /// claim's digest: it is what the person is told about the claim, not what the claim performs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remembered: Vec<RememberedUse>,
+}
+
+/// One value a decision looked up among the remembered values.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RememberedUse {
+    pub arg: String,
+    /// The element of a list, from 0; absent for the whole value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    /// `known`, `new` or `looks_like`.
+    pub status: String,
 }
 
 /// What a tool returned (`type: result`).

@@ -849,6 +849,7 @@ fn decide_issued(
         Verdict {
             approve,
             code: Some(&code),
+            remember: &[],
         },
         &state.queue.by,
         &state.queue.engine,

@@ -10,10 +10,16 @@ use std::process::Output;
 
 use assert_cmd::Command;
 
+/// A store of remembered values no test writes, so the person's own never decides a test.
+pub fn no_store() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("zamburak-tests-known-{}.json", std::process::id()))
+}
+
 /// `zamburak ARGS…` run in `dir`.
 pub fn zamburak_in(dir: &Path, args: &[&str]) -> Output {
     Command::cargo_bin("zamburak")
         .unwrap()
+        .env("ZAMBURAK_KNOWN", no_store())
         .current_dir(dir)
         .args(args)
         .output()

@@ -27,6 +27,7 @@ impl Raw {
     /// A server started with `policy`, `--runs runs` and `extra` in `cwd`, before the MCP handshake.
     pub fn spawn(policy: &Path, runs: &Path, cwd: &Path, extra: &[&str]) -> Raw {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
+            .env("ZAMBURAK_KNOWN", super::cli::no_store())
             .args(["mcp", "serve", "--policy"])
             .arg(policy)
             .arg("--runs")

@@ -14,6 +14,10 @@ use assert_cmd::Command;
 /// label is read.)
 pub const LIST_AROUND_A_READ: &str = "who = read_file(path=\"todo.txt\").splitlines()[0]\nsend_email(to=[\"me@example.com\", who], subject=\"todo\", body=\"hi\")\n";
 
+/// The variable naming the store of remembered values: every run a test starts names its own, so a
+/// developer's own remembered values never change a test's decisions.
+pub const KNOWN_ENV: &str = "ZAMBURAK_KNOWN";
+
 /// A copy of the example world in a temporary directory, with a policy pointing at it.
 pub struct World {
     pub dir: tempfile::TempDir,
@@ -69,6 +73,11 @@ impl World {
         self.dir.path().join(rel)
     }
 
+    /// This world's remembered values (`ZAMBURAK_KNOWN`): never the person's own store.
+    pub fn known(&self) -> PathBuf {
+        self.path("known.json")
+    }
+
     pub fn write_plan(&self, name: &str, text: &str) -> PathBuf {
         let p = self.path(name);
         std::fs::write(&p, text).unwrap();
@@ -78,6 +87,7 @@ impl World {
     pub fn run(&self, plan: &Path, extra: &[&str]) -> std::process::Output {
         Command::cargo_bin("zamburak")
             .unwrap()
+            .env(KNOWN_ENV, self.known())
             .arg("run")
             .arg(plan)
             .arg("--policy")
@@ -90,6 +100,7 @@ impl World {
     /// Starts `zamburak run PLAN` in the background, its output discarded: for tests that watch the process.
     pub fn spawn_run(&self, plan: &Path) -> std::process::Child {
         std::process::Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
+            .env(KNOWN_ENV, self.known())
             .arg("run")
             .arg(plan)
             .arg("--policy")

@@ -42,6 +42,15 @@ pub enum RunLockError {
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
+    /// `--remember ARG` names an argument whose values cannot be remembered: nothing was remembered or run.
+    #[error("cannot remember `{arg}`: {why}")]
+    NotRemembered { arg: String, why: String },
+    /// The person's remembered values could not be read or written: nothing was run.
+    #[error(transparent)]
+    Remembered(#[from] crate::known::store::StoreError),
+    /// The person's remembered values may not be used where they are (a directory the tools write).
+    #[error("{0}")]
+    RememberedRefused(String),
     // Reading the file (`peek`).
     /// The snapshot file is gone because its claim was decided: `decided` says by whom and when.
     #[error("{} is gone: {decided}", path.display())]

@@ -14,7 +14,7 @@
 //! let view = LabelView { integrity: "trusted".into(), verified: vec![], tags: vec![], readers: None, sources: vec![] };
 //! let call = Call { call_id: 2, line: 5, tool: "send_email".into(), args: vec![], pc: view,
 //!     decision: "confirm".into(), rule: "r".into(), reason: "why".into(), before_run: false, tool_sha256: None,
-//!     on_approval: None };
+//!     on_approval: None, remembered: Vec::new() };
 //! let d = call.claim_digest();
 //! assert!(d.starts_with("sha256:"));
 //! let mut other = call.clone();
@@ -43,6 +43,7 @@ use crate::trace::redact::{keyed_digest, sha256_bytes};
 use crate::trace::{TraceWriter, verify};
 
 mod error;
+pub mod remember;
 pub use error::{RunLockError, SnapshotError};
 
 /// The snapshot format this code writes and reads. 2: packed labels store readers inverted (a format-1
@@ -432,6 +433,9 @@ impl Snapshot {
 pub struct Verdict<'a> {
     pub approve: bool,
     pub code: Option<&'a str>,
+    /// The arguments whose values an approval also remembers (`approve --remember ARG`, a tick per value
+    /// on the queue page and in the form); empty: none.
+    pub remember: &'a [String],
 }
 
 /// Reads and checks a snapshot: integrity against the trace, single use, the claim named by the verdict,
@@ -593,6 +597,8 @@ pub struct Decided {
     /// What the run's policy lets a planner be told: what a caller that hands the run back to a model may
     /// tell it (docs/semantics.md, "What the planner and the person are told").
     pub planner: crate::runtime::answer::Knows,
+    /// The values the approval remembered ([`Verdict::remember`]).
+    pub remembered: Vec<crate::known::store::Entry>,
 }
 
 impl Decided {
@@ -684,6 +690,25 @@ pub fn decide(
             diff: pin_diff(&snapshot.mcp_pins, &pins_now),
         });
     }
+    // Remembered values: the store must check before anything is recorded, and what the person asked to
+    // remember is kept before the approval is (a store that cannot be written leaves the claim pending).
+    if !approve && !verdict.remember.is_empty() {
+        return Err(SnapshotError::NotRemembered {
+            arg: crate::text::visible(&verdict.remember.join(", ")),
+            why: "a rejection remembers nothing".into(),
+        });
+    }
+    let mut known = crate::runtime::setup::remembered(&policy).map_err(|e| match e {
+        crate::runtime::setup::RunSetupError::Remembered(e) => SnapshotError::Remembered(e),
+        other => SnapshotError::RememberedRefused(other.to_string()),
+    })?;
+    let remembered = remember::entries(&snapshot, &policy, verdict.remember, by)?;
+    if let Some(store) = known.as_mut().filter(|_| !remembered.is_empty()) {
+        for entry in &remembered {
+            store.remember(entry.clone());
+        }
+        store.save()?;
+    }
     writer
         .append(Record::Approval(Approval {
             call_id: snapshot.claim.call_id,
@@ -707,6 +732,7 @@ pub fn decide(
             state: snapshot.state.clone(),
             claim: snapshot.claim.clone(),
             approved: approve,
+            known: known.as_ref(),
         },
         &mut backend,
         Some(&mut writer),
@@ -742,6 +768,7 @@ pub fn decide(
         snapshot_removed,
         head,
         planner: crate::runtime::answer::Knows::of(&policy),
+        remembered,
     })
 }
 
