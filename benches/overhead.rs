@@ -279,6 +279,7 @@ fn decision_per_call(b: Bencher) {
         elements: None,
         texts: zamburak::policy::Texts::one("me@example.com"),
         digest: "sha256:00".into(),
+        remembered: Default::default(),
     };
     let claim = Claim {
         tool: "send_email".into(),

@@ -191,6 +191,7 @@ fn claim(space: &mut LabelSpace, l: &Labels) -> Claim {
                 elements: None,
                 texts: Texts::one(l.to),
                 digest: "sha256:00".into(),
+                remembered: Default::default(),
             },
             ArgClaim {
                 name: "subject".into(),
@@ -198,6 +199,7 @@ fn claim(space: &mut LabelSpace, l: &Labels) -> Claim {
                 elements: None,
                 texts: Texts::Unknown,
                 digest: "sha256:02".into(),
+                remembered: Default::default(),
             },
             ArgClaim {
                 name: "body".into(),
@@ -205,6 +207,7 @@ fn claim(space: &mut LabelSpace, l: &Labels) -> Claim {
                 elements: None,
                 texts: Texts::Unknown,
                 digest: "sha256:01".into(),
+                remembered: Default::default(),
             },
         ],
         pc,

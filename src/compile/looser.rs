@@ -139,7 +139,8 @@ fn tool_rules(
 }
 
 /// A draft's `require` may add `verified(KIND)` alternatives (the battery attacks them); it may not drop
-/// the requirement or add `trusted`.
+/// the requirement, add `trusted`, or add a `known(ROLE)` the base does not accept (a remembered value is
+/// one the attacker may name: the person's memories are not the drafter's to hand out).
 fn require(at: &str, ba: &ArgSpec, da: &ArgSpec, out: &mut Vec<Loosened>) {
     let Some(b) = &ba.require else {
         return;
@@ -160,6 +161,16 @@ fn require(at: &str, ba: &ArgSpec, da: &ArgSpec, out: &mut Vec<Loosened>) {
                 format!("the draft adds `trusted` to `{at}`'s require"),
                 format!(
                     "the base policy requires `{at}` to be {}; the draft also accepts any trusted value",
+                    alternatives(&b.0)
+                ),
+            ));
+        }
+        if matches!(r, Requirement::Known(_)) && !b.0.contains(r) {
+            out.push(loosened(
+                format!("the draft adds `{r}` to `{at}`'s require"),
+                format!(
+                    "the base policy requires `{at}` to be {}; the draft also accepts any value remembered \
+                     as `{r}`, which data may name",
                     alternatives(&b.0)
                 ),
             ));
@@ -443,6 +454,10 @@ mod tests {
             (
                 format!("{BASE}    control: {{ require: any }}\n"),
                 "the draft loosens `send`'s control",
+            ),
+            (
+                BASE.replace("\"verified(Recipient)\"] }", "\"verified(Recipient)\", \"known(payee)\"] }"),
+                "the draft adds `known(payee)` to `send.to`'s require",
             ),
         ];
         for (draft, want) in cases {

@@ -166,7 +166,7 @@ pub fn reason_for_planner(reason: &str) -> &str {
 /// let mut space = policy.label_space().unwrap();
 /// let untrusted = space.tool_result(1, true, &[], None).unwrap();
 /// let arg = |name: &str, label: Label| ArgClaim {
-///     name: name.into(), label, elements: None, texts: Texts::Unknown, digest: String::new(),
+///     name: name.into(), label, elements: None, texts: Texts::Unknown, digest: String::new(), remembered: Default::default(),
 /// };
 /// let claim = Claim {
 ///     tool: "fetch_url".into(),
@@ -260,7 +260,7 @@ pub fn consults_remembered(
 /// let untrusted = Label { integrity: zamburak::label::Integrity::Untrusted, ..Label::literal() };
 /// let arg = |name: &str| ArgClaim {
 ///     name: name.into(), label: untrusted.clone(), elements: None, texts: Texts::one("x@evil.test"),
-///     digest: String::new() };
+///     digest: String::new(), remembered: Default::default() };
 /// // An untrusted recipient, chosen under a condition on untrusted data: two requirements break.
 /// let claim = Claim { tool: "send_email".into(), args: vec![arg("to"), arg("subject"), arg("body")],
 ///     pc: untrusted.clone(), calls_so_far: 0 };

@@ -101,6 +101,7 @@ fn arg(name: &str, label: Label) -> ArgClaim {
         elements: None,
         texts: Texts::Unknown,
         digest: "sha256:00".into(),
+        remembered: Default::default(),
     }
 }
 fn text_arg(name: &str, label: Label, text: &str) -> ArgClaim {
@@ -942,6 +943,7 @@ fn a_party_may_read_its_own_address_as_recorded_and_nothing_more() {
                 elements: None,
                 texts: Texts::one("hi"),
                 digest: String::new(),
+                remembered: Default::default(),
             },
         ],
         pc: Label::literal(),
@@ -953,6 +955,7 @@ fn a_party_may_read_its_own_address_as_recorded_and_nothing_more() {
         elements: None,
         texts: Texts::one(text),
         digest: String::new(),
+        remembered: Default::default(),
     };
     let rule = |c: &Claim| decide(&policy, &space, c).rule.to_string();
     for i in [0, 1] {
@@ -965,6 +968,7 @@ fn a_party_may_read_its_own_address_as_recorded_and_nothing_more() {
         elements: Some(vec![a.1.clone(), b.1.clone()]),
         texts: Texts::Strings(vec![a.0.clone(), b.0.clone()]),
         digest: String::new(),
+        remembered: Default::default(),
     };
     assert_eq!(rule(&claim(both)), "args.to.readers_must_include");
     let computed = (format!("{}x", a.0), a.1.computed());

@@ -274,3 +274,51 @@ fn a_denial_before_the_run_is_told_whatever_labels_lint_predicted() {
     assert_eq!(a.status, "denied");
     assert_eq!(a.decisions[0].decision, "deny");
 }
+
+#[test]
+fn a_decision_that_read_the_remembered_values_is_cut_before_in_every_world() {
+    // docs/semantics.md, "Remembered values": whether a payee is remembered is the user's. Two worlds that
+    // differ only in the store: in one the send is allowed (and runs), in the other it waits. The planner is
+    // told the same in both, and nothing of the send.
+    let k = knows(TOOLS, "");
+    let header = json!({"type": "header"});
+    let with_store = |mut c: Value, status: &str| {
+        c["remembered"] = json!([{"arg": "to", "status": status}]);
+        c
+    };
+    let known = vec![
+        header.clone(),
+        out("start", plain()),
+        call(1, "clock", "allow"),
+        json!({"type": "result", "call_id": 1, "tool": "clock", "label": plain(), "digest": "sha256:c",
+               "preview": "noon"}),
+        with_store(call(2, "send", "allow"), "known"),
+        json!({"type": "result", "call_id": 2, "tool": "send", "label": plain(), "digest": "sha256:s",
+               "preview": null}),
+        out("sent", plain()),
+        json!({"type": "end", "status": "completed", "exit_code": 0, "outcome": "allow"}),
+    ];
+    let new = vec![
+        header.clone(),
+        out("start", plain()),
+        call(1, "clock", "allow"),
+        json!({"type": "result", "call_id": 1, "tool": "clock", "label": plain(), "digest": "sha256:c",
+               "preview": "noon"}),
+        with_store(call(2, "send", "confirm"), "new"),
+        json!({"type": "suspend", "call_id": 2, "claim_digest": "d", "snapshot_sha256": "s",
+               "expires_at": "t"}),
+    ];
+    let a = tell_of(&known, &k);
+    let mut b = tell_of(&new, &k);
+    assert!(a.is_cut() && b.is_cut());
+    // Only whether the run is still going may differ (the termination channel, docs/serve.md).
+    assert!(a.ended && !b.ended);
+    b.ended = a.ended;
+    assert_eq!(a, b);
+    assert_eq!(a.decisions.len(), 1, "{:?}", a.decisions);
+    assert_eq!(a.decisions[0].tool, "clock");
+    // Without the store's mark the same allowed send is told (the control: the cut is the store's).
+    let mut unmarked = known.clone();
+    unmarked[4] = call(2, "send", "allow");
+    assert_eq!(tell_of(&unmarked, &k).decisions.len(), 2);
+}
