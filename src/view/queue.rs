@@ -398,6 +398,18 @@ struct ClaimView {
     /// Why the claim's values cannot be shown (they do not match its digests): then it can only be rejected.
     problem: Option<String>,
     csrf: String,
+    /// A tick per value the approval may also remember (docs/approvals.md, "Remembered values"): unticked
+    /// by default, so one click never remembers a value the person did not look at.
+    remember: Vec<Tick>,
+}
+
+/// One value a tick on the page remembers with the approval.
+#[derive(Clone, Serialize)]
+struct Tick {
+    /// `ARG` or `ARG[i]`, as `approve --remember` names it.
+    place: String,
+    /// The value and what the claim says of it.
+    text: String,
 }
 
 /// What a decision did, shown at the top of the queue after it.
@@ -673,6 +685,25 @@ fn view_of(
         age,
         expiry,
         expired,
+        remember: s
+            .shown_checked()
+            .map(|shown| {
+                shown
+                    .novelty
+                    .iter()
+                    .filter(|n| n.status != "known")
+                    .map(|n| Tick {
+                        place: n.place(),
+                        text: format!(
+                            "{} = {} ({})",
+                            n.place(),
+                            serde_json::Value::String(visible(&n.value)),
+                            n.line()
+                        ),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
         lines,
         problem,
         csrf,
@@ -685,6 +716,9 @@ struct DecideForm {
     csrf: String,
     digest: String,
     decision: String,
+    /// The ticked values, `remember.N` = `ARG` or `ARG[i]` (a form may hold each name once).
+    #[serde(flatten)]
+    ticks: std::collections::BTreeMap<String, String>,
 }
 
 /// What the decision did, in the words `zamburak approve|reject` uses at the terminal.
@@ -699,23 +733,37 @@ fn outcome(d: &Decided, approve: bool, by: &str, printed: &str) -> Outcome {
     } = d;
     let headline = d.headline(approve, by);
     let plan = shown(&snapshot.plan);
-    let mut lines: Vec<String> = report
-        .decisions
-        .iter()
-        .skip(snapshot.state.decisions.len())
-        .map(|d| {
-            let decision = serde_json::to_value(d.decision)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default();
-            format!(
-                "{plan}:{}: {decision} {}: {} ({})",
-                d.line,
-                visible(&d.tool),
-                visible(&d.reason),
-                d.rule
-            )
-        })
+    let remembered = d.remembered.iter().map(|e| {
+        format!(
+            "remembered: `{}` = {} as {} until {}",
+            visible(&e.arg),
+            serde_json::Value::String(visible(&e.value)),
+            visible(&e.role),
+            visible(e.expires.get(..10).unwrap_or(&e.expires))
+        )
+    });
+    let mut lines: Vec<String> = remembered
+        .collect::<Vec<_>>()
+        .into_iter()
+        .chain(
+            report
+                .decisions
+                .iter()
+                .skip(snapshot.state.decisions.len())
+                .map(|d| {
+                    let decision = serde_json::to_value(d.decision)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default();
+                    format!(
+                        "{plan}:{}: {decision} {}: {} ({})",
+                        d.line,
+                        visible(&d.tool),
+                        visible(&d.reason),
+                        d.rule
+                    )
+                }),
+        )
         .collect();
     if let Some(e) = &report.error {
         let at = e.line.map(|l| format!(" at line {l}")).unwrap_or_default();
@@ -806,15 +854,22 @@ async fn decide_post(state: Arc<QueueState>, req: Request) -> Response {
             "the form names another claim than the one its page showed: nothing was decided",
         );
     }
+    let remember: Vec<String> = form
+        .ticks
+        .iter()
+        .filter(|(k, _)| k.starts_with("remember."))
+        .map(|(_, v)| v.clone())
+        .collect();
     let worker = state.clone();
-    let decided = tokio::task::spawn_blocking(move || decide_issued(&worker, &issued, approve))
-        .await
-        .unwrap_or_else(|e| {
-            Err((
-                StatusCode::INTERNAL_SERVER_ERROR,
-                format!("the decision failed: {e}"),
-            ))
-        });
+    let decided =
+        tokio::task::spawn_blocking(move || decide_issued(&worker, &issued, approve, &remember))
+            .await
+            .unwrap_or_else(|e| {
+                Err((
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("the decision failed: {e}"),
+                ))
+            });
     match decided {
         Ok(n) => (
             StatusCode::SEE_OTHER,
@@ -831,6 +886,7 @@ fn decide_issued(
     state: &QueueState,
     issued: &Issued,
     approve: bool,
+    remember: &[String],
 ) -> Result<usize, (StatusCode, String)> {
     let stale = |why: String| (StatusCode::CONFLICT, format!("{why}: nothing was decided"));
     let path = &issued.path;
@@ -849,7 +905,8 @@ fn decide_issued(
         Verdict {
             approve,
             code: Some(&code),
-            remember: &[],
+            // A rejection remembers nothing, whatever was ticked.
+            remember: if approve { remember } else { &[] },
         },
         &state.queue.by,
         &state.queue.engine,

@@ -22,11 +22,24 @@ pub fn entries(
     let user = policy.user().unwrap_or("");
     let code = snapshot.claim_code();
     let mut out = Vec::new();
-    for arg in args {
+    for named in args {
         let refuse = |why: String| SnapshotError::NotRemembered {
-            arg: crate::text::visible(arg),
+            arg: crate::text::visible(named),
             why,
         };
+        // `ARG` (every value of it) or `ARG[i]` (one element of a list, from 0: a tick per value).
+        let (arg, index) = match named.strip_suffix(']').and_then(|n| n.split_once('[')) {
+            Some((a, i)) => match i.parse::<usize>() {
+                Ok(i) => (a.to_string(), Some(i)),
+                Err(_) => {
+                    return Err(refuse(
+                        "an element is named `ARG[N]`, N a number from 0".into(),
+                    ));
+                }
+            },
+            None => (named.clone(), None),
+        };
+        let arg = &arg;
         let roles = policy.known_roles(tool, arg);
         if roles.is_empty() {
             let named: Vec<String> = shown
@@ -49,9 +62,14 @@ pub fn entries(
         let Some((_, value)) = shown.values.iter().find(|(n, _)| n == arg) else {
             return Err(refuse(format!("`{tool}` was not called with it")));
         };
-        let values: Vec<&serde_json::Value> = match value {
-            serde_json::Value::Array(items) => items.iter().collect(),
-            v => vec![v],
+        let values: Vec<&serde_json::Value> = match (value, index) {
+            (serde_json::Value::Array(items), None) => items.iter().collect(),
+            (serde_json::Value::Array(items), Some(i)) => match items.get(i) {
+                Some(v) => vec![v],
+                None => return Err(refuse(format!("`{arg}` has {} element(s)", items.len()))),
+            },
+            (_, Some(_)) => return Err(refuse(format!("`{arg}` is not a list"))),
+            (v, None) => vec![v],
         };
         for v in values {
             let Some(text) = canonical(v) else {
