@@ -21,6 +21,33 @@ use common::world::{KNOWN_ENV, World, calls};
 /// anyone), so `to` meets neither `trusted` nor `verified(Recipient)`: only `known(correspondent)`.
 const PLAN: &str = "to = read_file(path=\"contact.txt\").strip()\nsend_email(to=to, subject=\"rent\", body=\"Paid.\")\n";
 
+/// `policy` with `send_email` and `draft_reply` accepting an address the person remembered, as
+/// docs/approvals.md shows.
+fn with_known(policy: &str) -> String {
+    let out = policy
+        .replacen(
+            "require: [trusted, \"verified(Recipient)\"]   # typed by the user's plan",
+            "require: [trusted, \"verified(Recipient)\", \"known(correspondent)\"]   # typed by the user's plan",
+            1,
+        )
+        .replacen(
+            "require: [trusted, \"verified(Recipient)\"]   # a reply to an unverified sender",
+            "require: [trusted, \"verified(Recipient)\", \"known(correspondent)\"]   # a reply to an unverified sender",
+            1,
+        )
+        .replacen(
+            "\nlimits:\n",
+            "\nknown:\n  roles:\n    correspondent: [send_email.to, draft_reply.to]\n  expiry_days: 90\n\nlimits:\n",
+            1,
+        );
+    assert_eq!(
+        out.matches("known(correspondent)").count(),
+        2,
+        "the default policy changed"
+    );
+    out
+}
+
 /// The world's default policy with files that anyone may read, so the only thing in the way of the send is
 /// who chose the address.
 fn world(contact: &str) -> World {
@@ -35,7 +62,7 @@ fn world(contact: &str) -> World {
         policy, public_files,
         "the default policy's read_file changed"
     );
-    std::fs::write(w.path("policy.yaml"), public_files).unwrap();
+    std::fs::write(w.path("policy.yaml"), with_known(&public_files)).unwrap();
     std::fs::write(w.path("files/contact.txt"), contact).unwrap();
     w
 }
@@ -315,7 +342,7 @@ fn a_look_alike_of_a_remembered_value_is_flagged_and_never_accepted() {
 #[test]
 fn a_policy_that_misnames_a_role_is_refused() {
     let w = World::new(None);
-    let policy = std::fs::read_to_string(w.path("policy.yaml")).unwrap();
+    let policy = with_known(&std::fs::read_to_string(w.path("policy.yaml")).unwrap());
     for (bad, says) in [
         (
             policy.replace(

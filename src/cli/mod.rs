@@ -52,6 +52,8 @@ unreadable snapshot).";
 (wrong --claim, unreadable snapshot).";
     pub const PENDING: &str =
         "Exit codes: 0 listed (even when nothing waits), 2 a directory cannot be read.";
+    pub const KNOWN: &str = "Exit codes: 0 listed or forgotten, 2 the remembered values cannot be read or were \
+changed outside Zamburak (`known forget --all` removes them), or the value to forget is not remembered.";
     pub const VERIFY: &str = "Exit codes: 0 the chain checks and the run ended, 1 broken (tampered: an edited, \
 removed, reordered or cut record), 2 the file cannot be read or is not a Zamburak trace, 4 the chain checks and the \
 run is suspended waiting for an approval (or its claim expired and waits for a rejection), 5 incomplete: the chain \
@@ -179,6 +181,7 @@ enum Command {
         format: RunFormat,
     },
     /// List the values you remembered when approving (`approve --remember`), or forget one.
+    #[command(after_help = exit_help::KNOWN)]
     Known {
         #[command(subcommand)]
         action: Option<KnownAction>,
@@ -267,6 +270,7 @@ enum Command {
 #[derive(Subcommand, Debug)]
 pub enum KnownAction {
     /// Forget a remembered value (every tool argument it was remembered for), or all of them.
+    #[command(after_help = exit_help::KNOWN)]
     Forget {
         /// The value, exactly as `zamburak known` lists it.
         #[arg(required_unless_present = "all")]

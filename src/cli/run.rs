@@ -161,7 +161,7 @@ fn prepare(opts: &RunOptions) -> Result<Prepared, RunSetupError> {
     // checked and lowered.
     let mut machine = super::worker_engine()?.machine();
     machine.prepare(&crate::runtime::run::machine_limits(policy));
-    let known = setup::remembered(policy)?;
+    let known = crate::runtime::memory::open_for(policy)?;
     // MCP servers: the lock must cover the policy, and every server the plan names must still match it,
     // before anything is written or run.
     let mut backend = ToolBackend::for_policy(policy, chosen.origin.path())?;

@@ -233,7 +233,7 @@ pub enum Requirement {
     Trusted,
     /// Carries the named kind, minted by a verifier for this exact value.
     Verified(String),
-    /// Equals a value the person remembered for this role (docs/semantics.md §10, "Remembered values").
+    /// Equals a value the person remembered for this role (docs/semantics.md, "Remembered values").
     Known(String),
 }
 

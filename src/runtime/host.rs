@@ -429,7 +429,7 @@ impl RunHost<'_, '_> {
                 .and_then(|t| t.source.as_ref())
                 .and_then(|s| self.backend.pin(s)),
             on_approval: approval_drafts.then(|| "draft".to_string()),
-            remembered: super::remembered::recorded(&told),
+            remembered: crate::trace::record::RememberedUse::of(&told),
         };
         let recorded = self.recorder.record(Record::Call(call.clone()));
         self.decisions.push(CallDecision {

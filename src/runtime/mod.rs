@@ -5,6 +5,7 @@ pub mod boxing;
 pub mod exec;
 mod host;
 pub mod machine;
+pub mod memory;
 pub mod output;
 mod remembered;
 mod report;

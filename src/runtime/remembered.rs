@@ -6,7 +6,6 @@ use super::host::RunHost;
 use crate::known::Novelty;
 use crate::known::store::{Scope, canonical};
 use crate::policy::{Claim, Remembered, consults_remembered};
-use crate::trace::record::RememberedUse;
 use crate::value::{LValue, Raw};
 
 impl RunHost<'_, '_> {
@@ -114,15 +113,4 @@ impl RunHost<'_, '_> {
         }
         told
     }
-}
-
-/// What the trace records of `told`: the status words, never a value.
-pub(super) fn recorded(told: &[Novelty]) -> Vec<RememberedUse> {
-    told.iter()
-        .map(|n| RememberedUse {
-            arg: n.arg.clone(),
-            index: n.index,
-            status: n.status.clone(),
-        })
-        .collect()
 }

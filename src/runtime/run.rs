@@ -106,7 +106,7 @@ impl<'i, 'a> Run<'i, 'a> {
     }
 
     /// Decides `known(ROLE)` requirements with the person's remembered values in `store` (read by
-    /// [`crate::runtime::setup::remembered`]); without it no `known` role holds.
+    /// [`crate::runtime::memory::open_for`]); without it no `known` role holds.
     pub fn remembering(self, store: Option<&'a crate::known::store::Store>) -> Run<'i, 'a> {
         Run {
             known: store,

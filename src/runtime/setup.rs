@@ -104,20 +104,11 @@ pub enum RunSetupError {
     /// said, if anything, is [`CallError::said`] (outside text: for the terminal only).
     #[error(transparent)]
     McpStart(CallError),
-    /// The person's remembered values could not be read, or were changed outside Zamburak: a policy that
-    /// accepts `known(ROLE)` runs only on a store that checks (docs/semantics.md, "Remembered values").
+    /// The person's remembered values could not be read, were changed outside Zamburak, or lie where the
+    /// policy's tools write: a policy that accepts `known(ROLE)` runs only on a store that checks
+    /// (docs/semantics.md, "Remembered values").
     #[error(transparent)]
-    Remembered(#[from] crate::known::store::StoreError),
-    /// The store of remembered values lies where the policy's tools write: refused, since a plan could
-    /// then write it.
-    #[error(
-        "the remembered values {} lie under {}, where this policy's tools write: keep them elsewhere (set \
-         ${} to a file outside it)",
-        store.display(),
-        dir.display(),
-        crate::known::store::STORE_ENV
-    )]
-    RememberedExposed { store: PathBuf, dir: PathBuf },
+    Remembered(#[from] crate::runtime::memory::Refused),
     /// The trace could not be created.
     #[error("cannot write the trace {}: {source}", path.display())]
     TraceCreate {
@@ -132,39 +123,6 @@ impl From<PolicyError> for RunSetupError {
     fn from(e: PolicyError) -> RunSetupError {
         RunSetupError::Policy(Box::new(e))
     }
-}
-
-/// The person's remembered values, for a policy that accepts `known(ROLE)`; `None` for one that does not
-/// (its runs never read the store). A store that does not check refuses the run: a value trusted because a
-/// file says so must be one the person put there.
-pub fn remembered(policy: &Policy) -> Result<Option<crate::known::store::Store>, RunSetupError> {
-    if !policy.uses_known() {
-        return Ok(None);
-    }
-    let path = crate::known::store::default_path()?;
-    if let Some(dir) = writable_by_tools(policy, &path) {
-        return Err(RunSetupError::RememberedExposed { store: path, dir });
-    }
-    Ok(Some(crate::known::store::Store::open(&path)?))
-}
-
-/// A directory the policy's built-in tools write into that holds `store`: a plan could then rewrite the
-/// person's remembered values with `write_file` (and a key beside them could be read back).
-fn writable_by_tools(policy: &Policy, store: &Path) -> Option<PathBuf> {
-    let b = policy.builtins();
-    let dirs = b.files.iter().map(|f| f.root.clone()).chain(
-        b.mail
-            .iter()
-            .flat_map(|m| [m.outbox.clone(), m.drafts.clone(), m.maildir.clone()]),
-    );
-    // The store's directory as the file system resolves it (the file itself may not exist yet).
-    let parent = store
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let resolved = std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
-    dirs.filter_map(|d| std::fs::canonicalize(&d).ok())
-        .find(|d| resolved.starts_with(d))
 }
 
 /// Reads and decodes the plan at `path`: at most [`MAX_PLAN_BYTES`], UTF-8.

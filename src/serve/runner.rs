@@ -187,7 +187,7 @@ impl Runner {
         let mode = policy.mode();
         let trace_path = plan.with_extension("zjson");
         let _lock = setup::lock(plan, &trace_path)?;
-        let known = setup::remembered(policy)?;
+        let known = crate::runtime::memory::open_for(policy)?;
         let mut backend = ToolBackend::for_policy(policy, chosen.origin.path())?;
         let mut lock_sha256 = None;
         if let Some(hub) = backend.hub() {

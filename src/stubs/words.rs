@@ -629,7 +629,7 @@ mod tests {
             ),
             "{to}"
         );
-        assert!(to.contains("or the result of `verify_recipient(...)`, or a value the person has approved and remembered as `correspondent` (the run checks; a plan cannot tell); otherwise the user is asked to approve the call. Never data tagged AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`); otherwise the call is refused."), "{to}");
+        assert!(to.contains("or the result of `verify_recipient(...)`; otherwise the user is asked to approve the call. Never data tagged AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`); otherwise the call is refused."), "{to}");
         let draft = arg_words(&p, "draft_reply", "to");
         assert!(
             draft.contains("otherwise it is only saved as a draft"),

@@ -214,6 +214,19 @@ pub struct RememberedUse {
     pub status: String,
 }
 
+impl RememberedUse {
+    /// What the trace records of what the person was told: the status words, never a value.
+    pub fn of(told: &[crate::known::Novelty]) -> Vec<RememberedUse> {
+        told.iter()
+            .map(|n| RememberedUse {
+                arg: n.arg.clone(),
+                index: n.index,
+                status: n.status.clone(),
+            })
+            .collect()
+    }
+}
+
 /// What a tool returned (`type: result`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

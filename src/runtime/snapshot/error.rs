@@ -48,9 +48,10 @@ pub enum SnapshotError {
     /// The person's remembered values could not be read or written: nothing was run.
     #[error(transparent)]
     Remembered(#[from] crate::known::store::StoreError),
-    /// The person's remembered values may not be used where they are (a directory the tools write).
-    #[error("{0}")]
-    RememberedRefused(String),
+    /// The person's remembered values may not be used (changed outside Zamburak, or kept where the tools
+    /// write): nothing was run.
+    #[error(transparent)]
+    RememberedRefused(#[from] crate::runtime::memory::Refused),
     // Reading the file (`peek`).
     /// The snapshot file is gone because its claim was decided: `decided` says by whom and when.
     #[error("{} is gone: {decided}", path.display())]

@@ -698,10 +698,7 @@ pub fn decide(
             why: "a rejection remembers nothing".into(),
         });
     }
-    let mut known = crate::runtime::setup::remembered(&policy).map_err(|e| match e {
-        crate::runtime::setup::RunSetupError::Remembered(e) => SnapshotError::Remembered(e),
-        other => SnapshotError::RememberedRefused(other.to_string()),
-    })?;
+    let mut known = crate::runtime::memory::open_for(&policy)?;
     let remembered = remember::entries(&snapshot, &policy, verdict.remember, by)?;
     if let Some(store) = known.as_mut().filter(|_| !remembered.is_empty()) {
         for entry in &remembered {
