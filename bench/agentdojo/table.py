@@ -8,8 +8,8 @@ With more than one DIR (the careful and the naive plans, say), a last table sets
 Utility is counted as a person counts it: a run that completed (exit 0) AND passed AgentDojo's utility check
 (`completed_*` in SUITE.json); AgentDojo's check alone is given beside it in parentheses. A file written
 before the runner recorded the completed counts (before issue #52) gets them from its per-task records
-where it can (without attack: each task's exit and check), and is marked `†` where it cannot (approved,
-under attack): there the number is AgentDojo's check alone, not re-measured. Attack success is AgentDojo's
+where it can (without attack: each task's exit and check), and is marked `†` where it cannot (approved: the
+tasks that waited; under attack): there the number is AgentDojo's check alone, not re-measured. Attack success is AgentDojo's
 own security check (a goal reached through what the plan printed included), then the part reached through
 tool calls."""
 import json
@@ -60,6 +60,12 @@ def values_of(r):
     completed, raw = completed_unattended(r)
     old = "completed_approved_utility" not in r
     approved_raw = r.get("utility_if_approved_raw_check", r.get("utility_if_approved", 0))
+    if old:
+        # Before issue #52 the approved runs' exits were not recorded: a task that did not wait is approved as
+        # it ran (its exit is known); one that waited is counted by AgentDojo's check alone (marked †).
+        approved_old = sum(1 for t in r["per_task"].values()
+                           if (t.get("utility_if_approved") if t.get("exit") == 4
+                               else t.get("exit") == 0 and t.get("utility")))
     under_raw = r["utility_under_attack"]
     under = r.get("completed_utility_under_attack", under_raw)
     asked, asked_reads = approvals_asked(r)
@@ -67,7 +73,7 @@ def values_of(r):
     o = r.get("output_only_attacks", {})
     v = {
         "tasks": r["tasks"], "utility": completed, "utility_raw": raw,
-        "approved": approved_raw if old else r["completed_approved_utility"], "approved_raw": approved_raw,
+        "approved": approved_old if old else r["completed_approved_utility"], "approved_raw": approved_raw,
         "old": int(old),
         "pairs": r["pairs"], "uh": under["honest"], "ua": under["adversarial"],
         "uh_raw": under_raw["honest"], "ua_raw": under_raw["adversarial"],
@@ -133,8 +139,10 @@ def table(directory):
               f"({pct(v['ua'], v['pairs'])}) ({v['uh_raw']} / {v['ua_raw']}) "
               f"| {v['stopped']} of {v['replayed']} |")
     if total["old"]:
-        print("\n† recorded before the runner counted completed runs: AgentDojo's check alone, not re-measured "
-              "(utility unattended is recounted from the per-task exits).")
+        print("\n† recorded before the runner counted completed runs (issue #52), not re-measured: utility "
+              "unattended is recounted from each task's recorded exit; approved, the tasks that waited count by "
+              "AgentDojo's check alone (the approved runs' exits were not recorded); under attack, AgentDojo's "
+              "check alone.")
     print()
     print("Autonomy without attack, with a user who approves every confirmation: consequential calls (effect not "
           "`read`, asking the model aside) executed without a person; every approval the user gave, whatever "
