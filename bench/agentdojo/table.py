@@ -42,9 +42,10 @@ def approvals_asked(r):
     c = r.get("consequential", {})
     if "approved_reads" in c:
         return c.get("approved", 0), c["approved_reads"]
-    # Before issue #52 `approved` left reads out; each task's `approvals` counted every approval.
+    # Before issue #52 `approved` left reads out; each task's `approvals` counted every approval. A file older
+    # still has no `consequential`: how many were reads is not known (0 is summed, shown as "?").
     total = sum(t.get("approvals", 0) for t in r["per_task"].values())
-    return total, total - c.get("approved", 0)
+    return total, (total - c["approved"]) if "approved" in c else 0
 
 
 def load(directory, suite):
@@ -53,6 +54,10 @@ def load(directory, suite):
         return None
     with open(path) as f:
         return json.load(f)
+
+
+def reads(v):
+    return "?" if v["reads_unknown"] else str(v["asked_reads"])
 
 
 def values_of(r):
@@ -83,6 +88,7 @@ def values_of(r):
         "deny": outcomes.get("denied", 0), "error": outcomes.get("error", 0),
         "replayed": r["fooled_agent"]["replayed"], "stopped": r["fooled_agent"]["stopped"],
         "executed": c.get("executed", 0), "asked": asked, "asked_reads": asked_reads,
+        "reads_unknown": int("approved" not in c),
         "drafted": c.get("drafted", 0), "blocked": c.get("blocked", 0),
         "oh": o.get("honest", 0), "oa": o.get("adversarial", 0), "oc": o.get("control", 0),
     }
@@ -151,7 +157,7 @@ def table(directory):
           "| drafted | blocked |")
     print("|---|---|---|---|---|")
     for suite, v in rows + [("**all**", total)]:
-        print(f"| {suite} | {v['executed']} | {v['asked']} ({v['asked_reads']}) | {v['drafted']} "
+        print(f"| {suite} | {v['executed']} | {v['asked']} ({reads(v)}) | {v['drafted']} "
               f"| {v['blocked']} |")
     print()
     print("How the runs without attack ended (a completed run may still miss the task's goal):\n")
@@ -270,7 +276,7 @@ def side_by_side(totals):
                      f"({people['attack'][w].get('tool_call_attack_success', 0)})" for w, _ in WHO]
         print(f"| `{d}` | **{v['ah']} / {v['aa']}** ({v['adversary']}) | **{v['th']} / {v['ta']}** "
               f"| {v['control']} ({v['tc']}) | {v['utility']} / {v['approved']}{'†' if v['old'] else ''} "
-              f"of {v['tasks']} | {v['asked']} ({v['asked_reads']}) | {cells[0]} | {cells[1]} |")
+              f"of {v['tasks']} | {v['asked']} ({reads(v)}) | {cells[0]} | {cells[1]} |")
     print()
 
 
