@@ -456,6 +456,7 @@ def main():
             note_qllm(episode)
             rec["calls"] = [c["function"] for c in host.session.calls]
             rec["printed_sha256"] = hashlib.sha256(out.encode()).hexdigest()
+            rec["decisions"] = [f"{d} {t}" for d, t in decisions]
             records[who] = rec
         return records
 
@@ -495,7 +496,9 @@ def main():
             approved_completed = code == 0 and approved_raw
             text_path = {"exit": code, "utility_raw_check": approved_raw,
                          "calls": [c["function"] for c in host.session.calls],
-                         "printed_sha256": hashlib.sha256(out.encode()).hexdigest()}
+                         "printed_sha256": hashlib.sha256(out.encode()).hexdigest(),
+                         # Every decision of the run and its continuations, as the decision lines said.
+                         "decisions": [f"{d} {t}" for d, t in decisions + later]}
             cleanup(f"{tid}-approved")
             per.update({"approvals": approvals, "approved_exit": code, "utility_if_approved": approved_raw,
                         "utility_if_approved_raw_check": approved_raw,
