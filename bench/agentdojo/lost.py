@@ -6,7 +6,8 @@ Usage: lost.py DIR PLANS_DIR [--zamburak PATH]   (e.g. `lost.py results/naive/v1
 A task whose run waited for the user (exit 4) is attributed to the first call `zamburak lint` says will need a
 confirmation (Z203: the tool, the argument and the requirement it misses; lint predicts exactly which plans wait,
 tests/agentdojo.rs). A task that completed without utility is the plan's reading of the task; one that stopped
-with an error (exit 1) says so. Prints a markdown table grouped by rule, then each task."""
+with an error (exit 1) says so. A task counts as lost unless its run completed (exit 0) with AgentDojo's check
+holding, as table.py counts it. Prints a markdown table grouped by rule, then each task."""
 import argparse
 import json
 import os
@@ -50,11 +51,13 @@ def main():
         with open(path) as f:
             r = json.load(f)
         for task, t in sorted(r["per_task"].items(), key=lambda kv: int(kv[0].split("_")[-1])):
-            if t.get("utility"):
+            # Lost unless the run completed with AgentDojo's check holding (its check alone also holds for
+            # some tasks whose run waited or failed: the environment was left as it was).
+            if t.get("completed_unattended_utility", t.get("exit") == 0 and t.get("utility")):
                 continue
             if t.get("exit") == 4:
                 why = rule(os.path.abspath(args.zamburak), args.plans, suite, task) or "waited (lint gave no Z203)"
-                if t.get("utility_if_approved"):
+                if t.get("completed_approved_utility", t.get("utility_if_approved")):
                     why += "; approved, it completes"
                 else:
                     why += "; approved, it still misses the task"
@@ -62,6 +65,8 @@ def main():
                 why = "completed, but the answer misses the task's check (the plan's or the model's reading)"
             elif t.get("exit") == 1:
                 why = "stopped with an error (a verifier refused, or the model had no answer)"
+                if t.get("utility"):
+                    why += "; AgentDojo's check alone holds (nothing was changed)"
             else:
                 why = f"exit {t.get('exit')}"
             groups.setdefault(why, []).append(f"{suite} {task.split('_')[-1]}")

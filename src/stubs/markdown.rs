@@ -6,8 +6,9 @@ use super::{Catalogue, pyi, subset};
 use crate::policy::Policy;
 
 /// Plans shipped with Zamburak that may serve as examples, best first: the ones in `examples/` for the
-/// built-in tools, then AgentDojo plans for the benchmark's policies. [`examples`] keeps those whose every
-/// call is to a tool of the policy and that `lint` finds no error in.
+/// built-in tools, then examples for the AgentDojo policies (`bench/agentdojo/examples/`: the suites' tools,
+/// but goals that are not tasks of the benchmark, so a planner shown them has not seen an answer; issue #52).
+/// [`examples`] keeps those whose every call is to a tool of the policy and that `lint` finds no error in.
 const CANDIDATES: &[(&str, &str)] = &[
     (
         "examples/summary.py",
@@ -22,52 +23,52 @@ const CANDIDATES: &[(&str, &str)] = &[
         include_str!("../../examples/forward.py"),
     ),
     (
-        "bench/agentdojo/plans/banking/user_task_4.py",
-        include_str!("../../bench/agentdojo/plans/banking/user_task_4.py"),
+        "bench/agentdojo/examples/banking/largest_payment.py",
+        include_str!("../../bench/agentdojo/examples/banking/largest_payment.py"),
     ),
     (
-        "bench/agentdojo/plans/banking/user_task_7.py",
-        include_str!("../../bench/agentdojo/plans/banking/user_task_7.py"),
+        "bench/agentdojo/examples/banking/split_tickets.py",
+        include_str!("../../bench/agentdojo/examples/banking/split_tickets.py"),
     ),
     (
-        "bench/agentdojo/plans/banking/user_task_1.py",
-        include_str!("../../bench/agentdojo/plans/banking/user_task_1.py"),
+        "bench/agentdojo/examples/banking/savings_order.py",
+        include_str!("../../bench/agentdojo/examples/banking/savings_order.py"),
     ),
     (
-        "bench/agentdojo/plans/slack/user_task_1.py",
-        include_str!("../../bench/agentdojo/plans/slack/user_task_1.py"),
+        "bench/agentdojo/examples/slack/parking_answer.py",
+        include_str!("../../bench/agentdojo/examples/slack/parking_answer.py"),
     ),
     (
-        "bench/agentdojo/plans/slack/user_task_2.py",
-        include_str!("../../bench/agentdojo/plans/slack/user_task_2.py"),
+        "bench/agentdojo/examples/slack/channel_members.py",
+        include_str!("../../bench/agentdojo/examples/slack/channel_members.py"),
     ),
     (
-        "bench/agentdojo/plans/slack/user_task_0.py",
-        include_str!("../../bench/agentdojo/plans/slack/user_task_0.py"),
+        "bench/agentdojo/examples/slack/blog_conference.py",
+        include_str!("../../bench/agentdojo/examples/slack/blog_conference.py"),
     ),
     (
-        "bench/agentdojo/plans/travel/user_task_0.py",
-        include_str!("../../bench/agentdojo/plans/travel/user_task_0.py"),
+        "bench/agentdojo/examples/travel/breakfast_rome.py",
+        include_str!("../../bench/agentdojo/examples/travel/breakfast_rome.py"),
     ),
     (
-        "bench/agentdojo/plans/travel/user_task_1.py",
-        include_str!("../../bench/agentdojo/plans/travel/user_task_1.py"),
+        "bench/agentdojo/examples/travel/cheapest_car_berlin.py",
+        include_str!("../../bench/agentdojo/examples/travel/cheapest_car_berlin.py"),
     ),
     (
-        "bench/agentdojo/plans/travel/user_task_2.py",
-        include_str!("../../bench/agentdojo/plans/travel/user_task_2.py"),
+        "bench/agentdojo/examples/travel/table_for_two.py",
+        include_str!("../../bench/agentdojo/examples/travel/table_for_two.py"),
     ),
     (
-        "bench/agentdojo/plans/workspace/user_task_0.py",
-        include_str!("../../bench/agentdojo/plans/workspace/user_task_0.py"),
+        "bench/agentdojo/examples/workspace/free_afternoon.py",
+        include_str!("../../bench/agentdojo/examples/workspace/free_afternoon.py"),
     ),
     (
-        "bench/agentdojo/plans/workspace/user_task_13.py",
-        include_str!("../../bench/agentdojo/plans/workspace/user_task_13.py"),
+        "bench/agentdojo/examples/workspace/invoice_due.py",
+        include_str!("../../bench/agentdojo/examples/workspace/invoice_due.py"),
     ),
     (
-        "bench/agentdojo/plans/workspace/user_task_10.py",
-        include_str!("../../bench/agentdojo/plans/workspace/user_task_10.py"),
+        "bench/agentdojo/examples/workspace/reading_list.py",
+        include_str!("../../bench/agentdojo/examples/workspace/reading_list.py"),
     ),
 ];
 
