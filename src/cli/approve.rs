@@ -239,9 +239,9 @@ fn ask_again(path: &Path, verb: &str, full: bool) -> Result<Option<String>, Stri
     } else {
         claim_text(&snap.claim, shown)
     };
-    let _ = write!(
+    let _ = writeln!(
         err,
-        "{text}  claim {code}, waiting since {}, until {}{expired}\n",
+        "{text}  claim {code}, waiting since {}, until {}{expired}",
         visible(&snap.created_at),
         visible(&snap.expires_at)
     );

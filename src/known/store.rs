@@ -65,7 +65,10 @@ pub struct Entry {
 
 impl Entry {
     /// An entry remembered now, lasting `days`.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "an entry is these nine facts; a builder would only rename them"
+    )]
     pub fn new(
         value: &str,
         role: &str,
