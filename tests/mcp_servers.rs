@@ -1077,4 +1077,35 @@ fn cc_and_bcc_are_recipients_too() {
     let out = zamburak(dir, &["run", "p.py"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(calls(dir).iter().filter(|c| c["tool"] == "mail").count(), 1);
+    // An unset `cc` and `bcc` (`None`, as AgentDojo's tools take them) name no one: the policy allows the
+    // mail (this server's schema then refuses a null, which is the server's to say). A mail whose every
+    // recipient argument is `None` names no one at all and is denied before it reaches the server.
+    for (plan, decision) in [
+        (
+            "mail(to=\"alice@example.com\", cc=None, bcc=None, body=m[0][\"body\"])",
+            "allow",
+        ),
+        (
+            "mail(to=None, cc=None, bcc=None, body=m[0][\"body\"])",
+            "deny",
+        ),
+    ] {
+        let _ = std::fs::remove_file(dir.join("calls.log"));
+        std::fs::write(dir.join("p.py"), format!("m = inbox()\n{plan}\n")).unwrap();
+        let out = zamburak(dir, &["run", "p.py", "--trace", "p.zjson"]);
+        let trace = std::fs::read_to_string(dir.join("p.zjson")).unwrap();
+        let mail = trace
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|r| r["type"] == "call" && r["tool"] == "mail")
+            .unwrap_or_else(|| panic!("{plan}: no mail call: {}", text(&out)));
+        assert_eq!(mail["decision"], decision, "{plan}: {mail}");
+        if decision == "deny" {
+            assert_eq!(out.status.code(), Some(3), "{plan}: {}", text(&out));
+            assert!(
+                calls(dir).iter().all(|c| c["tool"] != "mail"),
+                "{plan}: reached the server"
+            );
+        }
+    }
 }

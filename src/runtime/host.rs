@@ -834,6 +834,9 @@ impl RunHost<'_, '_> {
                 })
                 .collect::<Option<Vec<String>>>()
                 .map_or(Texts::Malformed, Texts::Strings),
+            // `None` names no one (an unset `cc`): it adds no recipient, and a call whose recipient
+            // arguments all name no one is still refused as naming none.
+            Raw::None => Texts::Strings(Vec::new()),
             _ => Texts::Malformed,
         };
         ArgClaim {
