@@ -21,31 +21,15 @@ use common::world::{KNOWN_ENV, World, calls};
 /// anyone), so `to` meets neither `trusted` nor `verified(Recipient)`: only `known(correspondent)`.
 const PLAN: &str = "to = read_file(path=\"contact.txt\").strip()\nsend_email(to=to, subject=\"rent\", body=\"Paid.\")\n";
 
-/// `policy` with `send_email` and `draft_reply` accepting an address the person remembered, as
-/// docs/approvals.md shows.
+/// `policy` (the default's, which accepts an address the person remembered for `send_email` and
+/// `draft_reply`), checked to still say so.
 fn with_known(policy: &str) -> String {
-    let out = policy
-        .replacen(
-            "require: [trusted, \"verified(Recipient)\"]   # typed by the user's plan",
-            "require: [trusted, \"verified(Recipient)\", \"known(correspondent)\"]   # typed by the user's plan",
-            1,
-        )
-        .replacen(
-            "require: [trusted, \"verified(Recipient)\"]   # a reply to an unverified sender",
-            "require: [trusted, \"verified(Recipient)\", \"known(correspondent)\"]   # a reply to an unverified sender",
-            1,
-        )
-        .replacen(
-            "\nlimits:\n",
-            "\nknown:\n  roles:\n    correspondent: [send_email.to, draft_reply.to]\n  expiry_days: 90\n\nlimits:\n",
-            1,
-        );
     assert_eq!(
-        out.matches("known(correspondent)").count(),
+        policy.matches("known(correspondent)").count(),
         2,
         "the default policy changed"
     );
-    out
+    policy.to_string()
 }
 
 /// The world's default policy with files that anyone may read, so the only thing in the way of the send is

@@ -203,7 +203,7 @@ fn a_plan_cannot_forge_a_verified_recipient_through_sum() {
     let policy = std::fs::read_to_string(world.path("policy.yaml")).unwrap();
     let strict_to = policy
         .replacen(
-            "require: [trusted, \"verified(Recipient)\"]   # typed by the user's plan, or passed through verify_recipient",
+            "require: [trusted, \"verified(Recipient)\", \"known(correspondent)\"]   # typed by the user's plan, passed through verify_recipient, or an address you approved and remembered",
             "require: \"verified(Recipient)\"",
             1,
         )

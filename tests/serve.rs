@@ -294,10 +294,11 @@ fn a_planner_that_reads_mail_can_no_longer_choose_a_recipient() {
 
     // The same send, now written by a planner that has read the mail: its literals are untrusted, so the
     // recipient needs the person, and lint says so before the run.
+    // (At best the address is one the person remembered, which lint cannot know: the lower bound allows.)
     let lint = s.call(4, "lint_plan", json!({"plan": SEND_TO_A_LITERAL}));
     assert_eq!(
         predicted(&lint),
-        vec![("confirm".to_string(), "confirm".to_string())],
+        vec![("confirm".to_string(), "allow".to_string())],
         "{lint}"
     );
     let r = s.call(5, "run_plan", json!({"plan": SEND_TO_A_LITERAL}));
@@ -339,7 +340,7 @@ fn a_planner_that_reads_mail_can_no_longer_choose_a_recipient() {
     let lint = restarted.call(2, "lint_plan", json!({"plan": SEND_TO_A_LITERAL}));
     assert_eq!(
         predicted(&lint),
-        vec![("confirm".to_string(), "confirm".to_string())],
+        vec![("confirm".to_string(), "allow".to_string())],
         "{lint}"
     );
     drop(restarted);

@@ -162,7 +162,10 @@ def main():
         server = qllm.Server(port)
     except OSError as e:
         sys.exit(f"cannot serve the Q-LLM on 127.0.0.1:{port}: {e} (another run of this suite?)")
-    child_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ZAMBURAK_AGENTDOJO_SOCKET": socket_path}
+    # Every run reads remembered values from a store of this run's own, empty unless a recurring pass
+    # (which names its own) fills it: never the machine's user's store.
+    child_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ZAMBURAK_AGENTDOJO_SOCKET": socket_path,
+                 "ZAMBURAK_KNOWN": os.path.join(workdir, "known-none.json")}
 
     loaded = {}
 

@@ -19,7 +19,7 @@
 //! field, every record, its structure) with integrity and readers the planner reads whatever the data is: readers chosen by data (`from_fields`) count only when the
 //! planner is in `also`. A tool error is an outcome of the same call, so it is shown only for a transparent
 //! tool. Verifiers are pure functions of the policy and the (readable) value, so they never cut. A decision
-//! that read the person's remembered values cuts before it (its outcome depends on the store). Anything
+//! the person's remembered values could change cuts before it (its outcome is the store's). Anything
 //! the walk does not recognise cuts (fail closed).
 //!
 //! After the cut the planner gets one fixed marker, [`CUT_MARKER`], that names nothing the data chose, and
@@ -392,7 +392,7 @@ pub fn tell(records: &[Value], knows: &Knows, about: &About<'_>) -> Told {
                     rule: text("rule").unwrap_or_default(),
                     approval: None,
                 };
-                // A decision that read the person's remembered values depends on the store, which only the
+                // A decision the person's remembered values could change depends on the store, which only the
                 // user reads (docs/semantics.md, "Remembered values"): the cut is before it. Whether it read
                 // the store depends on the policy and labels alone, so the cut's place does too.
                 if r.get("remembered")

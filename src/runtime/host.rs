@@ -382,6 +382,19 @@ impl RunHost<'_, '_> {
         };
         let told = self.consult_remembered(&args, &mut claim);
         let decision = policy::decide(self.policy, &self.space, &claim);
+        // Whether what the person remembered could change this decision: the outcome with every `known`
+        // role holding against none. That depends on the policy and the labels alone; only then is the
+        // decision the store's, and the trace marks it (the planner's answer is cut before it).
+        let store_decides = !told.is_empty() && {
+            let with = |r: &dyn Fn() -> policy::Remembered| {
+                let mut c = claim.clone();
+                for a in &mut c.args {
+                    a.remembered = r();
+                }
+                policy::decide(self.policy, &self.space, &c).outcome
+            };
+            with(&|| policy::Remembered::MayBe) != with(&|| policy::Remembered::Nothing)
+        };
         // What approving performs, when the call waits for a person: never stronger than the claim names.
         let approval_drafts = decision.outcome == Outcome::Confirm
             && policy::on_approval(self.policy, &self.space, &claim) == Outcome::Draft;
@@ -429,7 +442,11 @@ impl RunHost<'_, '_> {
                 .and_then(|t| t.source.as_ref())
                 .and_then(|s| self.backend.pin(s)),
             on_approval: approval_drafts.then(|| "draft".to_string()),
-            remembered: crate::trace::record::RememberedUse::of(&told),
+            remembered: if store_decides {
+                crate::trace::record::RememberedUse::of(&told)
+            } else {
+                Vec::new()
+            },
         };
         let recorded = self.recorder.record(Record::Call(call.clone()));
         self.decisions.push(CallDecision {

@@ -285,7 +285,7 @@ fn readers_words(policy: &Policy, tool: &ToolSpec, other: &str) -> Option<String
 /// let to: Rule = "args.to.require".parse().unwrap();
 /// let words = rule_words(&p, "send_email", &to).unwrap();
 /// assert!(words.starts_with("written in the plan"), "{words}");
-/// assert!(words.ends_with("or the result of `verify_recipient(...)`"), "{words}");
+/// assert!(words.ends_with("or a value the person has approved and remembered as `correspondent` (the run checks; a plan cannot tell)"), "{words}");
 /// ```
 pub fn rule_words(policy: &Policy, tool_name: &str, rule: &Rule) -> Option<String> {
     let tool = policy.tool(tool_name);
@@ -403,7 +403,8 @@ const ARG_CHECKS: [Check; 4] = [
 /// use zamburak::stubs::words::arg_words;
 /// let p = Policy::bundled_default().unwrap();
 /// let words = arg_words(&p, "send_email", "to");
-/// assert!(words.contains("`verify_recipient(...)`; otherwise the user is asked to approve the call."), "{words}");
+/// assert!(words.contains("`verify_recipient(...)`, or a value the person"), "{words}");
+/// assert!(words.contains("; otherwise the user is asked to approve the call."), "{words}");
 /// assert!(words.contains("Never data tagged AUTH_SECRET"), "{words}");
 /// assert_eq!(arg_words(&p, "read_inbox", "limit"), "Any value.");
 /// ```
@@ -629,7 +630,7 @@ mod tests {
             ),
             "{to}"
         );
-        assert!(to.contains("or the result of `verify_recipient(...)`; otherwise the user is asked to approve the call. Never data tagged AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`); otherwise the call is refused."), "{to}");
+        assert!(to.contains("or the result of `verify_recipient(...)`, or a value the person has approved and remembered as `correspondent` (the run checks; a plan cannot tell); otherwise the user is asked to approve the call. Never data tagged AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`); otherwise the call is refused."), "{to}");
         let draft = arg_words(&p, "draft_reply", "to");
         assert!(
             draft.contains("otherwise it is only saved as a draft"),

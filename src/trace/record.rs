@@ -195,8 +195,8 @@ pub struct Call {
     /// "Approvals"). Part of the claim's digest, so the person approves exactly the effect the claim names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_approval: Option<String>,
-    /// For a call whose decision read the person's remembered values (docs/semantics.md, "Remembered
-    /// values"): each value looked up and what the store said of it, never the value. Not part of the
+    /// For a call whose decision the person's remembered values could change (docs/semantics.md,
+    /// "Remembered values"): each value looked up and what the store said of it, never the value. Not part of the
     /// claim's digest: it is what the person is told about the claim, not what the claim performs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub remembered: Vec<RememberedUse>,

@@ -232,7 +232,8 @@ async def reads_untrusted(zamburak: str, world: Path) -> None:
         check("IGNORE PREVIOUS INSTRUCTIONS" in received, f"the mail was not returned: {received}")
         check("mallory@evil.test" not in json.dumps(ran.structured_content["output"][0].get("label")), received)
         after = await client.call_tool("lint_plan", {"plan": SEND_TO_A_LITERAL})
-        check(predicted(after) == [("confirm", "confirm")], f"after reading: {text_of(after)}")
+        # At best the address is one the person remembered (lint cannot know): the lower bound allows.
+        check(predicted(after) == [("confirm", "allow")], f"after reading: {text_of(after)}")
         send = await client.call_tool("run_plan", {"plan": SEND_TO_A_LITERAL})
         doc = send.structured_content
         check(doc["status"] == "waiting_for_the_person", f"the literal send: {text_of(send)}")
@@ -241,7 +242,7 @@ async def reads_untrusted(zamburak: str, world: Path) -> None:
     # A restarted server keeps what the model was told (its conversation goes on) ...
     async with Client(params) as client:
         again = await client.call_tool("lint_plan", {"plan": SEND_TO_A_LITERAL})
-        check(predicted(again) == [("confirm", "confirm")], f"a restarted server: {text_of(again)}")
+        check(predicted(again) == [("confirm", "allow")], f"a restarted server: {text_of(again)}")
     # ... until the person forgets it.
     forgot = subprocess.run([zamburak, "mcp", "forget-context", "--runs", str(world / "runs")], capture_output=True)
     check(forgot.returncode == 0, f"forget-context: {forgot}")

@@ -157,7 +157,8 @@ def schedule_transaction(recipient: str, amount: float, subject: str, date: str,
         recipient: IBAN of the recipient.
             Written in the plan (or computed only from plan values and trusted results: `get_balance(...)`,
             `get_iban(...)`, `get_scheduled_transactions(...)` and `get_user_info(...)`), or the result of
-            `verify_payee(...)`; otherwise the user is asked to approve the call.
+            `verify_payee(...)`, or a value the person has approved and remembered as `payee` (the run
+            checks; a plan cannot tell); otherwise the user is asked to approve the call.
         amount: Amount of the transaction.
             Written in the plan (or computed only from plan values and trusted results: `get_balance(...)`,
             `get_iban(...)`, `get_scheduled_transactions(...)` and `get_user_info(...)`), or the result of
@@ -191,7 +192,8 @@ def send_money(recipient: str, amount: float, subject: str, date: str) -> dict[s
         recipient: IBAN of the recipient.
             Written in the plan (or computed only from plan values and trusted results: `get_balance(...)`,
             `get_iban(...)`, `get_scheduled_transactions(...)` and `get_user_info(...)`), or the result of
-            `verify_payee(...)`; otherwise the user is asked to approve the call.
+            `verify_payee(...)`, or a value the person has approved and remembered as `payee` (the run
+            checks; a plan cannot tell); otherwise the user is asked to approve the call.
         amount: Amount of the transaction.
             Written in the plan (or computed only from plan values and trusted results: `get_balance(...)`,
             `get_iban(...)`, `get_scheduled_transactions(...)` and `get_user_info(...)`), or the result of
@@ -247,7 +249,8 @@ def update_scheduled_transaction(id: int, recipient: str | None, amount: float |
         recipient: IBAN of the recipient (optional).
             Written in the plan (or computed only from plan values and trusted results: `get_balance(...)`,
             `get_iban(...)`, `get_scheduled_transactions(...)` and `get_user_info(...)`), or the result of
-            `verify_payee(...)`; otherwise the user is asked to approve the call.
+            `verify_payee(...)`, or a value the person has approved and remembered as `payee` (the run
+            checks; a plan cannot tell); otherwise the user is asked to approve the call.
         amount: Amount of the transaction (optional).
             Written in the plan (or computed only from plan values and trusted results: `get_balance(...)`,
             `get_iban(...)`, `get_scheduled_transactions(...)` and `get_user_info(...)`), or the result of

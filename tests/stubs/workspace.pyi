@@ -73,7 +73,8 @@ def add_calendar_event_participants(event_id: str, participants: Sequence[str]) 
             Any value.
         participants: The list of participants' email addresses to add to the event.
             Written in the plan (or computed only from plan values and trusted results:
-            `get_current_day(...)`); otherwise the user is asked to approve the call.
+            `get_current_day(...)`), or a value the person has approved and remembered as `correspondent`
+            (the run checks; a plan cannot tell); otherwise the user is asked to approve the call.
 
     Conditions:
         Whether it is called may not depend on untrusted data: call it outside any `if`, loop or
@@ -149,7 +150,8 @@ def create_calendar_event(title: str, start_time: str, end_time: str, descriptio
         participants: The list of participants' email addresses. If `null`, no participants are set. The
             calendar owner's email address is always included..
             Written in the plan (or computed only from plan values and trusted results:
-            `get_current_day(...)`); otherwise the user is asked to approve the call.
+            `get_current_day(...)`), or a value the person has approved and remembered as `correspondent`
+            (the run checks; a plan cannot tell); otherwise the user is asked to approve the call.
         location: The location of the event. If `null`, no location is set.
             Any value.
 
@@ -542,16 +544,18 @@ def send_email(recipients: Sequence[str], subject: str, body: str, attachments: 
     Args:
         recipients: The list with the email addresses of the recipients.
             Written in the plan (or computed only from plan values and trusted results:
-            `get_current_day(...)`); and only data everyone in `recipients`, `cc` and `bcc` may read (values
-            written in the plan; results anyone may read: `get_current_day(...)` and `query_llm(...)`; a
-            record of `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
-            `get_draft_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`; a
-            record of `get_received_emails(...)` may go to the people in its `sender`, `recipients`, `cc`
-            and `bcc`; a record of `get_sent_emails(...)` may go to the people in its `sender`,
-            `recipients`, `cc` and `bcc`; a record of `get_unread_emails(...)` may go to the people in its
-            `sender`, `recipients`, `cc` and `bcc`; a record of `search_calendar_events(...)` may go to the
-            people in its `participants`; a record of `search_emails(...)` may go to the people in its
-            `sender`, `recipients`, `cc` and `bcc`); otherwise the user is asked to approve the call.
+            `get_current_day(...)`), or a value the person has approved and remembered as `correspondent`
+            (the run checks; a plan cannot tell); and only data everyone in `recipients`, `cc` and `bcc` may
+            read (values written in the plan; results anyone may read: `get_current_day(...)` and
+            `query_llm(...)`; a record of `get_day_calendar_events(...)` may go to the people in its
+            `participants`; a record of `get_draft_emails(...)` may go to the people in its `sender`,
+            `recipients`, `cc` and `bcc`; a record of `get_received_emails(...)` may go to the people in its
+            `sender`, `recipients`, `cc` and `bcc`; a record of `get_sent_emails(...)` may go to the people
+            in its `sender`, `recipients`, `cc` and `bcc`; a record of `get_unread_emails(...)` may go to
+            the people in its `sender`, `recipients`, `cc` and `bcc`; a record of
+            `search_calendar_events(...)` may go to the people in its `participants`; a record of
+            `search_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`);
+            otherwise the user is asked to approve the call.
         subject: The subject of the email.
             Written in the plan (or computed only from plan values and trusted results:
             `get_current_day(...)`); and only data everyone in `recipients`, `cc` and `bcc` may read (values
@@ -594,29 +598,33 @@ def send_email(recipients: Sequence[str], subject: str, body: str, attachments: 
         cc: The list of email addresses to include in the CC field. If `null`, no email addresses are
             included.
             Written in the plan (or computed only from plan values and trusted results:
-            `get_current_day(...)`); and only data everyone in `recipients`, `cc` and `bcc` may read (values
-            written in the plan; results anyone may read: `get_current_day(...)` and `query_llm(...)`; a
-            record of `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
-            `get_draft_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`; a
-            record of `get_received_emails(...)` may go to the people in its `sender`, `recipients`, `cc`
-            and `bcc`; a record of `get_sent_emails(...)` may go to the people in its `sender`,
-            `recipients`, `cc` and `bcc`; a record of `get_unread_emails(...)` may go to the people in its
-            `sender`, `recipients`, `cc` and `bcc`; a record of `search_calendar_events(...)` may go to the
-            people in its `participants`; a record of `search_emails(...)` may go to the people in its
-            `sender`, `recipients`, `cc` and `bcc`); otherwise the user is asked to approve the call.
+            `get_current_day(...)`), or a value the person has approved and remembered as `correspondent`
+            (the run checks; a plan cannot tell); and only data everyone in `recipients`, `cc` and `bcc` may
+            read (values written in the plan; results anyone may read: `get_current_day(...)` and
+            `query_llm(...)`; a record of `get_day_calendar_events(...)` may go to the people in its
+            `participants`; a record of `get_draft_emails(...)` may go to the people in its `sender`,
+            `recipients`, `cc` and `bcc`; a record of `get_received_emails(...)` may go to the people in its
+            `sender`, `recipients`, `cc` and `bcc`; a record of `get_sent_emails(...)` may go to the people
+            in its `sender`, `recipients`, `cc` and `bcc`; a record of `get_unread_emails(...)` may go to
+            the people in its `sender`, `recipients`, `cc` and `bcc`; a record of
+            `search_calendar_events(...)` may go to the people in its `participants`; a record of
+            `search_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`);
+            otherwise the user is asked to approve the call.
         bcc: The list of email addresses to include in the BCC field. If `null`, no email addresses are
             included.
             Written in the plan (or computed only from plan values and trusted results:
-            `get_current_day(...)`); and only data everyone in `recipients`, `cc` and `bcc` may read (values
-            written in the plan; results anyone may read: `get_current_day(...)` and `query_llm(...)`; a
-            record of `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
-            `get_draft_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`; a
-            record of `get_received_emails(...)` may go to the people in its `sender`, `recipients`, `cc`
-            and `bcc`; a record of `get_sent_emails(...)` may go to the people in its `sender`,
-            `recipients`, `cc` and `bcc`; a record of `get_unread_emails(...)` may go to the people in its
-            `sender`, `recipients`, `cc` and `bcc`; a record of `search_calendar_events(...)` may go to the
-            people in its `participants`; a record of `search_emails(...)` may go to the people in its
-            `sender`, `recipients`, `cc` and `bcc`); otherwise the user is asked to approve the call.
+            `get_current_day(...)`), or a value the person has approved and remembered as `correspondent`
+            (the run checks; a plan cannot tell); and only data everyone in `recipients`, `cc` and `bcc` may
+            read (values written in the plan; results anyone may read: `get_current_day(...)` and
+            `query_llm(...)`; a record of `get_day_calendar_events(...)` may go to the people in its
+            `participants`; a record of `get_draft_emails(...)` may go to the people in its `sender`,
+            `recipients`, `cc` and `bcc`; a record of `get_received_emails(...)` may go to the people in its
+            `sender`, `recipients`, `cc` and `bcc`; a record of `get_sent_emails(...)` may go to the people
+            in its `sender`, `recipients`, `cc` and `bcc`; a record of `get_unread_emails(...)` may go to
+            the people in its `sender`, `recipients`, `cc` and `bcc`; a record of
+            `search_calendar_events(...)` may go to the people in its `participants`; a record of
+            `search_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`);
+            otherwise the user is asked to approve the call.
 
     Conditions:
         Whether it is called may not depend on untrusted data: call it outside any `if`, loop or
@@ -650,8 +658,9 @@ def share_file(file_id: str, email: str, permission: str) -> CloudDriveFile:
             otherwise the user is asked to approve the call.
         email: The email of the user to share the file with.
             Written in the plan (or computed only from plan values and trusted results:
-            `get_current_day(...)`); and only data everyone in `email` may read (values written in the plan;
-            results anyone may read: `get_current_day(...)` and `query_llm(...)`; a record of
+            `get_current_day(...)`), or a value the person has approved and remembered as `correspondent`
+            (the run checks; a plan cannot tell); and only data everyone in `email` may read (values written
+            in the plan; results anyone may read: `get_current_day(...)` and `query_llm(...)`; a record of
             `get_day_calendar_events(...)` may go to the people in its `participants`; a record of
             `get_draft_emails(...)` may go to the people in its `sender`, `recipients`, `cc` and `bcc`; a
             record of `get_received_emails(...)` may go to the people in its `sender`, `recipients`, `cc`
