@@ -393,3 +393,64 @@ fn lint_predicts_may_be_known_without_reading_the_store() {
     assert!(said.contains("Z201"), "{said}");
     assert!(Path::new(&w.path("policy.yaml")).exists());
 }
+
+/// Non-interference: two worlds that differ only in what the person remembered tell the planner the same
+/// (`run --format json`'s `planner` field is the answer a planner model gets), whether the send then runs
+/// unattended or waits; only whether the run is still going differs (the termination channel).
+#[test]
+fn the_planner_is_told_the_same_whatever_the_person_remembered() {
+    let planner_of = |w: &World| {
+        for ext in ["zjson", "zsnap", "zvalues"] {
+            let _ = std::fs::remove_file(w.path(&format!("plan.{ext}")));
+        }
+        let plan = w.write_plan("plan.py", PLAN);
+        let out = w.run(&plan, &["--format", "json"]);
+        let doc: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+        (out.status.code(), doc["planner"].clone())
+    };
+    // A planner that may read untrusted values reads the file's (public) text: without the store, the cut
+    // would come later than the send.
+    let reading = |w: &World| {
+        let policy = std::fs::read_to_string(w.path("policy.yaml")).unwrap();
+        let policy = format!("{policy}\nplanner: {{ reads_untrusted: true }}\n");
+        std::fs::write(w.path("policy.yaml"), policy).unwrap();
+    };
+    let remembering = world("landlord@rent.example\n");
+    reading(&remembering);
+    let (_, _, printed) = run(&remembering);
+    let snap = remembering.path("plan.zsnap");
+    let out = zamburak(
+        &remembering,
+        &[
+            "approve",
+            snap.to_str().unwrap(),
+            "--claim",
+            &claim_code(&printed),
+            "--remember",
+            "to",
+            "--by",
+            "a",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let forgetting = world("landlord@rent.example\n");
+    reading(&forgetting);
+    let (code_known, mut known) = planner_of(&remembering);
+    let (code_new, mut new) = planner_of(&forgetting);
+    // The worlds really differ: one sends unattended, the other waits.
+    assert_eq!((code_known, code_new), (Some(0), Some(4)));
+    assert_eq!(remembering.messages("out/outbox").len(), 2);
+    assert!(forgetting.messages("out/outbox").is_empty());
+    for p in [&mut known, &mut new] {
+        assert_eq!(p["status"], "for_the_person", "{p}");
+        p.as_object_mut().unwrap().remove("ended");
+        p.as_object_mut().unwrap().remove("trace");
+        p.as_object_mut().unwrap().remove("run");
+        p.as_object_mut().unwrap().remove("person");
+    }
+    assert_eq!(known, new);
+    // The read is told (the planner may read it); the send, whose outcome is the store's, is not.
+    assert_eq!(known["decisions"].as_array().unwrap().len(), 1, "{known}");
+    assert!(!known.to_string().contains("send_email"), "{known}");
+}
