@@ -59,6 +59,8 @@ pub struct Shown {
     created_at: String,
     /// How long the claim may still wait.
     pub left: Duration,
+    /// The values the form offers to remember, in the order of its `remember_N` ticks (`ARG` or `ARG[i]`).
+    ticks: Vec<String>,
 }
 
 impl Shown {
@@ -77,6 +79,7 @@ impl Shown {
             trace_prev: s.trace_prev.clone(),
             created_at: s.created_at.clone(),
             left: Duration::from_secs(left),
+            ticks: offered(s).into_iter().map(|(place, _)| place).collect(),
         }
     }
 
@@ -115,21 +118,89 @@ pub fn form(
          not run and the run stops. Cancel: decides nothing; the claim waits in the review queue until {}.",
         snap.expires_at
     );
-    let schema = ElicitationSchema::builder()
-        .required_bool_with(FIELD, |b: BooleanSchema| {
-            b.title(format!("Approve claim {code}"))
-                .description(format!(
-                    "Tick to approve claim {code} exactly as shown above; leave unticked to reject it."
-                ))
+    let mut schema = ElicitationSchema::builder().required_bool_with(FIELD, |b: BooleanSchema| {
+        b.title(format!("Approve claim {code}"))
+            .description(format!(
+                "Tick to approve claim {code} exactly as shown above; leave unticked to reject it."
+            ))
+            .with_default(false)
+    });
+    // A tick per value the approval may also remember, unticked: one answer never remembers a value the
+    // person did not look at (docs/approvals.md, "Remembered values").
+    for (i, (_, words)) in offered(&snap).into_iter().enumerate() {
+        schema = schema.optional_bool_with(format!("{REMEMBER}{i}"), |b: BooleanSchema| {
+            b.title(format!("Also remember {words}"))
+                .description(
+                    "Tick to remember this value when approving: a later claim with it says `known`, and \
+                     the policy may accept it without asking.",
+                )
                 .with_default(false)
-        })
-        .build_unchecked();
+        });
+    }
+    let schema = schema.build_unchecked();
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
         message,
         requested_schema: schema,
     };
     Some((Shown::of(run, &path, &snap), params))
+}
+
+/// The prefix of a form's tick to remember a value (`remember_0`, `remember_1`, …).
+const REMEMBER: &str = "remember_";
+
+/// The values a claim offers to remember, as `(ARG or ARG[i], the words the tick shows)`: each value the
+/// decision looked up that is not known already.
+fn offered(s: &Snapshot) -> Vec<(String, String)> {
+    s.shown_checked()
+        .map(|shown| {
+            shown
+                .novelty
+                .iter()
+                .filter(|n| n.status != "known")
+                .map(|n| {
+                    (
+                        n.place(),
+                        format!(
+                            "{} = {} ({})",
+                            n.place(),
+                            serde_json::Value::String(crate::text::visible(&n.value)),
+                            n.line()
+                        ),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The values the person ticked to remember in `content` (an accepted form's fields).
+pub fn ticked(content: Option<&Value>, shown: &Shown) -> Vec<String> {
+    shown
+        .ticks
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            content.and_then(|c| c.get(format!("{REMEMBER}{i}"))) == Some(&Value::Bool(true))
+        })
+        .map(|(_, place)| place.clone())
+        .collect()
+}
+
+/// The values ticked in an elicitation's result ([`ticked`]); none unless it was accepted.
+pub fn ticked_of(result: &ElicitResult, shown: &Shown) -> Vec<String> {
+    match result.action {
+        ElicitationAction::Accept => ticked(result.content.as_ref(), shown),
+        _ => Vec::new(),
+    }
+}
+
+/// The values ticked in an input-required retry's `inputResponses`.
+pub fn ticked_in(responses: Option<&rmcp::model::InputResponses>, shown: &Shown) -> Vec<String> {
+    responses
+        .and_then(|r| r.get(INPUT_KEY))
+        .and_then(|v| serde_json::from_value::<ElicitResult>(v.clone()).ok())
+        .map_or_else(Vec::new, |r| ticked_of(&r, shown))
 }
 
 /// What a form's answer decides.
@@ -177,7 +248,13 @@ pub fn answer_in(responses: Option<&rmcp::model::InputResponses>) -> Answer {
 /// Decides the claim a form showed, if its snapshot still holds that very suspension, and keeps what the
 /// continued run printed in the run's `output.txt` (the person's). Blocking: the run continues in a
 /// worker. `Err`: nothing was decided, and why (not for the model: it can name files).
-pub fn decide(runner: &Runner, by: &str, shown: &Shown, approve: bool) -> Result<(), String> {
+pub fn decide(
+    runner: &Runner,
+    by: &str,
+    shown: &Shown,
+    approve: bool,
+    remember: &[String],
+) -> Result<(), String> {
     let (path, snap) = snapshot::pending_file(shown.path.clone())
         .ok_or_else(|| "the claim no longer waits".to_string())?;
     if !shown.same_suspension(&snap) {
@@ -189,7 +266,7 @@ pub fn decide(runner: &Runner, by: &str, shown: &Shown, approve: bool) -> Result
         Verdict {
             approve,
             code: Some(&shown.code),
-            remember: &[],
+            remember: if approve { remember } else { &[] },
         },
         by,
         &runner.engine,
@@ -275,6 +352,30 @@ mod tests {
     }
 
     #[test]
+    fn only_a_ticked_true_of_an_accepted_form_remembers() {
+        use ElicitationAction::*;
+        let shown = Shown {
+            run: "run-1".into(),
+            path: PathBuf::from("p.zsnap"),
+            code: "C".into(),
+            digest: "d".into(),
+            trace_prev: "t".into(),
+            created_at: "c".into(),
+            left: Duration::from_secs(1),
+            ticks: vec!["to".into(), "cc[0]".into()],
+        };
+        let content =
+            json!({"approve": true, "remember_0": "true", "remember_1": true, "remember_7": true});
+        assert_eq!(
+            ticked_of(&result(Accept, Some(content.clone())), &shown),
+            vec!["cc[0]".to_string()]
+        );
+        assert!(ticked_of(&result(Decline, Some(content.clone())), &shown).is_empty());
+        assert!(ticked_of(&result(Cancel, Some(content)), &shown).is_empty());
+        assert!(ticked_of(&result(Accept, Some(json!({"approve": true}))), &shown).is_empty());
+    }
+
+    #[test]
     fn only_an_accept_with_approve_true_approves() {
         use ElicitationAction::*;
         assert_eq!(
@@ -330,6 +431,7 @@ mod tests {
             trace_prev: "11".into(),
             created_at: "t".into(),
             left: Duration::from_secs(1),
+            ticks: Vec::new(),
         };
         let state = asks.issue(shown.clone()).unwrap();
         assert_eq!(asks.take(&state), Some(shown));

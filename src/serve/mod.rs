@@ -321,19 +321,25 @@ impl Server {
             );
             return InputRequiredResult::new(Some(requests), Some(state)).into();
         }
-        let answer = match context
+        let (answer, remember) = match context
             .peer
             .create_elicitation_with_timeout(params, Some(shown.left))
             .await
         {
-            Ok(result) => ask::answer_of(&result),
-            Err(_) => ask::Answer::Undecided,
+            Ok(result) => (ask::answer_of(&result), ask::ticked_of(&result, &shown)),
+            Err(_) => (ask::Answer::Undecided, Vec::new()),
         };
-        complete(self.settle(doc, &shown, answer).await)
+        complete(self.settle(doc, &shown, answer, remember).await)
     }
 
     /// Takes the person's answer to a form: decides the claim (or not) and answers with the run's state.
-    async fn settle(&self, doc: Value, shown: &ask::Shown, answer: ask::Answer) -> Value {
+    async fn settle(
+        &self,
+        doc: Value,
+        shown: &ask::Shown,
+        answer: ask::Answer,
+        remember: Vec<String>,
+    ) -> Value {
         let approve = match answer {
             ask::Answer::Approve => true,
             ask::Answer::Reject => false,
@@ -346,10 +352,11 @@ impl Server {
         let runner = Arc::clone(&self.runner);
         let by = format!("{} (in the MCP client's form)", self.person.by);
         let what = shown.clone();
-        let decided =
-            tokio::task::spawn_blocking(move || ask::decide(&runner, &by, &what, approve))
-                .await
-                .is_ok_and(|r| r.is_ok());
+        let decided = tokio::task::spawn_blocking(move || {
+            ask::decide(&runner, &by, &what, approve, &remember)
+        })
+        .await
+        .is_ok_and(|r| r.is_ok());
         let mut doc = match self.status_doc(shown.run.clone()).await {
             Ok(now) => now,
             Err(_) => doc,
@@ -367,11 +374,12 @@ impl Server {
             );
         };
         let answer = ask::answer_in(request.input_responses.as_ref());
+        let remember = ask::ticked_in(request.input_responses.as_ref(), &shown);
         let doc = match self.status_doc(shown.run.clone()).await {
             Ok(doc) => doc,
             Err(e) => return e,
         };
-        CallToolResult::structured(self.settle(doc, &shown, answer).await)
+        CallToolResult::structured(self.settle(doc, &shown, answer, remember).await)
     }
 }
 
