@@ -23,6 +23,7 @@ const FORWARD: &str = "mails = read_inbox(limit=5)\nfirst = mails[0]\nsend_email
 fn zamburak(args: &[&std::ffi::OsStr]) -> std::process::Output {
     Command::cargo_bin("zamburak")
         .unwrap()
+        .env("ZAMBURAK_KNOWN", common::cli::no_store())
         .args(args)
         .output()
         .unwrap()
@@ -152,6 +153,63 @@ fn an_expired_claim_cannot_be_approved() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("expired"));
     assert!(world.messages("out/outbox").is_empty());
+}
+
+/// An expired claim is renewed without re-running the plan: shown again, checked, with a new expiry; the
+/// old snapshot's bytes no longer decide anything, and the renewed claim approves as any other.
+#[test]
+fn an_expired_claim_is_renewed_and_then_approved_without_running_the_plan_again() {
+    let world = World::new(None);
+    let (snapshot, trace) = suspended(&world, FORWARD, &["--approval-ttl", "0"]);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let expired = std::fs::read(&snapshot).unwrap();
+    let calls_before = records(&trace)
+        .iter()
+        .filter(|r| r["type"] == "call")
+        .count();
+    let out = zamburak(&[
+        "renew".as_ref(),
+        snapshot.as_os_str(),
+        "--approval-ttl".as_ref(),
+        "3600".as_ref(),
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("renewed claim") && said.contains("waiting for approval"),
+        "{said}"
+    );
+    // Nothing ran: no new call, nothing sent; the trace names the renewed snapshot.
+    let recs = records(&trace);
+    assert_eq!(
+        recs.iter().filter(|r| r["type"] == "call").count(),
+        calls_before
+    );
+    assert_eq!(recs.last().unwrap()["type"], "suspend");
+    assert!(world.messages("out/outbox").is_empty());
+    // The expired bytes, put back, decide nothing.
+    let renewed = std::fs::read(&snapshot).unwrap();
+    std::fs::write(&snapshot, &expired).unwrap();
+    assert_eq!(decide("approve", &snapshot).status.code(), Some(2));
+    assert!(world.messages("out/outbox").is_empty());
+    std::fs::write(&snapshot, &renewed).unwrap();
+    let out = decide("approve", &snapshot);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(world.messages("out/outbox").len(), 1);
+    assert_eq!(
+        zamburak(&["verify".as_ref(), trace.as_os_str()])
+            .status
+            .code(),
+        Some(0)
+    );
+    // Decided: renewing it again renews nothing.
+    let again = zamburak(&["renew".as_ref(), snapshot.as_os_str()]);
+    assert_eq!(again.status.code(), Some(2));
 }
 
 #[test]

@@ -224,6 +224,39 @@ pub fn decide_command(path: &Path, decision: Decision<'_>) -> i32 {
 
 pub use crate::text::visible;
 
+/// `zamburak renew SNAPSHOT`: the claim again, checked, with a new expiry; nothing runs.
+pub fn renew_command(path: &Path, ttl_secs: Option<u64>) -> i32 {
+    let engine = match super::worker_engine() {
+        Ok(engine) => engine,
+        Err(e) => {
+            errln!("error: {e}");
+            errln!("nothing was renewed.");
+            return exit::USAGE;
+        }
+    };
+    let renewed = match snapshot::renew(path, ttl_secs, &engine) {
+        Ok(s) => s,
+        Err(e) => {
+            errln!("error: {e}");
+            errln!("nothing was renewed.");
+            return exit::USAGE;
+        }
+    };
+    let Ok(shown) = renewed.shown_checked() else {
+        // `renew` checked the values before writing: a defect, said as one.
+        errln!("error: the renewed claim's values do not check");
+        return exit::USAGE;
+    };
+    let code = renewed.claim_code();
+    err!("{}", claim_text(&renewed.claim, shown));
+    errln!(
+        "renewed claim {code}: it waits until {}\napprove: zamburak approve {1} --claim {code}\nreject:  zamburak reject {1}",
+        visible(&renewed.expires_at),
+        path.display()
+    );
+    exit::OK
+}
+
 /// At a terminal without `--claim`: shows the snapshot's claim again (its values checked against the
 /// claim's digests) and asks. Returns the code of the claim shown when the person says yes. A view that
 /// cuts a value asks nothing: approving what one has not seen whole is refused (`--full` shows it).

@@ -52,6 +52,8 @@ unreadable snapshot).";
 (wrong --claim, unreadable snapshot).";
     pub const PENDING: &str =
         "Exit codes: 0 listed (even when nothing waits), 2 a directory cannot be read.";
+    pub const RENEW: &str = "Exit codes: 0 renewed: the claim waits again (approve or reject it as shown), 2 \
+nothing was renewed (the snapshot does not check against its trace, plan, policy or claim).";
     pub const KNOWN: &str = "Exit codes: 0 listed or forgotten, 2 the remembered values cannot be read or were \
 changed outside Zamburak (`known forget --all` removes them), or the value to forget is not remembered.";
     pub const VERIFY: &str = "Exit codes: 0 the chain checks and the run ended, 1 broken (tampered: an edited, \
@@ -179,6 +181,16 @@ enum Command {
         /// `json`: one JSON document of the closed run on stdout, as `run --format json` prints it.
         #[arg(long, value_enum, default_value_t = RunFormat::Text)]
         format: RunFormat,
+    },
+    /// Show a claim again with a new expiry, so that it can be decided afresh without re-running the plan
+    /// (an expired claim included). Nothing runs.
+    #[command(after_help = exit_help::RENEW)]
+    Renew {
+        /// The snapshot `run` wrote (TRACE.zsnap).
+        snapshot: PathBuf,
+        /// Seconds the renewed claim may wait. Default: as long as it could when it was made.
+        #[arg(long, value_name = "SECONDS")]
+        approval_ttl: Option<u64>,
     },
     /// List the values you remembered when approving (`approve --remember`), or forget one.
     #[command(after_help = exit_help::KNOWN)]
@@ -602,6 +614,10 @@ pub fn main() -> ExitCode {
                 json: matches!(format, RunFormat::Json),
             },
         ),
+        Command::Renew {
+            snapshot,
+            approval_ttl,
+        } => approve::renew_command(&snapshot, approval_ttl),
         Command::Known { action, format } => {
             known::command(action, matches!(format, RunFormat::Json))
         }

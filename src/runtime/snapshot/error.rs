@@ -135,8 +135,8 @@ pub enum SnapshotError {
     NotTheSnapshot { path: PathBuf, trace: PathBuf },
     /// An approval after `expires_at` (escaped for a terminal); a rejection is still accepted.
     #[error(
-        "the claim expired at {expires_at}: reject it (`zamburak reject {}`) and run the plan again to get a \
-         fresh claim",
+        "the claim expired at {expires_at}: renew it to decide it afresh (`zamburak renew {0}`, which shows it \
+         again with a new expiry; nothing runs), or reject it (`zamburak reject {0}`)",
         path.display()
     )]
     Expired { path: PathBuf, expires_at: String },

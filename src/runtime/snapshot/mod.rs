@@ -571,6 +571,54 @@ pub fn open(path: &Path, verdict: Verdict<'_>, engine: &Engine) -> Result<Opened
     })
 }
 
+/// Renews the claim the snapshot at `path` waits on, expired or not (docs/approvals.md, "The life of a
+/// claim"): the snapshot must check exactly as for a decision (bound to its trace, plan, policy and paused
+/// call, its values to the claim's digests), and then waits again for the time-to-live the first suspension
+/// had (or `ttl_secs`), from now, named by a new `suspend` record. Nothing runs. Returns the renewed
+/// snapshot.
+pub fn renew(
+    path: &Path,
+    ttl_secs: Option<u64>,
+    engine: &Engine,
+) -> Result<Snapshot, SnapshotError> {
+    // A rejection's verdict opens an expired snapshot without a code: nothing is decided here.
+    let verdict = Verdict {
+        approve: false,
+        code: None,
+        remember: &[],
+    };
+    let Opened {
+        snapshot,
+        mut writer,
+        lock: _lock,
+        ..
+    } = open(path, verdict, engine)?;
+    snapshot.shown_checked()?;
+    let now = jiff::Timestamp::now();
+    let ttl = i64::try_from(ttl_secs.unwrap_or_else(|| ttl_left(&snapshot))).unwrap_or(i64::MAX);
+    let renewed = Snapshot {
+        created_at: now.to_string(),
+        expires_at: now
+            .checked_add(jiff::SignedDuration::from_secs(ttl))
+            .unwrap_or(jiff::Timestamp::MAX)
+            .to_string(),
+        trace_prev: writer.head().to_string(),
+        ..snapshot
+    };
+    let bytes = serde_json::to_vec(&renewed).map_err(SnapshotError::Encode)?;
+    writer
+        .append(Record::Suspend(Suspend {
+            call_id: renewed.claim.call_id,
+            claim_digest: renewed.claim_digest.clone(),
+            snapshot_sha256: sha256_bytes(&bytes),
+            expires_at: renewed.expires_at.clone(),
+        }))
+        .map_err(SnapshotError::TraceWrite)?;
+    writer.close().map_err(SnapshotError::TraceWrite)?;
+    write_private(path, &bytes)?;
+    Ok(renewed)
+}
+
 /// The same time-to-live the first suspension had (a re-suspension does not extend a short one forever).
 pub fn ttl_left(s: &Snapshot) -> u64 {
     let (Ok(a), Ok(b)) = (
