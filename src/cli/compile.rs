@@ -195,6 +195,9 @@ fn report(c: &Compiled) {
     for n in &c.battery.not_exercised {
         errln!("not exercised: {n}");
     }
+    for n in &c.battery.known {
+        errln!("remembered values: {n}");
+    }
     for f in &c.failures {
         errln!("{}", f.detail);
     }

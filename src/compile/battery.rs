@@ -57,6 +57,9 @@ pub struct BatteryReport {
     pub exempted: Vec<String>,
     /// Attacks the policy allowed: the title and the exposing scenario with what happened.
     pub exposed: Vec<(String, String)>,
+    /// Attacked arguments that accept a remembered value (`known(ROLE)`): an attacker who names one of
+    /// the values remembered for it gets it, so each says how many there are to choose from now.
+    pub known: Vec<String>,
 }
 
 /// The policy with the battery's source tool added, loaded from `doc` (a policy mapping).
@@ -315,10 +318,47 @@ fn outcome_name(o: Outcome) -> &'static str {
     }
 }
 
+/// How many values are remembered for `role` on `tool.arg` under `policy` now, in words (the person runs
+/// `policy compile`: their own store is theirs to count).
+fn remembered_now(policy: &Policy, role: &str, tool: &str, arg: &str) -> String {
+    use crate::known::store::{Scope, Store, default_path};
+    let store = match default_path().map(|p| Store::open(&p)) {
+        Ok(Ok(s)) => s,
+        _ => return "the remembered values cannot be read to count them".into(),
+    };
+    let args = policy.known_role_args(role, tool, arg);
+    let user = policy.user().unwrap_or("").to_string();
+    let scope = policy.known_scope();
+    let n = store
+        .values_in(
+            &Scope {
+                scope: &scope,
+                user: &user,
+                role,
+                args: &args,
+            },
+            jiff::Timestamp::now(),
+        )
+        .len();
+    format!("{n} remembered now")
+}
+
 /// Runs `attacks` against `policy` (which has the battery's source) in both modes.
 pub fn run(attacks: &[Attack], policy: &Policy, engine: &Engine, report: &mut BatteryReport) {
     for a in attacks {
         report.attacks += 1;
+        for role in policy.known_roles(&a.tool, &a.arg) {
+            let line = format!(
+                "`{}.{}` accepts `known({role})`: an attacker who names a value remembered for it gets it \
+                 ({})",
+                a.tool,
+                a.arg,
+                remembered_now(policy, role, &a.tool, &a.arg)
+            );
+            if !report.known.contains(&line) {
+                report.known.push(line);
+            }
+        }
         let through = a
             .via
             .as_ref()
@@ -462,6 +502,23 @@ mod tests {
         let doc = policy("{ iban: {}, amount: { require: \"verified(Small)\" } }");
         let (_, report) = battery(&doc);
         assert_eq!(report.exposed.len(), 8, "{:?}", report.exposed);
+    }
+
+    // Issue #52: a draft that accepts a remembered payee is told what the attacker may choose from; the
+    // attack itself is still refused (nothing is remembered in the battery's runs).
+    #[test]
+    fn an_argument_that_accepts_a_remembered_value_is_reported() {
+        let doc = policy(
+            "{ iban: { require: [trusted, \"verified(Payee)\", \"known(payee)\"] }, amount: { require: \"verified(Small)\" } }",
+        );
+        let (_, report) = battery(&doc);
+        assert!(report.exposed.is_empty(), "{:?}", report.exposed);
+        assert_eq!(report.known.len(), 1, "{:?}", report.known);
+        assert!(
+            report.known[0].starts_with("`pay.iban` accepts `known(payee)`: an attacker who names"),
+            "{:?}",
+            report.known
+        );
     }
 
     // Issue #51: a payee whose name is on no word list is still attacked, as every kind of value.
