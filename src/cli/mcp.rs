@@ -552,6 +552,12 @@ fn starting_policy(
                 // reviewer has not said sends) its name alone would not make it one (docs/policy.md,
                 // "Recipients").
                 if crate::policy::sinks::is_recipient_name(a) {
+                    // Commented: a value the person approved and remembered counts only where the
+                    // reviewer says so (docs/approvals.md, "Remembered values").
+                    let _ = writeln!(
+                        y,
+                        "      # to accept a value you approved with `approve --remember {a}` too: {a}: {{ require: [trusted, \"known({a})\"], recipient: true }}"
+                    );
                     let _ = writeln!(y, "      {a}: {{ require: trusted, recipient: true }}");
                 } else {
                     let _ = writeln!(y, "      {a}: {{ require: trusted }}");
