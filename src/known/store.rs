@@ -283,6 +283,17 @@ impl Store {
         })
     }
 
+    /// An empty store with no file: where the environment names no place for one (no `$ZAMBURAK_KNOWN`,
+    /// no `$HOME`), nothing is remembered, and remembering fails with [`StoreError::NoPlace`].
+    pub fn nowhere() -> Store {
+        Store {
+            path: PathBuf::new(),
+            entries: Vec::new(),
+            digest: "none".into(),
+            key: None,
+        }
+    }
+
     /// The file it was read from.
     pub fn path(&self) -> &Path {
         &self.path
@@ -348,6 +359,9 @@ impl Store {
             path: shown.clone(),
             why,
         };
+        if self.path.as_os_str().is_empty() {
+            return Err(StoreError::NoPlace);
+        }
         if self.entries.len() > MAX_ENTRIES {
             return Err(unwritable(format!("more than {MAX_ENTRIES} entries")));
         }

@@ -30,7 +30,13 @@ pub fn open_for(policy: &Policy) -> Result<Option<Store>, Refused> {
     if !policy.uses_known() {
         return Ok(None);
     }
-    let path = store::default_path()?;
+    let path = match store::default_path() {
+        Ok(p) => p,
+        // No place for a store (an MCP client may start `mcp serve` with no $HOME): nothing is remembered,
+        // so nothing is known, and remembering says why it cannot.
+        Err(StoreError::NoPlace) => return Ok(Some(Store::nowhere())),
+        Err(e) => return Err(e.into()),
+    };
     if let Some(dir) = writable_by_tools(policy, &path) {
         return Err(Refused::Exposed { store: path, dir });
     }
