@@ -168,6 +168,7 @@ fn an_expired_claim_is_renewed_and_then_approved_without_running_the_plan_again(
         .filter(|r| r["type"] == "call")
         .count();
     let out = zamburak(&[
+        "claim".as_ref(),
         "renew".as_ref(),
         snapshot.as_os_str(),
         "--approval-ttl".as_ref(),
@@ -208,7 +209,7 @@ fn an_expired_claim_is_renewed_and_then_approved_without_running_the_plan_again(
         Some(0)
     );
     // Decided: renewing it again renews nothing.
-    let again = zamburak(&["renew".as_ref(), snapshot.as_os_str()]);
+    let again = zamburak(&["claim".as_ref(), "renew".as_ref(), snapshot.as_os_str()]);
     assert_eq!(again.status.code(), Some(2));
 }
 

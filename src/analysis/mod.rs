@@ -899,13 +899,20 @@ fn hint(policy: &Policy, tool: &str, rule: &Rule, arg: Option<&str>, audience: A
             .filter(|(_, v)| tool_kinds.iter().any(|k| k == v.mints()))
             .map(|(n, _)| format!("`{n}()`"))
             .collect();
+        // Lint never reads the person's remembered values (docs/semantics.md, "Remembered values"): a
+        // value may be known, which only the run can tell.
+        let known = if policy.known_roles(tool, name).is_empty() {
+            ""
+        } else {
+            " (a value the person approved and remembered passes too: the run tells, lint cannot)"
+        };
         if verifiers.is_empty() {
             return format!(
-                "use a value written in the plan (from the user's request) for `{name}`"
+                "use a value written in the plan (from the user's request) for `{name}`{known}"
             );
         }
         return format!(
-            "pass `{name}` through {} first, or use a value written in the plan (from the user's request)",
+            "pass `{name}` through {} first, or use a value written in the plan (from the user's request){known}",
             verifiers.join(" or ")
         );
     }

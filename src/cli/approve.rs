@@ -224,7 +224,7 @@ pub fn decide_command(path: &Path, decision: Decision<'_>) -> i32 {
 
 pub use crate::text::visible;
 
-/// `zamburak renew SNAPSHOT`: the claim again, checked, with a new expiry; nothing runs.
+/// `zamburak claim renew SNAPSHOT`: the claim again, checked, with a new expiry; nothing runs.
 pub fn renew_command(path: &Path, ttl_secs: Option<u64>) -> i32 {
     let engine = match super::worker_engine() {
         Ok(engine) => engine,

@@ -182,15 +182,10 @@ enum Command {
         #[arg(long, value_enum, default_value_t = RunFormat::Text)]
         format: RunFormat,
     },
-    /// Show a claim again with a new expiry, so that it can be decided afresh without re-running the plan
-    /// (an expired claim included). Nothing runs.
-    #[command(after_help = exit_help::RENEW)]
-    Renew {
-        /// The snapshot `run` wrote (TRACE.zsnap).
-        snapshot: PathBuf,
-        /// Seconds the renewed claim may wait. Default: as long as it could when it was made.
-        #[arg(long, value_name = "SECONDS")]
-        approval_ttl: Option<u64>,
+    /// A suspended run's claim: renew it (`claim renew SNAPSHOT`).
+    Claim {
+        #[command(subcommand)]
+        action: ClaimAction,
     },
     /// List the values you remembered when approving (`approve --remember`), or forget one.
     #[command(after_help = exit_help::KNOWN)]
@@ -275,6 +270,21 @@ enum Command {
     Mcp {
         #[command(subcommand)]
         command: McpCommand,
+    },
+}
+
+/// `zamburak claim renew`.
+#[derive(Subcommand, Debug)]
+pub enum ClaimAction {
+    /// Show a claim again with a new expiry, so that it can be decided afresh without re-running the plan
+    /// (an expired claim included). Nothing runs.
+    #[command(after_help = exit_help::RENEW)]
+    Renew {
+        /// The snapshot `run` wrote (TRACE.zsnap).
+        snapshot: PathBuf,
+        /// Seconds the renewed claim may wait. Default: as long as it could when it was made.
+        #[arg(long, value_name = "SECONDS")]
+        approval_ttl: Option<u64>,
     },
 }
 
@@ -614,9 +624,12 @@ pub fn main() -> ExitCode {
                 json: matches!(format, RunFormat::Json),
             },
         ),
-        Command::Renew {
-            snapshot,
-            approval_ttl,
+        Command::Claim {
+            action:
+                ClaimAction::Renew {
+                    snapshot,
+                    approval_ttl,
+                },
         } => approve::renew_command(&snapshot, approval_ttl),
         Command::Known { action, format } => {
             known::command(action, matches!(format, RunFormat::Json))

@@ -76,12 +76,13 @@ def draft_reply(to: str | Sequence[str], subject: str, body: str) -> SentMail:
         to: one address, or a list of addresses.
             Written in the plan (or computed only from plan values and trusted results:
             `get_email(...)["id"]`, `read_inbox(...)["id"]` and `search_email(...)["id"]`), or the result of
-            `verify_recipient(...)`; otherwise it is only saved as a draft for the user. Never data tagged
-            AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`); otherwise the call is
-            refused. Only data everyone in `to` may read (values written in the plan; results anyone may
-            read: `fetch_url(...)`; a record of `get_email(...)` may go to the people in its `from`, `to`
-            and `cc`; a record of `read_inbox(...)` may go to the people in its `from`, `to` and `cc`; a
-            record of `search_email(...)` may go to the people in its `from`, `to` and `cc`); otherwise it
+            `verify_recipient(...)`, or a value the person has approved and remembered as `correspondent`
+            (the run checks; a plan cannot tell); otherwise it is only saved as a draft for the user. Never
+            data tagged AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`); otherwise the
+            call is refused. Only data everyone in `to` may read (values written in the plan; results anyone
+            may read: `fetch_url(...)`; a record of `get_email(...)` may go to the people in its `from`,
+            `to` and `cc`; a record of `read_inbox(...)` may go to the people in its `from`, `to` and `cc`;
+            a record of `search_email(...)` may go to the people in its `from`, `to` and `cc`); otherwise it
             is only saved as a draft for the user.
         subject:
             Never data tagged AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`);
@@ -219,13 +220,14 @@ def send_email(to: str | Sequence[str], subject: str, body: str) -> SentMail:
         to: one address, or a list of addresses.
             Written in the plan (or computed only from plan values and trusted results:
             `get_email(...)["id"]`, `read_inbox(...)["id"]` and `search_email(...)["id"]`), or the result of
-            `verify_recipient(...)`; otherwise the user is asked to approve the call. Never data tagged
-            AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`); otherwise the call is
-            refused. Only data everyone in `to` may read (values written in the plan; results anyone may
-            read: `fetch_url(...)`; a record of `get_email(...)` may go to the people in its `from`, `to`
-            and `cc`; a record of `read_inbox(...)` may go to the people in its `from`, `to` and `cc`; a
-            record of `search_email(...)` may go to the people in its `from`, `to` and `cc`); otherwise the
-            user is asked to approve the call.
+            `verify_recipient(...)`, or a value the person has approved and remembered as `correspondent`
+            (the run checks; a plan cannot tell); otherwise the user is asked to approve the call. Never
+            data tagged AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`); otherwise the
+            call is refused. Only data everyone in `to` may read (values written in the plan; results anyone
+            may read: `fetch_url(...)`; a record of `get_email(...)` may go to the people in its `from`,
+            `to` and `cc`; a record of `read_inbox(...)` may go to the people in its `from`, `to` and `cc`;
+            a record of `search_email(...)` may go to the people in its `from`, `to` and `cc`); otherwise
+            the user is asked to approve the call.
         subject:
             Never data tagged AUTH_SECRET (from `read_file(...)` when `path` matches `secrets/**`);
             otherwise the call is refused. Only data everyone in `to` may read (values written in the plan;

@@ -135,7 +135,7 @@ pub enum SnapshotError {
     NotTheSnapshot { path: PathBuf, trace: PathBuf },
     /// An approval after `expires_at` (escaped for a terminal); a rejection is still accepted.
     #[error(
-        "the claim expired at {expires_at}: renew it to decide it afresh (`zamburak renew {0}`, which shows it \
+        "the claim expired at {expires_at}: renew it to decide it afresh (`zamburak claim renew {0}`, which shows it \
          again with a new expiry; nothing runs), or reject it (`zamburak reject {0}`)",
         path.display()
     )]
