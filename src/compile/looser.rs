@@ -51,6 +51,7 @@ pub fn looser(
         tool_rules(name, bt, dt, stated, exceptions, &mut out);
     }
     verifiers(base, draft, &mut out);
+    remembered(base, draft, &mut out);
     for tag in base.tags() {
         if !draft.tags().contains(tag) {
             out.push(loosened(
@@ -60,6 +61,57 @@ pub fn looser(
         }
     }
     out
+}
+
+/// What a remembered value covers (docs/semantics.md, "Remembered values"): a draft may not keep them
+/// longer, share another scope's, or widen a role the base uses to more arguments.
+fn remembered(base: &Policy, draft: &Policy, out: &mut Vec<Loosened>) {
+    if !base.uses_known() {
+        // Any `known(ROLE)` the draft adds is refused per argument (`require`).
+        return;
+    }
+    if draft.known_expiry_days() > base.known_expiry_days() {
+        out.push(loosened(
+            "the draft keeps remembered values longer".to_string(),
+            format!(
+                "the base policy lets a remembered value last {} days; the draft {}",
+                base.known_expiry_days(),
+                draft.known_expiry_days()
+            ),
+        ));
+    }
+    let explicit = |p: &Policy| p.file().known.as_ref().and_then(|k| k.scope.clone());
+    if explicit(draft).is_some() && explicit(draft) != explicit(base) {
+        out.push(loosened(
+            "the draft keeps remembered values under another scope".to_string(),
+            "the draft names a `known.scope` the base does not: it would accept the values remembered for \
+             another policy"
+                .to_string(),
+        ));
+    }
+    for (tool, spec) in base.tools() {
+        for arg in spec.args.keys() {
+            for role in base.known_roles(tool, arg) {
+                let b = base.known_role_args(role, tool, arg);
+                let wider: Vec<String> = draft
+                    .known_role_args(role, tool, arg)
+                    .into_iter()
+                    .filter(|a| !b.contains(a))
+                    .map(|(t, a)| format!("{t}.{a}"))
+                    .collect();
+                if !wider.is_empty() {
+                    out.push(loosened(
+                        format!("the draft widens the role `{role}`"),
+                        format!(
+                            "a value remembered for `{role}` would also count for {}",
+                            wider.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    out.dedup_by(|a, b| a.title == b.title && a.detail == b.detail);
 }
 
 /// The tool's `on_violation` when the base's text states one.
@@ -416,6 +468,49 @@ mod tests {
             .into_iter()
             .map(|l| l.title)
             .collect()
+    }
+
+    #[test]
+    fn a_draft_may_not_stretch_what_a_remembered_value_covers() {
+        let with_known = BASE.replace(
+            "to: { require: [trusted, \"verified(Recipient)\"] }",
+            "to: { require: [trusted, \"verified(Recipient)\", \"known(who)\"] }",
+        ) + "known: { roles: { who: [send.to] }, expiry_days: 30 }\n";
+        let titles_of = |draft: &str| -> Vec<String> {
+            let base = load(&with_known);
+            let doc = super::super::mapping(&with_known).unwrap_or_else(|e| panic!("{e}"));
+            looser(&base, &load(draft), &doc, &[])
+                .into_iter()
+                .map(|l| l.title)
+                .collect()
+        };
+        assert_eq!(titles_of(&with_known), Vec::<String>::new());
+        let cases = [
+            (
+                with_known.replace("expiry_days: 30", "expiry_days: 365"),
+                "the draft keeps remembered values longer",
+            ),
+            (
+                with_known.replace("who: [send.to]", "who: [send.to, send.subject]"),
+                "the draft widens the role `who`",
+            ),
+            (
+                with_known.replace("expiry_days: 30", "expiry_days: 30, scope: other"),
+                "the draft keeps remembered values under another scope",
+            ),
+        ];
+        for (draft, want) in cases {
+            let got = titles_of(&draft);
+            assert!(
+                got.iter().any(|t| t == want),
+                "{want}: got {got:?}\n{draft}"
+            );
+        }
+        // Shorter is stricter.
+        assert_eq!(
+            titles_of(&with_known.replace("expiry_days: 30", "expiry_days: 7")),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
