@@ -155,6 +155,25 @@ fn an_expired_claim_cannot_be_approved() {
     assert!(world.messages("out/outbox").is_empty());
 }
 
+/// A claim held by its control context names where the condition's data came from, with the plan line of
+/// that call, so the person can find the `if` or loop that decided whether the call happens.
+#[test]
+fn a_claim_held_by_a_condition_names_the_call_its_data_came_from() {
+    let world = World::new(None);
+    let plan = world.write_plan(
+        "plan.py",
+        "emails = read_inbox(limit=10)\nfor e in emails:\n    if \"Planning\" in e[\"subject\"]:\n        send_email(to=\"me@example.com\", subject=\"seen\", body=\"a planning mail\")\n",
+    );
+    let out = world.run(&plan, &[]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{said}");
+    assert!(
+        said.contains("! whether this call happens was decided by a condition or loop on data from read_inbox#1 (line 1)"),
+        "{said}"
+    );
+    assert!(world.messages("out/outbox").is_empty());
+}
+
 /// An expired claim is renewed without re-running the plan: shown again, checked, with a new expiry; the
 /// old snapshot's bytes no longer decide anything, and the renewed claim approves as any other.
 #[test]

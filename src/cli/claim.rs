@@ -115,6 +115,21 @@ fn claim_text_cut(c: &crate::trace::record::Call, shown: &ClaimShown, cut: bool)
         ));
     }
     out.push_str(&format!("  control context: {}\n", c.pc));
+    if !shown.conditions.is_empty() {
+        let from: Vec<String> = shown
+            .conditions
+            .iter()
+            .map(|(source, line)| match line {
+                0 => visible(source),
+                l => format!("{} (line {l})", visible(source)),
+            })
+            .collect();
+        out.push_str(&format!(
+            "      ! whether this call happens was decided by a condition or loop on data from {}: approving \
+             lifts that for this call only\n",
+            from.join(", ")
+        ));
+    }
     out.push_str(&format!(
         "  why it waits: {} ({})\n",
         visible(&c.reason),

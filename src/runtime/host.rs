@@ -472,6 +472,7 @@ impl RunHost<'_, '_> {
                     non_readers: policy::non_readers(self.policy, &self.space, &claim),
                     effect: self.effect_shown(name, &args),
                     novelty: told,
+                    conditions: self.conditions_of(&claim.pc),
                 };
                 if let Some(ask) = self.approver.as_mut() {
                     let (approved, by) = ask(&call, &shown);
@@ -823,6 +824,27 @@ impl RunHost<'_, '_> {
             .map_or_else(|| sent.clone(), |b| b.join(&sent));
         self.sent_to_stateful.insert(party, all);
         Some(before.unwrap_or(Packed::LITERAL))
+    }
+
+    /// The sources of an untrusted control context, each with the plan line of its call: what a person
+    /// deciding a claim the condition holds needs to find the `if` or loop that tested it.
+    fn conditions_of(&self, pc: &Label) -> Vec<(String, u32)> {
+        if !pc.is_untrusted() {
+            return Vec::new();
+        }
+        self.space
+            .describe(pc)
+            .sources
+            .into_iter()
+            .map(|source| {
+                let line = source
+                    .rsplit_once('#')
+                    .and_then(|(_, id)| id.parse::<u32>().ok())
+                    .and_then(|id| self.decisions.iter().find(|d| d.call_id == id))
+                    .map_or(0, |d| d.line);
+                (source, line)
+            })
+            .collect()
     }
 
     fn arg_claim(&self, name: &str, v: &LValue) -> ArgClaim {

@@ -272,6 +272,10 @@ pub struct ClaimShown {
     /// known one (docs/semantics.md, "Remembered values").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub novelty: Vec<crate::known::Novelty>,
+    /// Where an untrusted control context comes from: each source of it (`tool#id`) and the plan line of
+    /// that call (0: not a call of this run, e.g. what the planner had read).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<(String, u32)>,
 }
 
 /// What a call acts on beyond its arguments, shown with its claim (docs/approvals.md, "Drafts and commits").
