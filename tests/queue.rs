@@ -111,7 +111,13 @@ impl Drop for Server {
 }
 
 fn serve_queue(dir: &Path) -> Server {
+    serve_queue_remembering(dir, &common::cli::no_store())
+}
+
+/// The queue, with the person's remembered values in `known`.
+fn serve_queue_remembering(dir: &Path, known: &Path) -> Server {
     let mut child = Proc::new(bin())
+        .env("ZAMBURAK_KNOWN", known)
         .args(["view", "--queue"])
         .arg(dir)
         .args(["--by", "alice"])
@@ -442,6 +448,88 @@ fn a_browser_approves_one_claim_and_rejects_another() {
 /// Requests without the URL token are 404, whatever they carry; a POST with a token this server never
 /// issued, a token issued for another claim, a used token, from another site, or for a claim that was
 /// decided or replaced since the page showed it is refused with a page saying why, and changes nothing.
+/// A tick per value on the page remembers it with the approval (issue #52); an unticked approval, a
+/// rejection with a tick, and a tick naming an argument without a `known` role remember nothing.
+#[test]
+fn a_tick_on_the_queue_page_remembers_the_value_with_the_approval() {
+    let world = World::new(None);
+    let policy = std::fs::read_to_string(world.path("policy.yaml")).unwrap();
+    // Files anyone may read, so only who chose the address holds the send.
+    let public = policy.replacen(
+        "      tags: [PRIVATE]\n      readers: user\n      tags_when:",
+        "      readers: public\n      tags_when:",
+        1,
+    );
+    assert_ne!(public, policy);
+    std::fs::write(world.path("policy.yaml"), public).unwrap();
+    std::fs::write(world.path("files/contact.txt"), "landlord@rent.example\n").unwrap();
+    let plan = "to = read_file(path=\"contact.txt\").strip()\nsend_email(to=to, subject=\"rent\", body=\"Paid.\")\n";
+    let run = |name: &str| {
+        let p = world.write_plan(&format!("{name}.py"), plan);
+        world.run_expect(&p, &[], 4);
+    };
+    run("a");
+    let server = serve_queue_remembering(world.dir.path(), &world.known());
+    let page = http("GET", &server.url, None, &[]);
+    assert!(
+        page.body.contains(r#"name="remember.0" value="to""#)
+            && page.body.contains("NEW — never approved"),
+        "{}",
+        page.body
+    );
+    let list = pending(world.dir.path());
+    let (code, _) = code_of(&list, "a.zsnap");
+    // A tick on a rejection remembers nothing.
+    let form = form_for(&server, &code);
+    let refused = post(&server, &format!("{}&remember.0=to", form.body("reject")));
+    assert_eq!(refused.status, 303, "{}", refused.body);
+    assert!(!world.known().exists(), "a rejection remembered a value");
+    // A tick naming an argument the policy gives no role: nothing decided, nothing sent, nothing kept.
+    run("b");
+    let (code, _) = code_of(&pending(world.dir.path()), "b.zsnap");
+    let form = form_for(&server, &code);
+    let bad = post(
+        &server,
+        &format!("{}&remember.0=body", form.body("approve")),
+    );
+    assert_eq!(bad.status, 409, "{}", bad.body);
+    assert!(world.messages("out/outbox").is_empty());
+    assert!(!world.known().exists());
+    // Ticked and approved: sent, and remembered.
+    let form = form_for(&server, &code);
+    let ok = post(&server, &format!("{}&remember.0=to", form.body("approve")));
+    assert_eq!(ok.status, 303, "{}", ok.body);
+    assert_eq!(world.messages("out/outbox").len(), 1);
+    let listed = Command::cargo_bin("zamburak")
+        .unwrap()
+        .env("ZAMBURAK_KNOWN", world.known())
+        .arg("known")
+        .output()
+        .unwrap();
+    assert!(
+        text(&listed.stdout)
+            .contains("\"landlord@rent.example\"  send_email.to as correspondent  by alice"),
+        "{}{}",
+        text(&listed.stdout),
+        text(&listed.stderr)
+    );
+    // The next run of the plan goes unattended.
+    let p = world.write_plan("c.py", plan);
+    let out = Command::cargo_bin("zamburak")
+        .unwrap()
+        .env("ZAMBURAK_KNOWN", world.known())
+        .args([
+            "run",
+            p.to_str().unwrap(),
+            "--policy",
+            world.path("policy.yaml").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(world.messages("out/outbox").len(), 2);
+}
+
 #[test]
 fn forged_replayed_and_stale_posts_are_refused_and_change_nothing() {
     let world = World::new(None);
