@@ -454,3 +454,51 @@ fn the_planner_is_told_the_same_whatever_the_person_remembered() {
     assert_eq!(known["decisions"].as_array().unwrap().len(), 1, "{known}");
     assert!(!known.to_string().contains("send_email"), "{known}");
 }
+
+/// A value data chose that the policy gives no `known` role (here the file a plan would overwrite) is new to
+/// the person, and stays new: the claim says so, and nothing can remember it (the attack the careful
+/// person of docs/benchmark.md must refuse: an attacker's file id is no address).
+#[test]
+fn a_value_data_chose_with_no_role_is_new_and_cannot_be_remembered() {
+    let w = world("notes.md\n");
+    let plan = w.write_plan(
+        "plan.py",
+        "p = read_file(path=\"contact.txt\").strip()\nwrite_file(path=p, content=\"overwritten\")\n",
+    );
+    let out = w.run(&plan, &[]);
+    let printed = text(&out);
+    assert_eq!(out.status.code(), Some(4), "{printed}");
+    let claim = printed.split("waiting for approval").nth(1).unwrap_or("");
+    let after_path = claim.split("  path = ").nth(1).unwrap_or("");
+    assert!(
+        after_path
+            .lines()
+            .nth(1)
+            .unwrap_or("")
+            .contains("NEW — never approved"),
+        "{printed}"
+    );
+    let before = std::fs::read(w.path("files/notes.md")).unwrap();
+    let snap = w.path("plan.zsnap");
+    let out = zamburak(
+        &w,
+        &[
+            "approve",
+            snap.to_str().unwrap(),
+            "--claim",
+            &claim_code(&printed),
+            "--remember",
+            "path",
+            "--by",
+            "a",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("a `known` role"), "{}", text(&out));
+    assert_eq!(
+        std::fs::read(w.path("files/notes.md")).unwrap(),
+        before,
+        "the file was written"
+    );
+    assert_eq!(store_bytes(&w), None);
+}

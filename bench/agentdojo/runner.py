@@ -299,8 +299,9 @@ def main():
             names = []
             if remember and verb == "approved":
                 # What the person saw as new (every argument shown, when the claim says nothing of novelty).
-                names = sorted({n["arg"] for n in novel if n.get("arg")} if isinstance(novelty, list)
-                               else set(claim.get("values") or {}))
+                # Only what the policy lets be remembered: a value with no `known` role has no roles.
+                names = sorted({n["arg"] for n in novel if n.get("arg") and n.get("roles")}
+                               if isinstance(novelty, list) else set(claim.get("values") or {}))
             flags = [w for n in names for w in ("--remember", n)]
             code, doc, err = zjson(step + flags, extra_env)
             if flags and code == 2:

@@ -320,7 +320,8 @@ fn resolve_remember(
     let shown = snap.shown_checked().map_err(|e| e.to_string())?;
     let mut args: Vec<String> = remember.iter().filter(|a| !a.is_empty()).cloned().collect();
     let mut lines = Vec::new();
-    for n in &shown.novelty {
+    // Only values the policy lets be remembered (a value with no `known` role is new, and stays so).
+    for n in shown.novelty.iter().filter(|n| !n.roles.is_empty()) {
         if !args.contains(&n.arg) {
             args.push(n.arg.clone());
         }

@@ -214,38 +214,61 @@ pub fn consults_remembered(
     tool: &str,
     arg: &ArgClaim,
 ) -> bool {
+    let knows = policy
+        .tool(tool)
+        .and_then(|t| t.args.get(&arg.name))
+        .and_then(|spec| spec.require.as_ref())
+        .is_some_and(|a| a.0.iter().any(|r| matches!(r, Requirement::Known(_))));
+    // A list whose structure data chose is refused whatever its elements are: nothing to look up.
+    let structure_chosen = arg.elements.is_some() && arg.label.is_untrusted();
+    knows && !structure_chosen && chosen_by_data(policy, space, tool, arg)
+}
+
+/// Whether data chose argument `arg` of `tool` past its `require`: the value (or an element) meets none of
+/// the alternatives but `known`. Such a value is what a claim is about; unless it is remembered it is new
+/// to the person (docs/approvals.md, "Remembered values"), and one the policy gives no `known` role can
+/// never be anything but new.
+pub fn chosen_by_data(policy: &Policy, space: &LabelSpace, tool: &str, arg: &ArgClaim) -> bool {
     let Some(spec) = policy.tool(tool).and_then(|t| t.args.get(&arg.name)) else {
         return false;
     };
-    let Some(alternatives) = &spec.require else {
-        return false;
-    };
-    if !alternatives
-        .0
-        .iter()
-        .any(|r| matches!(r, Requirement::Known(_)))
-    {
+    if spec.require.is_none() {
         return false;
     }
-    let others: Vec<Requirement> = alternatives
-        .0
-        .iter()
-        .filter(|r| !matches!(r, Requirement::Known(_)))
-        .cloned()
-        .collect();
-    let meets = |label: &Label| {
-        others.iter().any(|r| match r {
-            Requirement::Trusted => !label.is_untrusted() && !label.unknown,
-            Requirement::Verified(kind) => space
-                .kind_index(kind)
-                .is_some_and(|k| label.verified.contains(k) && !label.unknown),
-            Requirement::Known(_) => false,
-        })
-    };
     match &arg.elements {
-        None => !meets(&arg.label),
-        Some(elements) => !arg.label.is_untrusted() && elements.iter().any(|e| !meets(e)),
+        None => !meets_but_known(policy, space, tool, &arg.name, &arg.label),
+        Some(elements) => {
+            arg.label.is_untrusted()
+                || elements
+                    .iter()
+                    .any(|e| !meets_but_known(policy, space, tool, &arg.name, e))
+        }
     }
+}
+
+/// Whether a value with `label` meets one of the `require` alternatives of `tool.arg` other than
+/// `known(ROLE)` (an argument that requires nothing: always).
+pub fn meets_but_known(
+    policy: &Policy,
+    space: &LabelSpace,
+    tool: &str,
+    arg: &str,
+    label: &Label,
+) -> bool {
+    let Some(alternatives) = policy
+        .tool(tool)
+        .and_then(|t| t.args.get(arg))
+        .and_then(|spec| spec.require.as_ref())
+    else {
+        return true;
+    };
+    alternatives.0.iter().any(|r| match r {
+        Requirement::Trusted => !label.is_untrusted() && !label.unknown,
+        Requirement::Verified(kind) => space
+            .kind_index(kind)
+            .is_some_and(|k| label.verified.contains(k) && !label.unknown),
+        Requirement::Known(_) => false,
+    })
 }
 
 /// Every requirement the claim breaks, in the policy's order: what [`decide`] takes the worst of, and what

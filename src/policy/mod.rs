@@ -37,8 +37,8 @@ mod validate;
 pub use validate::is_free_name;
 
 pub use decide::{
-    ArgClaim, Claim, Decision, Outcome, Remembered, Texts, consults_remembered, decide,
-    non_readers, on_approval, reason_for_planner, violations,
+    ArgClaim, Claim, Decision, Outcome, Remembered, Texts, chosen_by_data, consults_remembered,
+    decide, meets_but_known, non_readers, on_approval, reason_for_planner, violations,
 };
 pub use error::{KeyPath, KeySeg, PolicyError, PolicyErrorKind};
 pub use labelling::label_result;

@@ -5,7 +5,7 @@
 use super::host::RunHost;
 use crate::known::Novelty;
 use crate::known::store::{Scope, canonical};
-use crate::policy::{Claim, Remembered, consults_remembered};
+use crate::policy::{Claim, Remembered, chosen_by_data, consults_remembered, meets_but_known};
 use crate::value::{LValue, Raw};
 
 impl RunHost<'_, '_> {
@@ -23,19 +23,44 @@ impl RunHost<'_, '_> {
         let scope_name = self.policy.known_scope();
         let user = self.policy.user().unwrap_or("").to_string();
         for (arg_claim, (_, value)) in claim.args.iter_mut().zip(args) {
-            if !consults_remembered(self.policy, &self.space, &claim.tool, arg_claim) {
+            // A value data chose that the policy gives no `known` role is new to the person, and stays so:
+            // it is told as new, and nothing is looked up.
+            let consults = consults_remembered(self.policy, &self.space, &claim.tool, arg_claim);
+            if !consults && !chosen_by_data(self.policy, &self.space, &claim.tool, arg_claim) {
                 continue;
             }
-            let roles: Vec<String> = self
-                .policy
-                .known_roles(&claim.tool, &arg_claim.name)
-                .into_iter()
-                .map(str::to_string)
-                .collect();
+            let roles: Vec<String> = if consults {
+                self.policy
+                    .known_roles(&claim.tool, &arg_claim.name)
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            // Only the values data chose: an element the plan wrote (or a verifier checked) is not new.
+            let chosen = |label: &crate::label::Label| {
+                !meets_but_known(
+                    self.policy,
+                    &self.space,
+                    &claim.tool,
+                    &arg_claim.name,
+                    label,
+                )
+            };
+            let structure_chosen = arg_claim.label.is_untrusted();
             let values: Vec<(Option<usize>, Option<String>)> = match &value.raw {
                 Raw::List(items) | Raw::Tuple(items) => items
                     .iter()
                     .enumerate()
+                    .filter(|(i, _)| {
+                        structure_chosen
+                            || arg_claim
+                                .elements
+                                .as_ref()
+                                .and_then(|e| e.get(*i))
+                                .is_none_or(chosen)
+                    })
                     .map(|(i, v)| (Some(i), canonical(&v.to_json())))
                     .collect(),
                 _ => vec![(None, canonical(&value.to_json()))],
@@ -109,7 +134,9 @@ impl RunHost<'_, '_> {
                 }
                 told.push(novelty);
             }
-            arg_claim.remembered = Remembered::Roles { whole, elements };
+            if consults {
+                arg_claim.remembered = Remembered::Roles { whole, elements };
+            }
         }
         told
     }

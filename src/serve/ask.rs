@@ -157,7 +157,7 @@ fn offered(s: &Snapshot) -> Vec<(String, String)> {
             shown
                 .novelty
                 .iter()
-                .filter(|n| n.status != "known")
+                .filter(|n| n.status != "known" && !n.roles.is_empty())
                 .map(|n| {
                     (
                         n.place(),

@@ -691,7 +691,7 @@ fn view_of(
                 shown
                     .novelty
                     .iter()
-                    .filter(|n| n.status != "known")
+                    .filter(|n| n.status != "known" && !n.roles.is_empty())
                     .map(|n| Tick {
                         place: n.place(),
                         text: format!(
