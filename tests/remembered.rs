@@ -95,6 +95,24 @@ fn claim_code(printed: &str) -> String {
         .to_string()
 }
 
+/// `approve plan.zsnap --claim CODE --remember ARG --by BY`, with the code of the claim `printed` shows.
+fn approve_remembering(w: &World, printed: &str, arg: &str, by: &str) -> Output {
+    let snap = w.path("plan.zsnap");
+    zamburak(
+        w,
+        &[
+            "approve",
+            snap.to_str().unwrap(),
+            "--claim",
+            &claim_code(printed),
+            "--remember",
+            arg,
+            "--by",
+            by,
+        ],
+    )
+}
+
 fn store_bytes(w: &World) -> Option<Vec<u8>> {
     std::fs::read(w.known()).ok()
 }
@@ -107,20 +125,7 @@ fn an_address_approved_and_remembered_is_known_to_the_next_run() {
     assert_eq!(send["decision"], "confirm");
     assert!(printed.contains("NEW — never approved"), "{printed}");
     assert!(w.messages("out/outbox").is_empty());
-    let snap = w.path("plan.zsnap");
-    let out = zamburak(
-        &w,
-        &[
-            "approve",
-            snap.to_str().unwrap(),
-            "--claim",
-            &claim_code(&printed),
-            "--remember",
-            "to",
-            "--by",
-            "alice",
-        ],
-    );
+    let out = approve_remembering(&w, &printed, "to", "alice");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(
         text(&out).contains("remembered: `to` = \"landlord@rent.example\" as correspondent"),
@@ -243,20 +248,7 @@ fn no_path_but_the_persons_own_approval_remembers_a_value() {
 fn a_store_edited_outside_zamburak_is_refused_not_trusted() {
     let w = world("landlord@rent.example\n");
     let (_, _, printed) = run(&w);
-    let snap = w.path("plan.zsnap");
-    let out = zamburak(
-        &w,
-        &[
-            "approve",
-            snap.to_str().unwrap(),
-            "--claim",
-            &claim_code(&printed),
-            "--remember",
-            "to",
-            "--by",
-            "alice",
-        ],
-    );
+    let out = approve_remembering(&w, &printed, "to", "alice");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let sent = w.messages("out/outbox").len();
     // Someone rewrites the remembered address to theirs, and the contact file too.
@@ -286,20 +278,7 @@ fn a_store_edited_outside_zamburak_is_refused_not_trusted() {
 fn after_remembering(known: &str, contact: &str) -> String {
     let w = world(&format!("{known}\n"));
     let (_, _, printed) = run(&w);
-    let snap = w.path("plan.zsnap");
-    let out = zamburak(
-        &w,
-        &[
-            "approve",
-            snap.to_str().unwrap(),
-            "--claim",
-            &claim_code(&printed),
-            "--remember",
-            "to",
-            "--by",
-            "alice",
-        ],
-    );
+    let out = approve_remembering(&w, &printed, "to", "alice");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     std::fs::write(w.path("files/contact.txt"), format!("{contact}\n")).unwrap();
     let (code, send, printed) = run(&w);
@@ -419,20 +398,7 @@ fn the_planner_is_told_the_same_whatever_the_person_remembered() {
     let remembering = world("landlord@rent.example\n");
     reading(&remembering);
     let (_, _, printed) = run(&remembering);
-    let snap = remembering.path("plan.zsnap");
-    let out = zamburak(
-        &remembering,
-        &[
-            "approve",
-            snap.to_str().unwrap(),
-            "--claim",
-            &claim_code(&printed),
-            "--remember",
-            "to",
-            "--by",
-            "a",
-        ],
-    );
+    let out = approve_remembering(&remembering, &printed, "to", "a");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let forgetting = world("landlord@rent.example\n");
     reading(&forgetting);
@@ -479,20 +445,7 @@ fn a_value_data_chose_with_no_role_is_new_and_cannot_be_remembered() {
         "{printed}"
     );
     let before = std::fs::read(w.path("files/notes.md")).unwrap();
-    let snap = w.path("plan.zsnap");
-    let out = zamburak(
-        &w,
-        &[
-            "approve",
-            snap.to_str().unwrap(),
-            "--claim",
-            &claim_code(&printed),
-            "--remember",
-            "path",
-            "--by",
-            "a",
-        ],
-    );
+    let out = approve_remembering(&w, &printed, "path", "a");
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("a `known` role"), "{}", text(&out));
     assert_eq!(

@@ -228,6 +228,33 @@ fn session(world: &Path) -> Raw {
     s
 }
 
+/// A store of remembered values changed outside Zamburak refuses every run, and the model is told so in
+/// fixed words: not the store's path, not why, nothing of what it holds (issue #52). Nothing is sent.
+#[test]
+fn a_broken_store_of_remembered_values_is_told_to_the_model_in_fixed_words() {
+    let world = World::new(None);
+    std::fs::write(
+        world.known(),
+        "{\"format\": 1, \"entries\": [{\"value\": \"mallory@evil.test\"}]}",
+    )
+    .unwrap();
+    let mut s = session(world.dir.path());
+    let r = s.call(
+        2,
+        "run_plan",
+        json!({"plan": "send_email(to=\"me@example.com\", subject=\"s\", body=\"b\")\n"}),
+    );
+    let told = r.to_string();
+    assert!(told.contains("remembered values cannot be used"), "{told}");
+    for private in ["mallory", "known.json", "seal", "outside Zamburak"] {
+        assert!(!told.contains(private), "{private}: {told}");
+    }
+    assert!(world.messages("out/outbox").is_empty());
+    // The person reads why, in the run's own directory.
+    let output = std::fs::read_to_string(world.path("runs/run-1/output.txt")).unwrap();
+    assert!(output.contains("changed outside Zamburak"), "{output}");
+}
+
 /// The structured answer of a tool call, failing on an error result.
 fn doc_of(r: &Value) -> &Value {
     assert_ne!(r["result"]["isError"], json!(true), "{r}");

@@ -138,7 +138,7 @@ pub enum StoreError {
     Unreadable { path: String, why: String },
     #[error(
         "the remembered values in {path} were changed outside Zamburak ({why}), so none of them is trusted; \
-         look at them with `zamburak known`, and start afresh with `zamburak known forget --all`"
+         the file is JSON you may read, and `zamburak known forget --all` starts afresh"
     )]
     Edited { path: String, why: String },
     #[error("cannot write the remembered values to {path}: {why}")]

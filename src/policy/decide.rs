@@ -262,13 +262,27 @@ pub fn meets_but_known(
     else {
         return true;
     };
-    alternatives.0.iter().any(|r| match r {
+    alternatives
+        .0
+        .iter()
+        .any(|r| meets(space, r, label, &Remembered::Nothing, None))
+}
+
+/// Whether a value with `label` (element `element` of a list, or the whole value) meets requirement `r`.
+fn meets(
+    space: &LabelSpace,
+    r: &Requirement,
+    label: &Label,
+    remembered: &Remembered,
+    element: Option<usize>,
+) -> bool {
+    match r {
         Requirement::Trusted => !label.is_untrusted() && !label.unknown,
         Requirement::Verified(kind) => space
             .kind_index(kind)
             .is_some_and(|k| label.verified.contains(k) && !label.unknown),
-        Requirement::Known(_) => false,
-    })
+        Requirement::Known(role) => !label.unknown && remembered.holds(role, element),
+    }
 }
 
 /// Every requirement the claim breaks, in the policy's order: what [`decide`] takes the worst of, and what
@@ -704,14 +718,9 @@ impl Checker<'_> {
         remembered: &Remembered,
         element: Option<usize>,
     ) -> bool {
-        alternatives.iter().any(|r| match r {
-            Requirement::Trusted => !label.is_untrusted() && !label.unknown,
-            Requirement::Verified(kind) => self
-                .space
-                .kind_index(kind)
-                .is_some_and(|k| label.verified.contains(k) && !label.unknown),
-            Requirement::Known(role) => !label.unknown && remembered.holds(role, element),
-        })
+        alternatives
+            .iter()
+            .any(|r| meets(self.space, r, label, remembered, element))
     }
 
     fn forbidden(&self, forbid: &ForbidTags, tags: TagSet) -> TagSet {

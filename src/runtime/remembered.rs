@@ -20,7 +20,8 @@ impl RunHost<'_, '_> {
     ) -> Vec<Novelty> {
         let mut told = Vec::new();
         let now = jiff::Timestamp::now();
-        let scope_name = self.policy.known_scope();
+        // The scope resolves the policy's path on the file system: only for a call that looks a value up.
+        let scope_name = std::cell::OnceCell::new();
         let user = self.policy.user().unwrap_or("").to_string();
         for (arg_claim, (_, value)) in claim.args.iter_mut().zip(args) {
             // A value data chose that the policy gives no `known` role is new to the person, and stays so:
@@ -90,7 +91,7 @@ impl RunHost<'_, '_> {
                         .policy
                         .known_role_args(role, &claim.tool, &arg_claim.name);
                     let scope = Scope {
-                        scope: &scope_name,
+                        scope: scope_name.get_or_init(|| self.policy.known_scope()),
                         user: &user,
                         role,
                         args: &role_args,

@@ -99,6 +99,9 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// The file a run that did not start leaves in its directory: why, in Zamburak's words.
 const NOT_STARTED: &str = "not_started.txt";
 
+/// What the model is told of a run refused because the person's remembered values cannot be used.
+const REMEMBERED_REFUSED: &str = "the person's remembered values cannot be used, so no run can start: only the person can fix it";
+
 /// Longest run id accepted from the client (`run-` and a number).
 const MAX_RUN_ID: usize = 24;
 
@@ -164,7 +167,16 @@ impl Runner {
         match self.run_in(id, &plan, source, switch, session) {
             Ok(doc) => doc,
             Err(e) => {
-                let why = e.to_string();
+                let why = match &e {
+                    // Whether the person's remembered values check is theirs, not the model's: the model is
+                    // told that much in fixed words, the person the reason (docs/semantics.md, "Remembered
+                    // values").
+                    RunSetupError::Remembered(_) => {
+                        let _ = write_private(&dir.join("output.txt"), e.to_string().as_bytes());
+                        REMEMBERED_REFUSED.to_string()
+                    }
+                    _ => e.to_string(),
+                };
                 // So `run_status` can tell a run that never started from one about to.
                 let _ = std::fs::write(dir.join(NOT_STARTED), &why);
                 answer::Answer::not_started(id, &why).to_value()

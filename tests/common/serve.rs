@@ -26,8 +26,19 @@ pub struct Raw {
 impl Raw {
     /// A server started with `policy`, `--runs runs` and `extra` in `cwd`, before the MCP handshake.
     pub fn spawn(policy: &Path, runs: &Path, cwd: &Path, extra: &[&str]) -> Raw {
+        Raw::spawn_remembering(policy, runs, cwd, extra, &super::cli::no_store())
+    }
+
+    /// [`Raw::spawn`] with the person's remembered values in `known`.
+    pub fn spawn_remembering(
+        policy: &Path,
+        runs: &Path,
+        cwd: &Path,
+        extra: &[&str],
+        known: &Path,
+    ) -> Raw {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("zamburak"))
-            .env("ZAMBURAK_KNOWN", super::cli::no_store())
+            .env("ZAMBURAK_KNOWN", known)
             .args(["mcp", "serve", "--policy"])
             .arg(policy)
             .arg("--runs")
@@ -67,11 +78,13 @@ impl Raw {
 
     /// A server on a world directory (its `policy.yaml`, its `runs/`), before the handshake.
     pub fn spawn_in(world: &Path, extra: &[&str]) -> Raw {
-        Raw::spawn(
+        // The world's own store of remembered values, as `World::known` names it.
+        Raw::spawn_remembering(
             &world.join("policy.yaml"),
             &world.join("runs"),
             world,
             extra,
+            &world.join("known.json"),
         )
     }
 

@@ -154,15 +154,21 @@ pub fn suspend(
     let path = snapshot_path(ctx.trace);
     // The suspend record first: a snapshot the trace does not name can never be used.
     writer
-        .append(Record::Suspend(Suspend {
-            call_id: snap.claim.call_id,
-            claim_digest: snap.claim_digest.clone(),
-            snapshot_sha256: sha256_bytes(&bytes),
-            expires_at: snap.expires_at.clone(),
-        }))
+        .append(suspend_record(&snap, &bytes))
         .map_err(SnapshotError::TraceWrite)?;
     write_private(&path, &bytes)?;
     Ok(path)
+}
+
+/// The `suspend` record naming the snapshot `snap` written as `bytes`: what makes those bytes, and no
+/// others, the one snapshot a decision may use.
+fn suspend_record(snap: &Snapshot, bytes: &[u8]) -> Record {
+    Record::Suspend(Suspend {
+        call_id: snap.claim.call_id,
+        claim_digest: snap.claim_digest.clone(),
+        snapshot_sha256: sha256_bytes(bytes),
+        expires_at: snap.expires_at.clone(),
+    })
 }
 
 /// Writes a file readable by its owner only, replacing it atomically.
@@ -607,12 +613,7 @@ pub fn renew(
     };
     let bytes = serde_json::to_vec(&renewed).map_err(SnapshotError::Encode)?;
     writer
-        .append(Record::Suspend(Suspend {
-            call_id: renewed.claim.call_id,
-            claim_digest: renewed.claim_digest.clone(),
-            snapshot_sha256: sha256_bytes(&bytes),
-            expires_at: renewed.expires_at.clone(),
-        }))
+        .append(suspend_record(&renewed, &bytes))
         .map_err(SnapshotError::TraceWrite)?;
     writer.close().map_err(SnapshotError::TraceWrite)?;
     write_private(path, &bytes)?;
