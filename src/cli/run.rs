@@ -11,12 +11,9 @@ use crate::lower::Mode;
 use crate::plan;
 use crate::policy::discover::{self, Chosen};
 use crate::policy::{Outcome, Policy};
-use crate::runtime::machine::Machine;
-use crate::runtime::run::{Run, RunInput, RunReport, Status, ToolBackend};
+use crate::runtime::run::{RunReport, Status};
 use crate::runtime::setup::{self, RunSetupError};
 use crate::runtime::snapshot;
-use crate::trace::TraceWriter;
-use crate::trace::record::Header;
 
 /// Options of `zamburak run`, as the CLI parsed them.
 pub struct RunOptions {
@@ -91,31 +88,13 @@ struct JsonDiagnostic {
 
 /// Runs `zamburak run` and returns its exit code.
 pub fn run_command(opts: &RunOptions) -> i32 {
-    let prepared = match prepare(opts) {
-        Ok(p) => p,
-        Err(e) => return setup_failed(opts, &e),
-    };
-    let ran = execute(opts, prepared);
-    report(opts, &ran)
+    match start(opts) {
+        Ok(ran) => report(opts, &ran),
+        Err(e) => setup_failed(opts, &e),
+    }
 }
 
-/// Everything a run needs, checked before anything runs.
-struct Prepared {
-    chosen: Chosen,
-    source: String,
-    mode: Mode,
-    trace_path: PathBuf,
-    /// The run's worker, started (and loading the prelude session) while the rest is set up.
-    machine: Box<dyn Machine>,
-    backend: ToolBackend,
-    writer: TraceWriter,
-    /// The person's remembered values, for a policy that accepts `known(ROLE)`.
-    known: Option<crate::known::store::Store>,
-    /// Held until the command ends ([`setup::lock`]); last, so it is dropped last.
-    lock: std::fs::File,
-}
-
-/// What a run did, with what reporting it needs; holds the run's servers and lock until the command ends.
+/// What a run did, with what reporting it needs; holds the run's lock until the command ends.
 struct Ran {
     chosen: Chosen,
     source: String,
@@ -127,14 +106,14 @@ struct Ran {
     head: Option<String>,
     /// A suspension that could not be saved makes the run a configuration error.
     exit_override: Option<i32>,
-    _backend: ToolBackend,
     _lock: std::fs::File,
 }
 
-/// Finds the policy, reads the plan, checks that the tools it names can work here, takes the run's lock,
-/// starts the MCP servers the plan names and creates the trace; on the way, warns of an empty plan and says
-/// which policy decides.
-fn prepare(opts: &RunOptions) -> Result<Prepared, RunSetupError> {
+/// Finds the policy and reads the plan, then goes through the one run driver ([`setup::check`],
+/// [`setup::Checked::prepare`], [`setup::Prepared::run`]), printing on the way: a warning for an empty plan,
+/// which policy decides (after the tools are checked: when the built-in default cannot work here, the first
+/// line says what to do), the decision lines as they are recorded, and the claim a suspended run waits on.
+fn start(opts: &RunOptions) -> Result<Ran, RunSetupError> {
     let chosen = discover::choose(opts.policy.as_deref(), &opts.plan)?;
     let source = setup::read_plan(&opts.plan)?;
     if plan::is_empty(&source) {
@@ -143,59 +122,73 @@ fn prepare(opts: &RunOptions) -> Result<Prepared, RunSetupError> {
             opts.plan.display()
         );
     }
-    setup::check_tools(&chosen, &source, &opts.plan)?;
     let mode = opts.mode.unwrap_or(chosen.policy.mode());
-    // After the setup check: when the built-in default cannot work here, the first line says what to do,
-    // and it names the mode that decides.
+    let checked = setup::check(&chosen, &opts.plan, source, mode)?;
     errln!("{}", chosen.announce_in(mode));
     for w in &chosen.warnings {
         errln!("warning: {w}");
     }
-    let policy = &chosen.policy;
     let trace_path = opts
         .trace
         .clone()
         .unwrap_or_else(|| opts.plan.with_extension("zjson"));
-    let lock = setup::lock(&opts.plan, &trace_path)?;
-    // The worker starts now and loads the prelude session while the servers start and the plan is
-    // checked and lowered.
-    let mut machine = super::worker_engine()?.machine();
-    machine.prepare(&crate::runtime::run::machine_limits(policy));
-    let known = crate::runtime::memory::open_for(policy)?;
-    // MCP servers: the lock must cover the policy, and every server the plan names must still match it,
-    // before anything is written or run.
-    let mut backend = ToolBackend::for_policy(policy, chosen.origin.path())?;
-    let mut lock_sha256 = None;
-    if let Some(hub) = backend.hub() {
-        super::interrupt::on_interrupt_kill_servers();
-        if let Err(e) = hub.start_named(policy, &source) {
-            hub.shutdown();
-            return Err(RunSetupError::McpStart(e));
-        }
-        lock_sha256 = Some(hub.lock_sha256().to_string());
+    let mut prepared = checked.prepare(setup::Setup {
+        trace: trace_path.clone(),
+        engine: super::worker_engine()?,
+        context: None,
+        stop: None,
+        keep_values: opts.keep_values,
+        ttl_secs: opts.approval_ttl_secs.unwrap_or(snapshot::DEFAULT_TTL_SECS),
+        before_servers: Some(&super::interrupt::on_interrupt_kill_servers),
+    })?;
+    if let Some(w) = &prepared.values_warning {
+        errln!("warning: {w}");
     }
-    let mut header = Header::new(&source, chosen.sha256.clone(), mode.name()).with_policy(
-        chosen.origin.kind(),
-        &chosen.display_path(),
-        &String::from_utf8_lossy(&chosen.text),
+    let decisions = super::decisions::Decisions::new(
+        opts.plan.display().to_string(),
+        if opts.json {
+            super::decisions::Verbosity::Quiet
+        } else {
+            opts.verbosity
+        },
     );
-    header.mcp_lock_sha256 = lock_sha256;
-    header.known_sha256 = known.as_ref().map(|k| k.digest().to_string());
-    let writer =
-        TraceWriter::create(&trace_path, header).map_err(|source| RunSetupError::TraceCreate {
-            path: trace_path.clone(),
-            source,
-        })?;
-    Ok(Prepared {
+    print_decisions_as_recorded(&mut prepared, &decisions);
+    let finished = run_plan(opts, prepared, &decisions);
+    decisions.flush();
+    let (mut snapshot_path, mut exit_override) = (None, None);
+    match finished.snapshot {
+        Some(Ok(path)) => {
+            errln!("{}", super::claim::describe_claim(&finished.report, &path));
+            snapshot_path = Some(path);
+        }
+        Some(Err(e)) => {
+            errln!("error: the run cannot be suspended: {e}");
+            exit_override = Some(exit::USAGE);
+        }
+        None => {}
+    }
+    if let Some(problem) = &finished.values_problem {
+        errln!("warning: values stopped being kept for `view --reveal`: {problem}");
+    }
+    let head = match finished.head {
+        Ok(head) => Some(head),
+        Err(e) => {
+            errln!(
+                "error: the trace {} could not be completed: {e}",
+                trace_path.display()
+            );
+            None
+        }
+    };
+    Ok(Ran {
         chosen,
-        source,
-        mode,
+        source: finished.source,
         trace_path,
-        machine,
-        backend,
-        writer,
-        known,
-        lock,
+        report: finished.report,
+        snapshot_path,
+        head,
+        exit_override,
+        _lock: finished.lock,
     })
 }
 
@@ -230,119 +223,28 @@ fn setup_failed(opts: &RunOptions, e: &RunSetupError) -> i32 {
     }
 }
 
-/// Runs the plan (asking at the terminal under `--confirm ask`), saves a suspended run's snapshot and
-/// completes the trace. Decisions are printed as they are recorded.
-fn execute(opts: &RunOptions, prepared: Prepared) -> Ran {
-    let Prepared {
-        chosen,
-        source,
-        mode,
-        trace_path,
-        machine,
-        mut backend,
-        mut writer,
-        known,
-        lock,
-    } = prepared;
-    if opts.keep_values {
-        keep_values(&mut writer, &trace_path);
-    }
-    let decisions = super::decisions::Decisions::new(
-        opts.plan.display().to_string(),
-        if opts.json {
-            super::decisions::Verbosity::Quiet
-        } else {
-            opts.verbosity
-        },
-    );
-    print_decisions_as_recorded(&mut writer, &decisions);
-    let input = RunInput {
-        source: &source,
-        policy: &chosen.policy,
-        mode,
-    };
-    let report = run_plan(
-        opts,
-        &input,
-        machine,
-        &mut backend,
-        &mut writer,
-        &decisions,
-        known.as_ref(),
-    );
-    decisions.flush();
-    let (mut snapshot_path, mut exit_override) = (None, None);
-    if report.status == Status::Suspended {
-        let ctx = snapshot::SuspendContext {
-            plan: &opts.plan,
-            plan_source: &source,
-            policy: chosen.origin.path(),
-            policy_bytes: &chosen.text,
-            mode,
-            trace: &trace_path,
-            ttl_secs: opts.approval_ttl_secs.unwrap_or(snapshot::DEFAULT_TTL_SECS),
-            mcp_pins: backend.hub().map(|h| h.pins()).unwrap_or_default(),
-        };
-        match snapshot::suspend(&report, &ctx, &mut writer) {
-            Ok(path) => {
-                errln!("{}", super::claim::describe_claim(&report, &path));
-                snapshot_path = Some(path);
-            }
-            Err(e) => {
-                errln!("error: the run cannot be suspended: {e}");
-                exit_override = Some(exit::USAGE);
-            }
-        }
-    }
-    let head = close_trace(writer, &trace_path);
-    Ran {
-        chosen,
-        source,
-        trace_path,
-        report,
-        snapshot_path,
-        head,
-        exit_override,
-        _backend: backend,
-        _lock: lock,
-    }
-}
-
-/// Keeps the values the trace names by digest in `PLAN.zvalues`, for `view --reveal`; a store that cannot
-/// be created is a warning (the run and its trace do not need it).
-fn keep_values(writer: &mut TraceWriter, trace_path: &Path) {
-    let store = crate::trace::values::store_path(trace_path);
-    match crate::trace::values::ValueStore::create(&store, writer.key()) {
-        Ok(s) => writer.keep_values_in(s),
-        Err(e) => errln!(
-            "warning: cannot keep values for `view --reveal` in {}: {e}",
-            store.display()
-        ),
-    }
-}
-
 /// Prints the decisions as they are recorded (before their side effects), so a long run shows its progress
 /// and a `--confirm ask` question comes after the lines of the calls before it: every call, one line per
 /// call site, or none ([`super::decisions`]).
-fn print_decisions_as_recorded(writer: &mut TraceWriter, decisions: &super::decisions::Decisions) {
+fn print_decisions_as_recorded(
+    prepared: &mut setup::Prepared<'_>,
+    decisions: &super::decisions::Decisions,
+) {
     let decisions = decisions.clone();
-    writer.observe(move |record| {
+    prepared.observe(move |record| {
         if let crate::trace::Record::Call(c) = record {
             decisions.record(c);
         }
     });
 }
 
-/// Runs the plan to its end, a denial or a claim; what it prints goes to the terminal.
+/// Runs the plan to its end, a denial or a claim (asking at the terminal under `--confirm ask`); what it
+/// prints goes to the terminal.
 fn run_plan(
     opts: &RunOptions,
-    input: &RunInput<'_>,
-    machine: Box<dyn Machine>,
-    backend: &mut ToolBackend,
-    writer: &mut TraceWriter,
+    prepared: setup::Prepared<'_>,
     decisions: &super::decisions::Decisions,
-    known: Option<&crate::known::store::Store>,
-) -> RunReport {
+) -> setup::Finished {
     let json = opts.json;
     let mut print = |text: &str| {
         // `print` output is for the person at the terminal; in JSON mode stdout carries only the document.
@@ -361,37 +263,18 @@ fn run_plan(
             "not asking: stdin is not a terminal (text piped in never approves); a claim suspends the run"
         );
     }
-    let run = Run::new(input).on_machine(machine).remembering(known);
-    if ask {
-        // The repeats counted so far are said before the question, so it comes after every line it follows.
-        let decisions = decisions.clone();
-        let mut asking = move |call: &crate::trace::record::Call,
-                               shown: &crate::runtime::run::ClaimShown| {
-            decisions.flush();
-            ask_on_terminal(call, shown)
-        };
-        run.asking(&mut asking)
-            .execute(backend, Some(writer), &mut print)
-    } else {
-        run.execute(backend, Some(writer), &mut print)
-    }
-}
-
-/// Completes the trace: its head, or `None` (said on stderr) when it could not be completed.
-fn close_trace(writer: TraceWriter, trace_path: &Path) -> Option<String> {
-    if let Some(problem) = writer.values_problem() {
-        errln!("warning: values stopped being kept for `view --reveal`: {problem}");
-    }
-    match writer.close() {
-        Ok(head) => Some(head),
-        Err(e) => {
-            errln!(
-                "error: the trace {} could not be completed: {e}",
-                trace_path.display()
-            );
-            None
-        }
-    }
+    // The repeats counted so far are said before the question, so it comes after every line it follows.
+    let asked = decisions.clone();
+    let mut asking = move |call: &crate::trace::record::Call,
+                           shown: &crate::runtime::run::ClaimShown| {
+        asked.flush();
+        ask_on_terminal(call, shown)
+    };
+    prepared.run(setup::How {
+        print: &mut print,
+        approver: if ask { Some(&mut asking) } else { None },
+        audience: crate::plan::Audience::Person,
+    })
 }
 
 /// Prints what the run did (the plan's diagnostics, then the JSON document or the text summary) and

@@ -166,22 +166,24 @@ impl Hub {
         Ok(())
     }
 
-    /// Starts, and checks against the lock, every server serving a tool whose name occurs in `plan` (a
-    /// plan can only call a tool by naming it). Run before the plan's first instruction, so a server that
-    /// changed since `mcp lock` refuses the run before any call of any server.
-    pub fn start_named(&mut self, policy: &Policy, plan: &str) -> Result<(), CallError> {
-        let words: std::collections::BTreeSet<&str> = plan
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .collect();
+    /// Starts, and checks against the lock, every server serving a tool among `names` (the names the plan
+    /// mentions, from its one parse: `plan::names::mentioned`; a plan can only call a tool by naming it).
+    /// Run before the plan's first instruction, so a server that changed since `mcp lock` refuses the run
+    /// before any call of any server. Returns the servers started, by name.
+    pub fn start_for(
+        &mut self,
+        policy: &Policy,
+        names: &std::collections::BTreeSet<String>,
+    ) -> Result<Vec<String>, CallError> {
         let servers: std::collections::BTreeSet<String> = policy
             .mcp_tools()
-            .filter(|(name, _)| words.contains(name))
+            .filter(|(name, _)| names.contains(*name))
             .map(|(_, mcp)| mcp.server.clone())
             .collect();
-        for server in servers {
-            self.ensure_started(&server)?;
+        for server in &servers {
+            self.ensure_started(server)?;
         }
-        Ok(())
+        Ok(servers.into_iter().collect())
     }
 
     /// Calls `tool` on `server` with the plan's arguments: checked against the locked `inputSchema`

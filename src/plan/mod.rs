@@ -36,7 +36,12 @@ pub const MAX_DIAGNOSTICS: usize = 100;
 /// assert_eq!(codes, ["Z102"]); // `qery` unknown (did you mean `query`?), and not `query` missing too
 /// ```
 pub fn check(source: &str, sigs: &Signatures) -> Result<ParsedPlan, Vec<Diagnostic>> {
-    let parsed = parse(source)?;
+    checked(parse(source)?, sigs)
+}
+
+/// [`check`] of a plan already parsed: the subset and structure checks, without parsing it again (a run
+/// parses its plan once, in `runtime::setup`, and finds the tools and servers it needs from that parse).
+pub fn checked(parsed: ParsedPlan, sigs: &Signatures) -> Result<ParsedPlan, Vec<Diagnostic>> {
     let mut diags = subset::check_subset(&parsed.module, &parsed.source);
     diags.extend(structure::check_structure(&parsed.module, sigs));
     diags.sort_by_key(|d| (d.start, d.end, d.code));

@@ -87,6 +87,8 @@ pub struct Run<'i, 'a> {
     audience: Audience,
     /// The person's remembered values ([`Run::remembering`]).
     known: Option<&'a crate::known::store::Store>,
+    /// The plan as the run's setup parsed it ([`Run::parsed`]); else parsed here.
+    parsed: Option<Result<ParsedPlan, Vec<Diagnostic>>>,
 }
 
 impl<'i, 'a> Run<'i, 'a> {
@@ -102,6 +104,16 @@ impl<'i, 'a> Run<'i, 'a> {
             context: ContextLabel::trusted(),
             audience: Audience::Person,
             known: None,
+            parsed: None,
+        }
+    }
+
+    /// The plan's source as `runtime::setup` parsed it (`plan::parse` of the input's source), so a run
+    /// parses its plan once: the setup found the tools and servers from the same parse.
+    pub fn parsed(self, parsed: Result<ParsedPlan, Vec<Diagnostic>>) -> Run<'i, 'a> {
+        Run {
+            parsed: Some(parsed),
+            ..self
         }
     }
 
@@ -212,6 +224,7 @@ pub fn machine_limits(policy: &Policy) -> MachineLimits {
 /// `lint` predicts. A resumption compiles with the same options, so its line map is the paused program's.
 fn front_end(
     input: &RunInput<'_>,
+    parsed: Option<Result<ParsedPlan, Vec<Diagnostic>>>,
     sigs: &Signatures,
     options: lower::Options,
     context: &ContextLabel,
@@ -227,7 +240,10 @@ fn front_end(
             raw_containers: false,
         }
     };
-    let parsed = plan::check(input.source, sigs)?;
+    let parsed = match parsed {
+        Some(parsed) => plan::checked(parsed?, sigs)?,
+        None => plan::check(input.source, sigs)?,
+    };
     let lowered = lower::compile_labelled(
         &parsed.module,
         input.source,
@@ -268,6 +284,7 @@ fn run_plan<'a>(
         context,
         audience,
         known,
+        parsed,
     } = run;
     let sigs = input.policy.signatures();
     let mut recorder = Recorder::new(trace);
@@ -284,7 +301,7 @@ fn run_plan<'a>(
         Ok(space) => context.literal_bits(space),
         Err(_) => crate::label::LITERAL,
     };
-    let (parsed, lowered) = match front_end(input, &sigs, compile, &context, literal) {
+    let (parsed, lowered) = match front_end(input, parsed, &sigs, compile, &context, literal) {
         Ok(both) => both,
         Err(diagnostics) => return rejected(diagnostics, &mut recorder),
     };
@@ -362,6 +379,8 @@ pub struct Resumption<'a> {
     pub approved: bool,
     /// The person's remembered values as they are now (an approval may just have added to them).
     pub known: Option<&'a crate::known::store::Store>,
+    /// The plan's source as the caller parsed it (`plan::parse`), so it is parsed once; else parsed here.
+    pub parsed: Option<Result<ParsedPlan, Vec<Diagnostic>>>,
 }
 
 /// Continues a suspended run after the human's decision (already recorded in the trace by the caller).
@@ -382,6 +401,7 @@ pub fn resume_plan(
     let literal = context.literal_bits(&mut space);
     let lowered = match front_end(
         &r.input,
+        r.parsed,
         &sigs,
         lower::Options::default(),
         &context,

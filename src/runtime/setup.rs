@@ -10,21 +10,40 @@
 //! MCP tools are checked by the lock ([`crate::mcp::lock::check_offline`]); LLM providers by the policy
 //! loader.
 //!
+//! It is also the one run driver every front door goes through (`zamburak run`, `mcp serve`'s `run_plan`, the
+//! Python package through `run`): [`check`] reads the plan's names from its one parse and checks its tools,
+//! [`Checked::prepare`] takes the lock, starts exactly the MCP servers those names need and creates the
+//! trace with its [`header`], and [`Prepared::run`] runs the plan, suspends it at a claim and closes the
+//! trace. A decision on a claim continues the run through `runtime::snapshot::decide`, which starts its
+//! servers from the same names ([`servers_for`]).
+//!
 //! Nothing here prints or picks an exit code: the CLI does, from the variant (`run`), as the Python package
 //! and the MCP server will.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use serde_json::{Map, Value};
+
+use crate::known::store::Store;
+use crate::lower::Mode;
 use crate::mcp::hub::CallError;
 use crate::mcp::lock::LockError;
-use crate::plan::Diagnostic;
+use crate::plan::{Audience, Diagnostic, ParsedPlan};
+use crate::planner::ContextLabel;
 use crate::policy::discover::{Chosen, Origin};
+use crate::policy::servers::ToolSource;
 use crate::policy::{Policy, PolicyError};
-use crate::runtime::run::Engine;
-use crate::runtime::snapshot::{self, RunLockError};
+use crate::runtime::machine::Machine;
+use crate::runtime::run::{
+    Approver, Backend, Engine, Failure, Run, RunInput, RunReport, Status, ToolBackend,
+};
+use crate::runtime::snapshot::{self, RunLockError, SnapshotError};
+use crate::runtime::worker::stop::StopSwitch;
 use crate::tools::{Builtins, ToolError};
-use crate::trace::TraceError;
+use crate::trace::record::{Header, Record};
+use crate::trace::{TraceError, TraceWriter};
 
 /// Largest plan file accepted; a plan is a short program written by a planner.
 pub const MAX_PLAN_BYTES: u64 = 1 << 20;
@@ -144,28 +163,359 @@ pub fn read_plan(path: &Path) -> Result<String, RunSetupError> {
     })
 }
 
-/// Every tool the plan in `source` names can work on this machine under the chosen policy ([`problems`]). A
-/// plan that does not parse passes: the run reports it with its diagnostics.
-pub fn check_tools(chosen: &Chosen, source: &str, plan: &Path) -> Result<(), RunSetupError> {
-    let Ok(parsed) = crate::plan::parse(source) else {
-        return Ok(());
+/// A plan read, parsed once, and checked against what this machine can serve: the first half of a run's
+/// setup, after which a front door says which policy decides (`run` prints it) before anything is locked,
+/// started or written ([`Checked::prepare`]).
+pub struct Checked<'c> {
+    chosen: &'c Chosen,
+    plan: PathBuf,
+    source: String,
+    /// The one parse of the plan: the run checks and lowers it, and its names pick the tools and servers.
+    parsed: Result<ParsedPlan, Vec<Diagnostic>>,
+    /// The identifiers the plan mentions (a superset of the tools it can call); empty when it does not
+    /// parse.
+    names: BTreeSet<String>,
+    /// The mode that decides.
+    pub mode: Mode,
+}
+
+/// Parses the plan `source` (read from `plan`) once and checks that every tool it names can work on this
+/// machine under the chosen policy ([`problems`]). A plan that does not parse passes: the run reports it
+/// with its diagnostics, and it needs no tool.
+pub fn check<'c>(
+    chosen: &'c Chosen,
+    plan: &Path,
+    source: String,
+    mode: Mode,
+) -> Result<Checked<'c>, RunSetupError> {
+    let parsed = crate::plan::parse(&source);
+    let names = match &parsed {
+        Ok(p) => crate::plan::names::mentioned(&p.module),
+        Err(_) => BTreeSet::new(),
     };
-    let problems = problems(
-        &chosen.policy,
-        &crate::plan::names::mentioned(&parsed.module),
-    );
-    if problems.is_empty() {
-        return Ok(());
+    let problems = problems(&chosen.policy, &names);
+    if !problems.is_empty() {
+        let plan = plan.to_path_buf();
+        if chosen.origin == Origin::BuiltIn {
+            return Err(RunSetupError::DefaultPolicyUnfit { plan, problems });
+        }
+        return Err(RunSetupError::ToolsUnready {
+            plan,
+            policy: chosen.display_path(),
+            problems,
+        });
     }
-    let plan = plan.to_path_buf();
-    if chosen.origin == Origin::BuiltIn {
-        return Err(RunSetupError::DefaultPolicyUnfit { plan, problems });
-    }
-    Err(RunSetupError::ToolsUnready {
-        plan,
-        policy: chosen.display_path(),
-        problems,
+    Ok(Checked {
+        chosen,
+        plan: plan.to_path_buf(),
+        source,
+        parsed,
+        names,
+        mode,
     })
+}
+
+/// How a front door wants its run set up.
+pub struct Setup<'s> {
+    /// Where the trace is written.
+    pub trace: PathBuf,
+    /// Where the plan's interpreter runs.
+    pub engine: Engine,
+    /// The planner context the plan was written in (`mcp serve`): its literals carry that label, and the
+    /// trace's header records it. `None`: a plan given as a file, trusted as written.
+    pub context: Option<ContextLabel>,
+    /// Ends the run from outside (`mcp serve`'s run timeout and shutdown): its MCP servers' process groups
+    /// are attached to it, and once it is pulled no further tool call starts.
+    pub stop: Option<Arc<StopSwitch>>,
+    /// Keep the values the trace names by digest in `PLAN.zvalues`, for `view --reveal`.
+    pub keep_values: bool,
+    /// How long a claim waits for a decision.
+    pub ttl_secs: u64,
+    /// Called just before the first MCP server starts (`run` arms Ctrl-C to stop them).
+    pub before_servers: Option<&'s dyn Fn()>,
+}
+
+/// The policy's MCP servers ready for a plan that mentions `names`: the lock must cover the policy, and
+/// every server serving a tool among the names is started and must still match its lock, before anything
+/// is written or run. Returns the backend and the servers started. `before_start` runs just before the
+/// first server starts.
+pub fn servers_for(
+    policy: &Policy,
+    policy_path: Option<&Path>,
+    names: &BTreeSet<String>,
+    before_start: Option<&dyn Fn()>,
+) -> Result<(ToolBackend, Vec<String>), RunSetupError> {
+    let mut backend = ToolBackend::for_policy(policy, policy_path)?;
+    let mut started = Vec::new();
+    if let Some(hub) = backend.hub() {
+        if let Some(before) = before_start {
+            before();
+        }
+        match hub.start_for(policy, names) {
+            Ok(servers) => started = servers,
+            Err(e) => {
+                hub.shutdown();
+                return Err(RunSetupError::McpStart(e));
+            }
+        }
+    }
+    Ok((backend, started))
+}
+
+/// The trace's header of a run: the one place a run's header is made, for every front door.
+fn header(
+    checked: &Checked<'_>,
+    context: Option<&ContextLabel>,
+    backend: &mut ToolBackend,
+    known: Option<&Store>,
+) -> Header {
+    let chosen = checked.chosen;
+    let mut header = Header::new(&checked.source, chosen.sha256.clone(), checked.mode.name())
+        .with_policy(
+            chosen.origin.kind(),
+            &chosen.display_path(),
+            &String::from_utf8_lossy(&chosen.text),
+        );
+    header.mcp_lock_sha256 = backend.hub().map(|hub| hub.lock_sha256().to_string());
+    header.planner_context = context.cloned();
+    header.known_sha256 = known.map(|k| k.digest().to_string());
+    header
+}
+
+impl<'c> Checked<'c> {
+    /// The second half of the setup: takes the run's lock ([`lock`]), starts the worker (its prelude
+    /// session loads while the rest is set up), opens the person's remembered values, starts exactly the
+    /// MCP servers the plan's names need ([`servers_for`]) and creates the trace.
+    pub fn prepare(self, setup: Setup<'_>) -> Result<Prepared<'c>, RunSetupError> {
+        let policy = &self.chosen.policy;
+        let lock = lock(&self.plan, &setup.trace)?;
+        let mut machine = setup.engine.machine();
+        machine.prepare(&crate::runtime::run::machine_limits(policy));
+        let known = crate::runtime::memory::open_for(policy)?;
+        let (mut backend, _servers) = servers_for(
+            policy,
+            self.chosen.origin.path(),
+            &self.names,
+            setup.before_servers,
+        )?;
+        if let (Some(stop), Some(hub)) = (&setup.stop, backend.hub()) {
+            // Refused once the run is stopped: then its worker is refused too, and the run ends at once.
+            let _ = stop.attach_groups(hub.pids());
+        }
+        let header = header(&self, setup.context.as_ref(), &mut backend, known.as_ref());
+        let mut writer = TraceWriter::create(&setup.trace, header).map_err(|source| {
+            RunSetupError::TraceCreate {
+                path: setup.trace.clone(),
+                source,
+            }
+        })?;
+        let mut values_warning = None;
+        if setup.keep_values {
+            let store = crate::trace::values::store_path(&setup.trace);
+            match crate::trace::values::ValueStore::create(&store, writer.key()) {
+                Ok(s) => writer.keep_values_in(s),
+                Err(e) => {
+                    values_warning = Some(format!(
+                        "cannot keep values for `view --reveal` in {}: {e}",
+                        store.display()
+                    ))
+                }
+            }
+        }
+        Ok(Prepared {
+            checked: self,
+            trace: setup.trace,
+            context: setup.context,
+            stop: setup.stop,
+            ttl_secs: setup.ttl_secs,
+            machine,
+            backend,
+            writer,
+            known,
+            values_warning,
+            lock,
+        })
+    }
+}
+
+/// A run ready to start: locked, its worker and servers up, its trace begun. Nothing of the plan ran.
+pub struct Prepared<'c> {
+    checked: Checked<'c>,
+    trace: PathBuf,
+    context: Option<ContextLabel>,
+    stop: Option<Arc<StopSwitch>>,
+    ttl_secs: u64,
+    machine: Box<dyn Machine>,
+    backend: ToolBackend,
+    writer: TraceWriter,
+    known: Option<Store>,
+    /// The values for `view --reveal` cannot be kept (the run and its trace do not need them).
+    pub values_warning: Option<String>,
+    /// Held until the [`Finished`] run is dropped.
+    lock: std::fs::File,
+}
+
+/// How the run meets its front door.
+pub struct How<'p> {
+    /// What the plan prints.
+    pub print: &'p mut dyn FnMut(&str),
+    /// Puts each `confirm` claim to a person at hand (`run --confirm ask`); else a claim suspends the run.
+    pub approver: Option<&'p mut Approver>,
+    /// Who reads the diagnostics of a plan refused before it runs.
+    pub audience: Audience,
+}
+
+/// A run that ended: its report, where its claim's snapshot was saved, and its trace's head.
+pub struct Finished {
+    pub report: RunReport,
+    /// The plan's text, as the run read it.
+    pub source: String,
+    /// The trace's path.
+    pub trace: PathBuf,
+    /// A suspended run: where its snapshot was saved, or why it could not be (then nobody can approve the
+    /// claim, and the run is over).
+    pub snapshot: Option<Result<PathBuf, SnapshotError>>,
+    /// The trace's head, or why it could not be completed.
+    pub head: Result<String, TraceError>,
+    /// Values stopped being kept for `view --reveal` during the run.
+    pub values_problem: Option<String>,
+    /// The run's lock, held until this is dropped: a front door that reads the run back (`mcp serve`) does
+    /// so before any other run or decision of the plan starts.
+    pub lock: std::fs::File,
+}
+
+impl Prepared<'_> {
+    /// Sees each record as it is appended, before its side effect (`run` prints the decision lines).
+    pub fn observe(&mut self, observer: impl FnMut(&Record) + 'static) {
+        self.writer.observe(observer);
+    }
+
+    /// Runs the plan to its end, a denial or a claim; saves a suspended run's snapshot, completes the
+    /// trace and stops the run's MCP servers.
+    pub fn run(self, how: How<'_>) -> Finished {
+        let Prepared {
+            checked,
+            trace,
+            context,
+            stop,
+            ttl_secs,
+            machine,
+            mut backend,
+            mut writer,
+            known,
+            values_warning: _,
+            lock,
+        } = self;
+        let Checked {
+            chosen,
+            plan,
+            source,
+            parsed,
+            mode,
+            ..
+        } = checked;
+        let input = RunInput {
+            source: &source,
+            policy: &chosen.policy,
+            mode,
+        };
+        let mut run = Run::new(&input)
+            .parsed(parsed)
+            .on_machine(machine)
+            .remembering(known.as_ref())
+            .hints_for(how.audience);
+        if let Some(context) = &context {
+            run = run.in_context(context);
+        }
+        if let Some(approver) = how.approver {
+            run = run.asking(approver);
+        }
+        let report = match &stop {
+            Some(switch) => run.execute(
+                &mut Stoppable {
+                    inner: &mut backend,
+                    switch,
+                },
+                Some(&mut writer),
+                how.print,
+            ),
+            None => run.execute(&mut backend, Some(&mut writer), how.print),
+        };
+        let snapshot = (report.status == Status::Suspended).then(|| {
+            let ctx = snapshot::SuspendContext {
+                plan: &plan,
+                plan_source: &source,
+                policy: chosen.origin.path(),
+                policy_bytes: &chosen.text,
+                mode,
+                trace: &trace,
+                ttl_secs,
+                mcp_pins: backend.hub().map(|h| h.pins()).unwrap_or_default(),
+            };
+            snapshot::suspend(&report, &ctx, &mut writer)
+        });
+        let values_problem = writer.values_problem().map(|p| p.to_string());
+        let head = writer.close();
+        if let Some(hub) = backend.hub() {
+            if let Some(switch) = &stop {
+                switch.detach_groups();
+            }
+            hub.shutdown();
+        }
+        Finished {
+            report,
+            source,
+            trace,
+            snapshot,
+            head,
+            values_problem,
+            lock,
+        }
+    }
+}
+
+/// The run's tools, refused once its stop switch is pulled: a run stopped between two steps starts no
+/// further effect.
+struct Stoppable<'a> {
+    inner: &'a mut ToolBackend,
+    switch: &'a StopSwitch,
+}
+
+impl Backend for Stoppable<'_> {
+    fn invoke(
+        &mut self,
+        tool: &str,
+        source: Option<&ToolSource>,
+        args: &Map<String, Value>,
+        draft: Option<&str>,
+    ) -> Result<Value, Failure> {
+        if let Some(why) = self.switch.stopped() {
+            return Err(Failure {
+                stopped: Some(why),
+                ..Failure::from("the run was stopped before this call; it was not made".to_string())
+            });
+        }
+        // A call cut short by the stop (its server killed under it) fails because of the stop: the run
+        // ends for that reason, whichever of the failure and the worker's kill the run meets first.
+        self.inner
+            .invoke(tool, source, args, draft)
+            .map_err(|failure| Failure {
+                stopped: failure.stopped.or_else(|| self.switch.stopped()),
+                ..failure
+            })
+    }
+
+    fn pin(&self, source: &ToolSource) -> Option<String> {
+        self.inner.pin(source)
+    }
+
+    fn preview(
+        &self,
+        source: &ToolSource,
+        args: &Map<String, Value>,
+    ) -> Option<Result<Value, String>> {
+        self.inner.preview(source, args)
+    }
 }
 
 /// The message of [`RunSetupError::ToolsUnready`]: the plan, how many tools, and one line per problem.
@@ -365,12 +715,15 @@ mod tests {
         };
         let plan = Path::new("p.py");
         let file = chosen(Origin::Flag(PathBuf::from("pol.yaml")));
-        assert!(check_tools(&file, "print(1)\n", plan).is_ok());
+        let check_tools = |chosen: &Chosen, source: &str| {
+            check(chosen, plan, source.to_string(), Mode::Strict).map(|_| ())
+        };
+        assert!(check_tools(&file, "print(1)\n").is_ok());
         assert!(
-            check_tools(&file, "f(\n", plan).is_ok(),
+            check_tools(&file, "f(\n").is_ok(),
             "a plan that does not parse is the run's"
         );
-        let e = check_tools(&file, "f()\n", plan).unwrap_err();
+        let e = check_tools(&file, "f()\n").unwrap_err();
         let RunSetupError::ToolsUnready {
             problems, policy, ..
         } = &e
@@ -384,7 +737,7 @@ mod tests {
             "p.py cannot run: 1 tool it names in pol.yaml cannot work on this machine (nothing ran)\n  \
              tool `f` has no `source:` in the policy, so nothing can serve it; change `tools.f.source`"
         );
-        let e = check_tools(&chosen(Origin::BuiltIn), "f()\n", plan).unwrap_err();
+        let e = check_tools(&chosen(Origin::BuiltIn), "f()\n").unwrap_err();
         assert!(
             matches!(e, RunSetupError::DefaultPolicyUnfit { .. }),
             "{e:?}"

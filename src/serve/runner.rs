@@ -17,13 +17,11 @@ use super::answer;
 use super::context::Session;
 use crate::plan::Audience;
 use crate::policy::discover::Chosen;
-use crate::runtime::run::{Backend, Engine, Failure, Run, RunInput, Status, ToolBackend};
+use crate::runtime::run::Engine;
 use crate::runtime::setup::{self, RunSetupError};
 use crate::runtime::snapshot;
 use crate::runtime::worker::pool::{Pool, Pooled};
 use crate::runtime::worker::stop::StopSwitch;
-use crate::trace::TraceWriter;
-use crate::trace::record::Header;
 
 /// What every run of one server shares.
 pub struct Runner {
@@ -37,50 +35,6 @@ pub struct Runner {
     pub runs: PathBuf,
     /// How long a claim waits for the person (`--approval-ttl`).
     pub approval_ttl_secs: u64,
-}
-
-/// The run's tools, refused once its stop switch is pulled: a run stopped between two steps starts no
-/// further effect.
-struct Stoppable<'a> {
-    inner: &'a mut ToolBackend,
-    switch: &'a StopSwitch,
-}
-
-impl Backend for Stoppable<'_> {
-    fn invoke(
-        &mut self,
-        tool: &str,
-        source: Option<&crate::policy::servers::ToolSource>,
-        args: &serde_json::Map<String, Value>,
-        draft: Option<&str>,
-    ) -> Result<Value, Failure> {
-        if let Some(why) = self.switch.stopped() {
-            return Err(Failure {
-                stopped: Some(why),
-                ..Failure::from("the run was stopped before this call; it was not made".to_string())
-            });
-        }
-        // A call cut short by the stop (its server killed under it) fails because of the stop: the run
-        // ends for that reason, whichever of the failure and the worker's kill the run meets first.
-        self.inner
-            .invoke(tool, source, args, draft)
-            .map_err(|failure| Failure {
-                stopped: failure.stopped.or_else(|| self.switch.stopped()),
-                ..failure
-            })
-    }
-
-    fn pin(&self, source: &crate::policy::servers::ToolSource) -> Option<String> {
-        self.inner.pin(source)
-    }
-
-    fn preview(
-        &self,
-        source: &crate::policy::servers::ToolSource,
-        args: &serde_json::Map<String, Value>,
-    ) -> Option<Result<Value, String>> {
-        self.inner.preview(source, args)
-    }
 }
 
 /// Writes `bytes` to `path`, readable by the user only (the person's data).
@@ -184,6 +138,8 @@ impl Runner {
         }
     }
 
+    /// The run through the one run driver ([`setup::check`], [`setup::Checked::prepare`],
+    /// [`setup::Prepared::run`]), then the planner's answer read back from the trace just written.
     fn run_in(
         &self,
         id: &str,
@@ -192,100 +148,38 @@ impl Runner {
         switch: &Arc<StopSwitch>,
         session: &Session,
     ) -> Result<Value, RunSetupError> {
-        let chosen = &self.chosen;
-        let context = session.context();
-        let policy = &chosen.policy;
-        setup::check_tools(chosen, source, plan)?;
-        let mode = policy.mode();
+        let policy = &self.chosen.policy;
+        let checked = setup::check(&self.chosen, plan, source.to_string(), policy.mode())?;
         let trace_path = plan.with_extension("zjson");
-        let _lock = setup::lock(plan, &trace_path)?;
-        let known = crate::runtime::memory::open_for(policy)?;
-        let mut backend = ToolBackend::for_policy(policy, chosen.origin.path())?;
-        let mut lock_sha256 = None;
-        if let Some(hub) = backend.hub() {
-            if let Err(e) = hub.start_named(policy, source) {
-                hub.shutdown();
-                return Err(RunSetupError::McpStart(e));
-            }
-            lock_sha256 = Some(hub.lock_sha256().to_string());
-            // Refused once the run is stopped: then its worker is refused too, and the run ends at once.
-            let _ = switch.attach_groups(hub.pids());
-        }
-        let mut header = Header::new(source, chosen.sha256.clone(), mode.name()).with_policy(
-            chosen.origin.kind(),
-            &chosen.display_path(),
-            &String::from_utf8_lossy(&chosen.text),
-        );
-        header.mcp_lock_sha256 = lock_sha256;
-        header.planner_context = Some(context.clone());
-        header.known_sha256 = known.as_ref().map(|k| k.digest().to_string());
-        let mut writer = TraceWriter::create(&trace_path, header).map_err(|source| {
-            RunSetupError::TraceCreate {
-                path: trace_path.clone(),
-                source,
-            }
+        let prepared = checked.prepare(setup::Setup {
+            trace: trace_path.clone(),
+            engine: Engine::Pooled(Pooled {
+                pool: Arc::clone(&self.pool),
+                switch: Arc::clone(switch),
+            }),
+            context: Some(session.context()),
+            stop: Some(Arc::clone(switch)),
+            // The person's viewer (`view --reveal`) shows the values the trace names by digest; a store
+            // that cannot be made only costs the person that view.
+            keep_values: true,
+            ttl_secs: self.approval_ttl_secs,
+            before_servers: None,
         })?;
-        // The person's viewer (`view --reveal`) shows the values the trace names by digest; a store that
-        // cannot be made only costs the person that view.
-        if let Ok(store) = crate::trace::values::ValueStore::create(
-            &crate::trace::values::store_path(&trace_path),
-            writer.key(),
-        ) {
-            writer.keep_values_in(store);
-        }
-        let input = RunInput {
-            source,
-            policy,
-            mode,
-        };
         // What the plan prints is for the person: kept in the run's directory, never sent to the client.
         let mut printed = String::new();
-        let engine = Engine::Pooled(Pooled {
-            pool: Arc::clone(&self.pool),
-            switch: Arc::clone(switch),
-        });
         // The model reads the diagnostics of a plan refused before it runs: their helps change only the
         // plan (docs/serve.md).
-        let report = Run::new(&input)
-            .on(engine)
-            .remembering(known.as_ref())
-            .in_context(&context)
-            .hints_for(Audience::Planner)
-            .execute(
-                &mut Stoppable {
-                    inner: &mut backend,
-                    switch,
-                },
-                Some(&mut writer),
-                &mut |text| printed.push_str(text),
-            );
+        let finished = prepared.run(setup::How {
+            print: &mut |text| printed.push_str(text),
+            approver: None,
+            audience: Audience::Planner,
+        });
         let _ = write_private(&plan.with_file_name("output.txt"), printed.as_bytes());
-        let mut suspend_failed = None;
-        if report.status == Status::Suspended {
-            let ctx = snapshot::SuspendContext {
-                plan,
-                plan_source: source,
-                policy: chosen.origin.path(),
-                policy_bytes: &chosen.text,
-                mode,
-                trace: &trace_path,
-                ttl_secs: self.approval_ttl_secs,
-                mcp_pins: backend.hub().map(|h| h.pins()).unwrap_or_default(),
-            };
-            match snapshot::suspend(&report, &ctx, &mut writer) {
-                Ok(_) => {}
-                Err(e) => suspend_failed = Some(e.to_string()),
-            }
-        }
-        let head = writer.close().ok();
-        if let Some(hub) = backend.hub() {
-            switch.detach_groups();
-            hub.shutdown();
-        }
+        let report = &finished.report;
         // The planner's answer is read back from the trace just written, as `run_status` reads it.
         let knows = answer::Knows::of(policy);
         let mut told = answer::read_back(id, &trace_path, &knows);
-        told.answer.diagnostics = answer::diagnostics(&report, source);
+        told.answer.diagnostics = answer::diagnostics(report, source);
         if let Err(e) = session.has_read(&told.read) {
             return Ok(answer::Answer::withheld(id, &e.to_string()).to_value());
         }
@@ -293,7 +187,7 @@ impl Runner {
         // What went wrong in the server after the run is said only where nothing was cut: after a cut,
         // even that a claim was reached is the person's.
         if !told.answer.is_cut() {
-            if let Some(why) = suspend_failed {
+            if let Some(Err(why)) = &finished.snapshot {
                 // Nobody can approve a claim whose snapshot was not saved: the run is over.
                 doc["status"] = "error".into();
                 doc["waiting"] = Value::Null;
@@ -302,7 +196,7 @@ impl Runner {
                     "message": format!("the run cannot be suspended: {why}"),
                 });
             }
-            if head.is_none() {
+            if finished.head.is_err() {
                 doc["error"] = serde_json::json!({
                     "type": "TraceError",
                     "message": "the trace could not be completed",

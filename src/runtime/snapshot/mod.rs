@@ -725,12 +725,18 @@ pub fn decide(
     // An approved run starts its servers again and re-checks them against the lock, and the lock against
     // the pins the claim was made under, before the decision is recorded: a refusal leaves the claim
     // pending. A rejection calls no tool, so it starts nothing.
+    // The plan is parsed once here: its names pick the servers, and the resumption lowers the same parse.
+    let parsed = crate::plan::parse(&plan_source);
     let mut backend = ToolBackend::for_policy(&policy, snapshot.policy.as_deref())?;
     let mut pins_now = BTreeMap::new();
     if let Some(hub) = backend.hub() {
         pins_now = hub.pins();
         if approve {
-            hub.start_named(&policy, &plan_source)
+            let names = match &parsed {
+                Ok(p) => crate::plan::names::mentioned(&p.module),
+                Err(_) => Default::default(),
+            };
+            hub.start_for(&policy, &names)
                 .map_err(SnapshotError::McpStart)?;
         }
     }
@@ -779,6 +785,7 @@ pub fn decide(
             claim: snapshot.claim.clone(),
             approved: approve,
             known: known.as_ref(),
+            parsed: Some(parsed),
         },
         &mut backend,
         Some(&mut writer),
