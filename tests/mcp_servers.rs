@@ -102,6 +102,47 @@ fn list_shows_the_filesystem_servers_write_file() {
     assert!(stdout.contains("hints (the server's claims, not trusted)"));
 }
 
+/// The trace header's `mcp_servers`: what the run started.
+fn servers_started(trace: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(trace).unwrap();
+    let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(header["type"], "header", "{header}");
+    header
+        .get("mcp_servers")
+        .map(|s| serde_json::from_value(s.clone()).unwrap())
+        .unwrap_or_default()
+}
+
+/// A run starts exactly the servers serving a tool its plan names, read from the plan's one parse: a tool's
+/// name in a comment or a string names nothing (the plan cannot call it there), and starts no server.
+#[test]
+fn a_run_starts_only_the_servers_its_plan_calls() {
+    let tmp = filesystem_setup();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("mentions.py"),
+        "# write_file(path=\"x\") is not called here\nprint(\"read_text_file\")\n",
+    )
+    .unwrap();
+    let out = zamburak(dir, &["run", "mentions.py"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        servers_started(&dir.join("mentions.zjson")),
+        Vec::<String>::new()
+    );
+    std::fs::write(
+        dir.join("calls.py"),
+        "r = read_text_file(path=\"note.txt\")\nprint(len(r[\"content\"]))\n",
+    )
+    .unwrap();
+    let out = zamburak(dir, &["run", "calls.py"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        servers_started(&dir.join("calls.zjson")),
+        vec!["fs".to_string()]
+    );
+}
+
 #[test]
 fn init_writes_a_checked_locked_policy_and_literal_writes_run() {
     let tmp = filesystem_setup();

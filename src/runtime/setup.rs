@@ -267,6 +267,7 @@ fn header(
     checked: &Checked<'_>,
     context: Option<&ContextLabel>,
     backend: &mut ToolBackend,
+    servers: Vec<String>,
     known: Option<&Store>,
 ) -> Header {
     let chosen = checked.chosen;
@@ -279,6 +280,7 @@ fn header(
     header.mcp_lock_sha256 = backend.hub().map(|hub| hub.lock_sha256().to_string());
     header.planner_context = context.cloned();
     header.known_sha256 = known.map(|k| k.digest().to_string());
+    header.mcp_servers = servers;
     header
 }
 
@@ -292,7 +294,7 @@ impl<'c> Checked<'c> {
         let mut machine = setup.engine.machine();
         machine.prepare(&crate::runtime::run::machine_limits(policy));
         let known = crate::runtime::memory::open_for(policy)?;
-        let (mut backend, _servers) = servers_for(
+        let (mut backend, servers) = servers_for(
             policy,
             self.chosen.origin.path(),
             &self.names,
@@ -302,7 +304,13 @@ impl<'c> Checked<'c> {
             // Refused once the run is stopped: then its worker is refused too, and the run ends at once.
             let _ = stop.attach_groups(hub.pids());
         }
-        let header = header(&self, setup.context.as_ref(), &mut backend, known.as_ref());
+        let header = header(
+            &self,
+            setup.context.as_ref(),
+            &mut backend,
+            servers,
+            known.as_ref(),
+        );
         let mut writer = TraceWriter::create(&setup.trace, header).map_err(|source| {
             RunSetupError::TraceCreate {
                 path: setup.trace.clone(),

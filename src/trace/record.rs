@@ -90,6 +90,10 @@ pub struct Header {
     /// a run whose policy accepts `known(ROLE)` (docs/semantics.md, "Remembered values").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub known_sha256: Option<String>,
+    /// The MCP servers the run started, by name: exactly those serving a tool the plan names (empty, and
+    /// absent, when it started none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<String>,
 }
 
 /// The policy that decided a run.
@@ -127,6 +131,7 @@ impl Header {
             mcp_lock_sha256: None,
             planner_context: None,
             known_sha256: None,
+            mcp_servers: Vec::new(),
         }
     }
 
