@@ -5,6 +5,6 @@
 #[global_allocator]
 static ALLOC: monty_alloc::LimitedAllocator = monty_alloc::LimitedAllocator;
 
-fn main() -> std::process::ExitCode {
+fn main() -> zamburak::exit::Exit {
     zamburak::cli::main()
 }

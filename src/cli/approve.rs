@@ -3,14 +3,14 @@
 //! document of the continued run, as `run --format json` prints it, and the plan's prints go to stderr.
 
 use super::output::{err, errln, out, outln};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::claim::{claim_is_cut, claim_text, claim_text_full, decider, describe_claim};
 use crate::exit;
 use crate::runtime::snapshot::{self, Decided, Verdict};
 
 /// What the person said on the command line.
-pub struct Decision<'a> {
+struct Decision<'a> {
     pub approve: bool,
     /// `--claim CODE`.
     pub claim: Option<&'a str>,
@@ -24,10 +24,83 @@ pub struct Decision<'a> {
     pub json: bool,
 }
 
+/// `zamburak approve`'s arguments (its help and exit codes are on `Command::Approve`).
+#[derive(clap::Args, Debug)]
+pub struct ApproveArgs {
+    /// The snapshot `run` wrote (TRACE.zsnap).
+    pub snapshot: PathBuf,
+    /// The claim's code, as shown with the claim (`7KQF-3MZD-A1XR`): what you approve. Without it,
+    /// the claim is shown again at a terminal and you are asked; elsewhere nothing is approved.
+    #[arg(long, value_name = "CODE")]
+    pub claim: Option<String>,
+    /// Who decides (recorded in the trace). Default: $USER.
+    #[arg(long)]
+    pub by: Option<String>,
+    /// Also remember the values of argument ARG (repeatable), so a later claim with the same value
+    /// says `known` and a policy's `known(ROLE)` accepts it. Without ARG, at a terminal: names the
+    /// values it would remember and asks.
+    #[arg(long, value_name = "ARG", num_args = 0..=1, default_missing_value = "")]
+    pub remember: Vec<String>,
+    /// Show every value of the claim whole (a terminal shows 600 characters of each; approving from a
+    /// cut view is refused).
+    #[arg(long)]
+    pub full: bool,
+    /// `json`: one JSON document of the continued run on stdout, as `run --format json` prints it (the
+    /// plan's prints go to stderr).
+    #[arg(long, value_enum, default_value_t = super::RunFormat::Text)]
+    pub format: super::RunFormat,
+}
+
+/// `zamburak reject`'s arguments (its help and exit codes are on `Command::Reject`).
+#[derive(clap::Args, Debug)]
+pub struct RejectArgs {
+    /// The snapshot `run` wrote (TRACE.zsnap).
+    pub snapshot: PathBuf,
+    /// The claim's code, as shown with the claim: refuses when the snapshot holds another claim.
+    #[arg(long, value_name = "CODE")]
+    pub claim: Option<String>,
+    /// Who decides (recorded in the trace). Default: $USER.
+    #[arg(long)]
+    pub by: Option<String>,
+    /// `json`: one JSON document of the closed run on stdout, as `run --format json` prints it.
+    #[arg(long, value_enum, default_value_t = super::RunFormat::Text)]
+    pub format: super::RunFormat,
+}
+
+/// `zamburak approve`.
+pub fn approve_command(args: &ApproveArgs) -> i32 {
+    decide_command(
+        &args.snapshot,
+        Decision {
+            approve: true,
+            claim: args.claim.as_deref(),
+            by: args.by.as_deref(),
+            remember: &args.remember,
+            full: args.full,
+            json: args.format == super::RunFormat::Json,
+        },
+    )
+}
+
+/// `zamburak reject`.
+pub fn reject_command(args: &RejectArgs) -> i32 {
+    decide_command(
+        &args.snapshot,
+        Decision {
+            approve: false,
+            claim: args.claim.as_deref(),
+            by: args.by.as_deref(),
+            remember: &[],
+            full: false,
+            json: args.format == super::RunFormat::Json,
+        },
+    )
+}
+
 /// `zamburak approve|reject SNAPSHOT [--claim CODE] [--by NAME] [--remember [ARG]] [--full] [--format
 /// json]`: records the decision in the trace and continues the run. An approval names its claim: by
 /// `--claim`, or by the person's `y` after the claim is shown again at a terminal.
-pub fn decide_command(path: &Path, decision: Decision<'_>) -> i32 {
+fn decide_command(path: &Path, decision: Decision<'_>) -> i32 {
     let Decision {
         approve,
         claim,

@@ -8,23 +8,25 @@ use std::path::{Path, PathBuf};
 
 use crate::analysis::{LintReport, lint, output};
 use crate::exit;
-use crate::lower::Mode;
 use crate::plan::parse::MAX_SOURCE_BYTES;
 use crate::policy::discover;
 
 /// How `lint` prints its report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Text,
     Json,
     Sarif,
 }
 
-/// Options of `zamburak lint`, as the CLI parsed them.
-pub struct LintOptions {
+/// `zamburak lint`'s arguments (its help and exit codes are on `Command::Lint`).
+#[derive(clap::Args, Debug)]
+pub struct LintArgs {
+    /// The plan, a Python file in Monty's subset.
     pub plan: PathBuf,
-    pub policy: Option<PathBuf>,
-    pub mode: Option<Mode>,
+    #[command(flatten)]
+    pub policy: super::PolicyArgs,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }
 
@@ -56,15 +58,15 @@ fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// Runs `zamburak lint` and returns its exit code.
-pub fn lint_command(opts: &LintOptions) -> i32 {
-    let chosen = match discover::choose(opts.policy.as_deref(), &opts.plan) {
+pub fn lint_command(opts: &LintArgs) -> i32 {
+    let chosen = match discover::choose(opts.policy.policy.as_deref(), &opts.plan) {
         Ok(c) => c,
         Err(e) => return usage(opts.format, &e.to_string()),
     };
     // On stderr, so stdout stays the report a planner parses; the mode is the one the lint predicts.
     errln!(
         "{}",
-        chosen.announce_in(opts.mode.unwrap_or_else(|| chosen.policy.mode()))
+        chosen.announce_in(opts.policy.mode.unwrap_or_else(|| chosen.policy.mode()))
     );
     for w in &chosen.warnings {
         errln!("warning: {w}");
@@ -78,7 +80,7 @@ pub fn lint_command(opts: &LintOptions) -> i32 {
         Err(e) => return usage(opts.format, &e),
     };
     let filename = opts.plan.display().to_string();
-    let mode = opts.mode.unwrap_or_else(|| policy.mode());
+    let mode = opts.policy.mode.unwrap_or_else(|| policy.mode());
     let report = match crate::plan::decode(bytes) {
         Ok(source) => lint(&source, &policy, mode),
         Err((source, diagnostic)) => LintReport {

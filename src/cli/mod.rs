@@ -19,7 +19,6 @@ pub mod verify;
 pub mod view;
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -92,96 +91,16 @@ enum Command {
     /// Check a plan before it runs: predicts the labels reaching every tool call and rejects plans the
     /// policy can never allow.
     #[command(after_help = exit_help::LINT)]
-    Lint {
-        /// The plan, a Python file in Monty's subset.
-        plan: PathBuf,
-        /// Policy file (YAML). Default: the nearest zamburak.yaml up from the plan, else the built-in default.
-        #[arg(long)]
-        policy: Option<PathBuf>,
-        /// Override the policy's mode. Keep the policy's (strict unless it says otherwise): strict also
-        /// labels what a plan assigns inside an `if` or loop that tool data decides, so data cannot leak
-        /// through which branch ran. Pick normal only to see whether a plan fails for that reason alone.
-        #[arg(long, value_enum)]
-        mode: Option<Mode>,
-        #[arg(long, value_enum, default_value_t = LintFormat::Text)]
-        format: LintFormat,
-    },
+    Lint(lint::LintArgs),
     /// Run a plan with every tool call checked against the policy, writing a hash-chained trace.
     #[command(after_help = exit_help::RUN)]
-    Run {
-        /// The plan, a Python file in Monty's subset.
-        plan: PathBuf,
-        /// Policy file (YAML). Default: the nearest zamburak.yaml up from the plan, else the built-in default.
-        #[arg(long)]
-        policy: Option<PathBuf>,
-        /// Where to write the trace. Default: PLAN.zjson beside the plan.
-        #[arg(long)]
-        trace: Option<PathBuf>,
-        /// Override the policy's mode. Keep the policy's (strict unless it says otherwise): strict also
-        /// labels what a plan assigns inside an `if` or loop that tool data decides, so data cannot leak
-        /// through which branch ran. Pick normal only to see whether a plan fails for that reason alone.
-        #[arg(long, value_enum)]
-        mode: Option<Mode>,
-        #[arg(long, value_enum, default_value_t = RunFormat::Text)]
-        format: RunFormat,
-        /// Seconds a `confirm` claim may wait for `zamburak approve` (default 600).
-        #[arg(long, value_name = "SECONDS")]
-        approval_ttl: Option<u64>,
-        /// `ask`: put each `confirm` claim to you on the terminal (only when stdin is a terminal);
-        /// `suspend` (default): save the run and exit 4.
-        #[arg(long, value_enum, default_value_t = Confirm::Suspend)]
-        confirm: Confirm,
-        /// Do not keep the run's values in PLAN.zvalues (private to you, read by `view --reveal`).
-        #[arg(long)]
-        no_values: bool,
-        /// Print every decision (default: one line per call site, repeats counted: `allow read_file ×95`).
-        #[arg(short, long, conflicts_with = "quiet")]
-        verbose: bool,
-        /// Print no decision lines, only the outcome.
-        #[arg(short, long)]
-        quiet: bool,
-    },
+    Run(run::RunArgs),
     /// Approve the claim a suspended run waits on, and continue the run.
     #[command(after_help = exit_help::APPROVE)]
-    Approve {
-        /// The snapshot `run` wrote (TRACE.zsnap).
-        snapshot: PathBuf,
-        /// The claim's code, as shown with the claim (`7KQF-3MZD-A1XR`): what you approve. Without it,
-        /// the claim is shown again at a terminal and you are asked; elsewhere nothing is approved.
-        #[arg(long, value_name = "CODE")]
-        claim: Option<String>,
-        /// Who decides (recorded in the trace). Default: $USER.
-        #[arg(long)]
-        by: Option<String>,
-        /// Also remember the values of argument ARG (repeatable), so a later claim with the same value
-        /// says `known` and a policy's `known(ROLE)` accepts it. Without ARG, at a terminal: names the
-        /// values it would remember and asks.
-        #[arg(long, value_name = "ARG", num_args = 0..=1, default_missing_value = "")]
-        remember: Vec<String>,
-        /// Show every value of the claim whole (a terminal shows 600 characters of each; approving from a
-        /// cut view is refused).
-        #[arg(long)]
-        full: bool,
-        /// `json`: one JSON document of the continued run on stdout, as `run --format json` prints it (the
-        /// plan's prints go to stderr).
-        #[arg(long, value_enum, default_value_t = RunFormat::Text)]
-        format: RunFormat,
-    },
+    Approve(approve::ApproveArgs),
     /// Reject the claim a suspended run waits on: the call never happens and the run stops.
     #[command(after_help = exit_help::REJECT)]
-    Reject {
-        /// The snapshot `run` wrote (TRACE.zsnap).
-        snapshot: PathBuf,
-        /// The claim's code, as shown with the claim: refuses when the snapshot holds another claim.
-        #[arg(long, value_name = "CODE")]
-        claim: Option<String>,
-        /// Who decides (recorded in the trace). Default: $USER.
-        #[arg(long)]
-        by: Option<String>,
-        /// `json`: one JSON document of the closed run on stdout, as `run --format json` prints it.
-        #[arg(long, value_enum, default_value_t = RunFormat::Text)]
-        format: RunFormat,
-    },
+    Reject(approve::RejectArgs),
     /// A suspended run's claim: renew it (`claim renew SNAPSHOT`).
     Claim {
         #[command(subcommand)]
@@ -447,32 +366,32 @@ enum PolicyCommand {
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
-enum LintFormat {
-    Text,
-    Json,
-    Sarif,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug)]
 enum StubsFormat {
     Pyi,
     Markdown,
     Json,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug)]
-enum RunFormat {
+/// `--format` of the commands that print a run or a list: text for a person, or one JSON document.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunFormat {
     Text,
     Json,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum Confirm {
-    Suspend,
-    Ask,
+/// The policy that decides a plan, and the mode it decides in: `--policy` and `--mode` of `lint` and `run`,
+/// said once.
+#[derive(clap::Args, Debug, Clone)]
+pub struct PolicyArgs {
+    /// Policy file (YAML). Default: the nearest zamburak.yaml up from the plan, else the built-in default.
+    #[arg(long)]
+    pub policy: Option<PathBuf>,
+    /// Override the policy's mode. Keep the policy's (strict unless it says otherwise): strict also
+    /// labels what a plan assigns inside an `if` or loop that tool data decides, so data cannot leak
+    /// through which branch ran. Pick normal only to see whether a plan fails for that reason alone.
+    #[arg(long, value_enum)]
+    pub mode: Option<crate::mode::Mode>,
 }
-
-use crate::mode::Mode;
 
 /// Adds "a similar subcommand exists" to an unknown subcommand when clap found none: clap only suggests
 /// names that are alike by Jaro similarity, which misses short slips (`rn` for `run`, `lnt` for `lint`).
@@ -532,7 +451,7 @@ fn worker_engine() -> Result<crate::runtime::run::Engine, crate::runtime::setup:
 }
 
 /// Runs the command line and returns the process exit code.
-pub fn main() -> ExitCode {
+pub fn main() -> crate::exit::Exit {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(mut e) => {
@@ -542,88 +461,14 @@ pub fn main() -> ExitCode {
                 lint::sarif_usage_error(&e.kind().to_string());
             }
             // clap uses 0 for --help/--version and 2 for usage errors, which matches our contract.
-            return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
+            return crate::exit::Exit::from_code(e.exit_code());
         }
     };
     let code = match cli.command {
-        Command::Lint {
-            plan,
-            policy,
-            mode,
-            format,
-        } => {
-            use lint::{Format, LintOptions, lint_command};
-            lint_command(&LintOptions {
-                plan,
-                policy,
-                mode,
-                format: match format {
-                    LintFormat::Text => Format::Text,
-                    LintFormat::Json => Format::Json,
-                    LintFormat::Sarif => Format::Sarif,
-                },
-            })
-        }
-        Command::Run {
-            plan,
-            policy,
-            trace,
-            mode,
-            format,
-            approval_ttl,
-            confirm,
-            no_values,
-            verbose,
-            quiet,
-        } => run::run_command(&run::RunOptions {
-            plan,
-            policy,
-            trace,
-            mode,
-            json: matches!(format, RunFormat::Json),
-            approval_ttl_secs: approval_ttl,
-            confirm_ask: confirm == Confirm::Ask,
-            keep_values: !no_values,
-            verbosity: match (verbose, quiet) {
-                (true, _) => decisions::Verbosity::Every,
-                (_, true) => decisions::Verbosity::Quiet,
-                _ => decisions::Verbosity::Grouped,
-            },
-        }),
-        Command::Approve {
-            snapshot,
-            claim,
-            by,
-            remember,
-            full,
-            format,
-        } => approve::decide_command(
-            &snapshot,
-            approve::Decision {
-                approve: true,
-                claim: claim.as_deref(),
-                by: by.as_deref(),
-                remember: &remember,
-                full,
-                json: matches!(format, RunFormat::Json),
-            },
-        ),
-        Command::Reject {
-            snapshot,
-            claim,
-            by,
-            format,
-        } => approve::decide_command(
-            &snapshot,
-            approve::Decision {
-                approve: false,
-                claim: claim.as_deref(),
-                by: by.as_deref(),
-                remember: &[],
-                full: false,
-                json: matches!(format, RunFormat::Json),
-            },
-        ),
+        Command::Lint(args) => lint::lint_command(&args),
+        Command::Run(args) => run::run_command(&args),
+        Command::Approve(args) => approve::approve_command(&args),
+        Command::Reject(args) => approve::reject_command(&args),
         Command::Claim {
             action:
                 ClaimAction::Renew {
@@ -760,5 +605,5 @@ pub fn main() -> ExitCode {
         }
         None => code,
     };
-    ExitCode::from(code.clamp(0, 255) as u8)
+    crate::exit::Exit::from_code(code)
 }

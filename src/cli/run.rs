@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::exit;
-use crate::lower::Mode;
 use crate::plan;
 use crate::policy::discover::{self, Chosen};
 use crate::policy::{Outcome, Policy};
@@ -15,22 +14,56 @@ use crate::runtime::run::{RunReport, Status};
 use crate::runtime::setup::{self, RunSetupError};
 use crate::runtime::snapshot;
 
-/// Options of `zamburak run`, as the CLI parsed them.
-pub struct RunOptions {
+/// `zamburak run`'s arguments (its help and exit codes are on `Command::Run`).
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// The plan, a Python file in Monty's subset.
     pub plan: PathBuf,
-    pub policy: Option<PathBuf>,
+    #[command(flatten)]
+    pub policy: super::PolicyArgs,
+    /// Where to write the trace. Default: PLAN.zjson beside the plan.
+    #[arg(long)]
     pub trace: Option<PathBuf>,
-    pub mode: Option<Mode>,
-    pub json: bool,
-    /// How long a `confirm` claim may wait for a decision; default [`snapshot::DEFAULT_TTL_SECS`].
-    pub approval_ttl_secs: Option<u64>,
-    /// `--confirm ask`: ask on the terminal when stdin is one.
-    pub confirm_ask: bool,
-    /// Keep the values the trace names by digest in `PLAN.zvalues` for `view --reveal` (`--no-values`
-    /// turns it off).
-    pub keep_values: bool,
+    #[arg(long, value_enum, default_value_t = super::RunFormat::Text)]
+    pub format: super::RunFormat,
+    /// Seconds a `confirm` claim may wait for `zamburak approve` (default 600).
+    #[arg(long, value_name = "SECONDS")]
+    pub approval_ttl: Option<u64>,
+    /// `ask`: put each `confirm` claim to you on the terminal (only when stdin is a terminal);
+    /// `suspend` (default): save the run and exit 4.
+    #[arg(long, value_enum, default_value_t = Confirm::Suspend)]
+    pub confirm: Confirm,
+    /// Do not keep the run's values in PLAN.zvalues (private to you, read by `view --reveal`).
+    #[arg(long)]
+    pub no_values: bool,
+    /// Print every decision (default: one line per call site, repeats counted: `allow read_file ×95`).
+    #[arg(short, long, conflicts_with = "quiet")]
+    pub verbose: bool,
+    /// Print no decision lines, only the outcome.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// What `run` does with a `confirm` claim.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Confirm {
+    Suspend,
+    Ask,
+}
+
+impl RunArgs {
+    fn json(&self) -> bool {
+        self.format == super::RunFormat::Json
+    }
+
     /// The decision lines: every call (`-v`), one per call site (default), or none (`-q`).
-    pub verbosity: super::decisions::Verbosity,
+    fn verbosity(&self) -> super::decisions::Verbosity {
+        match (self.verbose, self.quiet) {
+            (true, _) => super::decisions::Verbosity::Every,
+            (_, true) => super::decisions::Verbosity::Quiet,
+            _ => super::decisions::Verbosity::Grouped,
+        }
+    }
 }
 
 /// The one JSON document `run --format json` prints (and `approve`/`reject --format json`, for the continued
@@ -87,7 +120,7 @@ struct JsonDiagnostic {
 }
 
 /// Runs `zamburak run` and returns its exit code.
-pub fn run_command(opts: &RunOptions) -> i32 {
+pub fn run_command(opts: &RunArgs) -> i32 {
     match start(opts) {
         Ok(ran) => report(opts, &ran),
         Err(e) => setup_failed(opts, &e),
@@ -113,8 +146,8 @@ struct Ran {
 /// [`setup::Checked::prepare`], [`setup::Prepared::run`]), printing on the way: a warning for an empty plan,
 /// which policy decides (after the tools are checked: when the built-in default cannot work here, the first
 /// line says what to do), the decision lines as they are recorded, and the claim a suspended run waits on.
-fn start(opts: &RunOptions) -> Result<Ran, RunSetupError> {
-    let chosen = discover::choose(opts.policy.as_deref(), &opts.plan)?;
+fn start(opts: &RunArgs) -> Result<Ran, RunSetupError> {
+    let chosen = discover::choose(opts.policy.policy.as_deref(), &opts.plan)?;
     let source = setup::read_plan(&opts.plan)?;
     if plan::is_empty(&source) {
         errln!(
@@ -122,7 +155,7 @@ fn start(opts: &RunOptions) -> Result<Ran, RunSetupError> {
             opts.plan.display()
         );
     }
-    let mode = opts.mode.unwrap_or(chosen.policy.mode());
+    let mode = opts.policy.mode.unwrap_or(chosen.policy.mode());
     let checked = setup::check(&chosen, &opts.plan, source, mode)?;
     errln!("{}", chosen.announce_in(mode));
     for w in &chosen.warnings {
@@ -137,8 +170,8 @@ fn start(opts: &RunOptions) -> Result<Ran, RunSetupError> {
         engine: super::worker_engine()?,
         context: None,
         stop: None,
-        keep_values: opts.keep_values,
-        ttl_secs: opts.approval_ttl_secs.unwrap_or(snapshot::DEFAULT_TTL_SECS),
+        keep_values: !opts.no_values,
+        ttl_secs: opts.approval_ttl.unwrap_or(snapshot::DEFAULT_TTL_SECS),
         before_servers: Some(&super::interrupt::on_interrupt_kill_servers),
     })?;
     if let Some(w) = &prepared.values_warning {
@@ -146,10 +179,10 @@ fn start(opts: &RunOptions) -> Result<Ran, RunSetupError> {
     }
     let decisions = super::decisions::Decisions::new(
         opts.plan.display().to_string(),
-        if opts.json {
+        if opts.json() {
             super::decisions::Verbosity::Quiet
         } else {
-            opts.verbosity
+            opts.verbosity()
         },
     );
     print_decisions_as_recorded(&mut prepared, &decisions);
@@ -194,8 +227,8 @@ fn start(opts: &RunOptions) -> Result<Ran, RunSetupError> {
 
 /// Says why the run did not start, and returns the exit code its kind of failure calls for: a plan that is
 /// not UTF-8 is a rejected plan (shown as a diagnostic), everything else a configuration problem.
-fn setup_failed(opts: &RunOptions, e: &RunSetupError) -> i32 {
-    let json = opts.json;
+fn setup_failed(opts: &RunArgs, e: &RunSetupError) -> i32 {
+    let json = opts.json();
     match e {
         RunSetupError::PlanNotUtf8 { text, diagnostic } => {
             let filename = opts.plan.display().to_string();
@@ -241,11 +274,11 @@ fn print_decisions_as_recorded(
 /// Runs the plan to its end, a denial or a claim (asking at the terminal under `--confirm ask`); what it
 /// prints goes to the terminal.
 fn run_plan(
-    opts: &RunOptions,
+    opts: &RunArgs,
     prepared: setup::Prepared<'_>,
     decisions: &super::decisions::Decisions,
 ) -> setup::Finished {
-    let json = opts.json;
+    let json = opts.json();
     let mut print = |text: &str| {
         // `print` output is for the person at the terminal; in JSON mode stdout carries only the document.
         // Mail a plan prints can hold escape sequences: escaped, so it cannot erase or forge the decision
@@ -257,8 +290,8 @@ fn run_plan(
             out!("{text}");
         }
     };
-    let ask = opts.confirm_ask && std::io::IsTerminal::is_terminal(&std::io::stdin());
-    if opts.confirm_ask && !ask {
+    let ask = (opts.confirm == Confirm::Ask) && std::io::IsTerminal::is_terminal(&std::io::stdin());
+    if (opts.confirm == Confirm::Ask) && !ask {
         errln!(
             "not asking: stdin is not a terminal (text piped in never approves); a claim suspends the run"
         );
@@ -279,7 +312,7 @@ fn run_plan(
 
 /// Prints what the run did (the plan's diagnostics, then the JSON document or the text summary) and
 /// returns the exit code.
-fn report(opts: &RunOptions, ran: &Ran) -> i32 {
+fn report(opts: &RunArgs, ran: &Ran) -> i32 {
     let Ran {
         chosen,
         source,
@@ -293,7 +326,7 @@ fn report(opts: &RunOptions, ran: &Ran) -> i32 {
     if !report.diagnostics.is_empty() {
         err!("{}", plan::render(&report.diagnostics, source, &filename));
     }
-    if opts.json {
+    if opts.json() {
         let doc = json_report(ran);
         match serde_json::to_string_pretty(&doc) {
             Ok(text) => outln!("{text}"),
