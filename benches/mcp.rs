@@ -92,7 +92,11 @@ fn main() {
     // Zamburak's per-call cost = (run of CALLS calls − run of 1 call) / (CALLS − 1): the plan's fixed costs
     // (check, lowering, pre-flight, trace header) cancel. Servers are started before timing, in both.
     let mut backend = ToolBackend::for_policy(&policy, Some(&policy_path)).unwrap();
-    backend.hub().unwrap().start_named(&policy, "echo").unwrap();
+    backend
+        .hub()
+        .unwrap()
+        .start_for(&policy, &["echo".to_string()].into())
+        .unwrap();
     let mut client = Client::start(&ServerCommand::scrubbed(
         server().to_str().unwrap(),
         &[],

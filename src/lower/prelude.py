@@ -10,10 +10,31 @@
 # This text is compiled once, at build time (build.rs), into a Monty session that every run loads; the plan's
 # own code is fed to it afterwards and starts by setting _STRICT, _LIT, _UV and _NUV (compiler/mod.rs, `link`).
 # Top-level code here must therefore not compute with those four: they are placeholders until then.
+#
+# Module structure (each part under a `# ---- name ----` banner):
+#   state         the placeholders the plan's code sets, box kinds, the KeyError marker
+#   labels        joins, influence (_inf), strict assignment (_as), raising after branches (_rz), violations
+#   boxes         making and reading containers: _box, _raw, _mk/_mkd/_mks, _deep (a value's whole label),
+#                 _elems, _struct, _unpack
+#   mutation      no-sensitive-upgrade (_nsu), _mut, pre-raising what a branch may mutate (_pr, _prp)
+#   subscripts    c[i], c[lo:hi:st] and c[i] = v (_gi, _gs, _si)
+#   calls         calling plan functions under pc (_call, _call1, _callv) and returning from them (_ret)
+#   operators     binary operators and comparisons, with fast paths for scalars
+#   f-strings     formatting and joining pieces
+#   builtins      one helper per builtin the subset allows (src/plan/catalogue.rs)
+#   json and re   the two modules a plan may import
+#   methods       one helper per catalogue row and receiver type, `_<type>_<method>`, and their fast paths
+#   fused idioms  one call for two or three (compiler/fused.rs)
+#
+# Glossary of the short names: v a boxed value (raw, label); c a container value; x its box [kind, items,
+# structure]; l a label; s a structure label; pc the control context's label; _UV/_NUV the bits an
+# influence sets and keeps; _LIT the plan's literal label; _UNDEF a variable not yet assigned; line the
+# plan's line, for a violation's message.
 
 import json
 import re
 
+# ---- state -------------------------------------------------------------------------------------------
 _STRICT = True
 _LIT = 0
 _UV = 0
@@ -36,6 +57,7 @@ _NOKW = {}
 _ZK = [None]
 
 
+# ---- labels ------------------------------------------------------------------------------------------
 def _j(a, b):
     return a | b
 
@@ -92,6 +114,7 @@ def _sl(v):
     return (v[1] | v[0][2])
 
 
+# ---- boxes -------------------------------------------------------------------------------------------
 def _deep(v, seen=None):
     # `seen` (by object id) makes self-containing containers terminate.
     x = v[0]
@@ -303,6 +326,7 @@ def _unpack(v, n):
     return es
 
 
+# ---- mutation ----------------------------------------------------------------------------------------
 def _nsu(c, pc, line):
     # No-sensitive-upgrade: a container may only be mutated under a pc its structure already carries.
     if _STRICT:
@@ -338,6 +362,7 @@ def _prp(f, l):
     _pr(c, l)
 
 
+# ---- subscripts --------------------------------------------------------------------------------------
 def _gi(c, i):
     x = c[0]
     if type(x) is list:
@@ -419,6 +444,7 @@ def _si(c, i, v, pc, line):
     x[2] = s
 
 
+# ---- calls -------------------------------------------------------------------------------------------
 def _call(f, pc, *args, **kw):
     fn = f[0]
     t = type(fn).__name__
