@@ -45,6 +45,16 @@ pub const FORBIDDEN_BUILTINS: &[&str] = &[
     "property",
 ];
 
+/// Python's hard keywords: never a name. No tool, verifier or argument of a policy can be called or passed
+/// by one (`policy::validate`), and no key can be written as a field in `class X(TypedDict):` syntax
+/// (`stubs::types`): the one list both read.
+pub const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
 pub use super::catalogue::{CallableAt, Callback, Over, callback, callbacks};
 
 /// Is `name` an allowed builtin?

@@ -3,7 +3,7 @@
 //! Every struct refuses unknown keys, so a misspelt requirement is an error instead of a silently missing
 //! check. Optional parts are `Option`s here; [`crate::policy::Policy`] fills in the documented defaults
 //! (which is what `zamburak policy check` prints). The checks that need more than one field (declared tags,
-//! minted kinds, builtin argument names...) live in `validate.rs`.
+//! minted kinds, builtin argument names...) live in `validate/`.
 
 use std::borrow::Cow;
 use std::fmt;

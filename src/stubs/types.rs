@@ -16,6 +16,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
 
+use crate::plan::subset::KEYWORDS;
+
 /// Deepest schema nesting followed.
 pub const MAX_DEPTH: usize = 16;
 /// Most schemas read in one document (one tool's input or output).
@@ -236,14 +238,6 @@ pub fn one_line(text: &str) -> String {
     }
     out
 }
-
-/// Python's hard keywords: never a name, never a key in `class X(TypedDict)` syntax.
-pub const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
-];
 
 /// Names the stubs import or define themselves.
 pub const STUB_NAMES: &[&str] = &[

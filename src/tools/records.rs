@@ -169,7 +169,7 @@ pub fn llm_shape_schema() -> Value {
     })
 }
 
-/// The arguments of a `builtin.llm.PROVIDER` tool (`policy::validate`'s `LLM_ARGS`, in that order).
+/// The arguments of a `builtin.llm.PROVIDER` tool (`policy::validate::sources`'s `LLM_ARGS`, in that order).
 pub fn llm_input_schema() -> Value {
     json!({
         "type": "object",
