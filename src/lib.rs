@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod capped;
+pub mod claim;
 pub mod cli;
 pub mod compile;
 pub mod digest;

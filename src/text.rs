@@ -73,6 +73,42 @@ pub fn visible_lines(text: &str) -> String {
     escape(text, |c| c == '\n' || c == '\t')
 }
 
+/// Outside text (a server's tool description, a schema's title, a constitution's line, a reason) for one line
+/// of a comment, a docstring or a terminal: line breaks, tabs, every other control character and the Unicode
+/// line and paragraph separators become spaces, runs of spaces one, it is cut after `max` of its characters
+/// (marked `…`), and what a person cannot see is escaped as [`visible`] escapes it. Cut before escaping, so
+/// an escape is never cut in half; no character it returns can end the line or comment it is written into.
+///
+/// ```
+/// use zamburak::text::one_line;
+/// assert_eq!(one_line("a\nb\r\u{2028}c\u{85}  d\t", 10), "a b c d");
+/// assert_eq!(one_line("abcdef", 4), "abcd…");
+/// assert_eq!(one_line("x\u{202e}y # ok", 40), "x\\u{202e}y # ok");
+/// ```
+pub fn one_line(text: &str, max: usize) -> String {
+    let mut flat = String::with_capacity(text.len().min(max * 4));
+    let mut space = false;
+    let mut n = 0;
+    for c in text.chars() {
+        if c.is_whitespace() || c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+            space = n > 0;
+            continue;
+        }
+        let width = if space { 2 } else { 1 };
+        if n + width > max {
+            flat.push('…');
+            break;
+        }
+        if space {
+            flat.push(' ');
+            space = false;
+        }
+        flat.push(c);
+        n += width;
+    }
+    visible(&flat)
+}
+
 /// Printable ASCII (space to `~`): no Unicode property [`INVISIBLE`] names holds it (controls are
 /// `\0`–`\x1f` and DEL; the format, separator, private-use, unassigned, default-ignorable, bidi-control and
 /// variation-selector code points are all outside ASCII), so it needs no regex. Most texts are only that:

@@ -239,7 +239,7 @@ fn claim_text(effect: Outcome) -> String {
         on_approval: (effect == Outcome::Draft).then(|| "draft".into()),
         remembered: Vec::new(),
     };
-    zamburak::cli::claim::claim_text(&call, &ClaimShown::default())
+    zamburak::claim::claim_text(&call, &ClaimShown::default())
 }
 
 proptest! {

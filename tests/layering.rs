@@ -21,6 +21,7 @@ const LAYERS: &[&[&str]] = &[
     &["tools", "trace", "mcp"],
     &["analysis", "stubs"],
     &["runtime"],
+    &["claim"],
     &["view", "scenario", "serve"],
     &["compile"],
     &["cli"],

@@ -5,7 +5,7 @@
 use super::output::{err, errln, out, outln};
 use std::path::{Path, PathBuf};
 
-use super::claim::{claim_is_cut, claim_text, claim_text_full, decider, describe_claim};
+use crate::claim::{claim_is_cut, claim_text, claim_text_full, decider, describe_claim};
 use crate::exit;
 use crate::runtime::snapshot::{self, Decided, Verdict};
 

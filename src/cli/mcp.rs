@@ -2,7 +2,6 @@
 //! starting policy for them, pinning them, and showing what changed since they were pinned.
 
 use super::output::{errln, outln};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -13,7 +12,7 @@ use crate::mcp::lock::{self, LockError, LockFile};
 use crate::mcp::pin;
 use crate::mcp::review;
 use crate::policy::Policy;
-use crate::text::{OutsideText, visible, visible_lines};
+use crate::text::{OutsideText, one_line, visible, visible_lines};
 
 /// A configuration problem (exit 2). A policy error spans lines (a snippet of the policy); nothing else a
 /// person cannot see passes.
@@ -73,37 +72,6 @@ fn fetch_tools(
     let id = client.identity().clone();
     client.shutdown();
     Ok((id, tools))
-}
-
-/// One line, at most `max` characters, line breaks and tabs as spaces, every other control or invisible
-/// character escaped ([`visible`]): safe inside a comment or a terminal line.
-fn one_line(text: &str, max: usize) -> String {
-    let flat: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let flat = visible(&flat);
-    let flat = flat.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() > max {
-        let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    } else {
-        flat
-    }
-}
-
-fn hints(tool: &Value) -> String {
-    let Some(Value::Object(a)) = tool.get("annotations") else {
-        return String::new();
-    };
-    // Server text: one line, so it can never leave the comment it is written into.
-    let all = a
-        .iter()
-        .filter(|(k, _)| k.ends_with("Hint"))
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    one_line(&all, 300)
 }
 
 /// Longest piece of a server's stderr line shown at once (a line without an end is shown in pieces).
@@ -189,7 +157,7 @@ pub fn list_command(command: &[String], env: &[String], json: bool) -> i32 {
         if let Some(out) = tool.get("outputSchema") {
             outln!("  output schema: {}", one_line(&pin::canonical(out), 200));
         }
-        let h = hints(tool);
+        let h = crate::mcp::starter::hints(tool);
         if !h.is_empty() {
             outln!("  hints (the server's claims, not trusted): {h}");
         }
@@ -254,7 +222,7 @@ pub fn serve_command(
     }
     // MCP clients often start servers with a bare environment: without `--by` or $USER the decider is
     // recorded as "the person" rather than the server refusing to start.
-    let by = super::claim::decider(person.by.as_deref()).unwrap_or_else(|| "the person".into());
+    let by = crate::claim::decider(person.by.as_deref()).unwrap_or_else(|| "the person".into());
     let queue_addr = if person.no_queue {
         None
     } else {
@@ -275,7 +243,6 @@ pub fn serve_command(
     let ttl = approval_ttl_secs.unwrap_or(crate::runtime::snapshot::DEFAULT_TTL_SECS);
     let asker = crate::serve::ask::Person {
         by: by.clone(),
-        claim_text: super::claim::claim_text_full,
         elicit: !person.no_elicit,
     };
     let mut ready = |address: &str| {
@@ -425,156 +392,6 @@ pub fn diff_command(policy_flag: Option<&Path>) -> i32 {
     exit::REJECTED
 }
 
-/// A plan-facing name for server tool `name`: identifier characters, never a keyword or plan builtin.
-fn plan_name(name: &str, taken: &[String]) -> String {
-    let mut s: String = name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    if !s.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        s = format!("t_{s}");
-    }
-    if !crate::policy::is_free_name(&s, false) {
-        s.push_str("_tool");
-    }
-    let base = s.clone();
-    let mut n = 2;
-    while taken.contains(&s) {
-        s = format!("{base}_{n}");
-        n += 1;
-    }
-    s
-}
-
-fn yaml_str(s: &str) -> String {
-    // A JSON string is a valid YAML double-quoted scalar.
-    Value::String(s.to_string()).to_string()
-}
-
-/// The starting policy for a server's tools, as commented YAML: every tool declared, every argument
-/// requiring `trusted`, results untrusted and `PRIVATE`. Tools that cannot be declared are listed in a
-/// comment with the reason.
-fn starting_policy(
-    server: &str,
-    id: &ServerIdentity,
-    command: &[String],
-    cwd: Option<&Path>,
-    env: &[String],
-    tools: &[Value],
-) -> String {
-    let mut y = String::new();
-    let _ = writeln!(
-        y,
-        "# Written by `zamburak policy init --mcp {server}` for server {} {}.",
-        one_line(&id.name, 80),
-        one_line(&id.version, 40)
-    );
-    y.push_str(
-        "# Safe by default: every argument of every tool requires `trusted` (a plan literal or a trusted\n\
-         # source), a call needs a trusted control context, and every result is untrusted and PRIVATE.\n\
-         # The server's annotations (readOnlyHint…) are its own claims: they appear in comments only.\n\
-         # Review, relax what you trust, then run `zamburak mcp lock` again.\n",
-    );
-    y.push_str("version: 1\ntags: [PRIVATE]\nservers:\n");
-    let _ = writeln!(y, "  {server}:");
-    let _ = writeln!(y, "    command: {}", yaml_str(&command[0]));
-    let args: Vec<String> = command[1..].iter().map(|a| yaml_str(a)).collect();
-    let _ = writeln!(y, "    args: [{}]", args.join(", "));
-    if let Some(cwd) = cwd {
-        let _ = writeln!(y, "    cwd: {}", yaml_str(&cwd.to_string_lossy()));
-    }
-    let env: Vec<String> = env.iter().map(|e| yaml_str(e)).collect();
-    let _ = writeln!(y, "    env: [{}]", env.join(", "));
-    y.push_str("tools:\n");
-    let mut taken: Vec<String> = Vec::new();
-    let mut skipped: Vec<String> = Vec::new();
-    for tool in tools {
-        let Some(name) = tool.get("name").and_then(Value::as_str) else {
-            continue;
-        };
-        if !crate::policy::servers::is_tool_name(name) {
-            skipped.push(format!("{}: not a valid MCP tool name", one_line(name, 64)));
-            continue;
-        }
-        let schema = tool.get("inputSchema").cloned().unwrap_or_default();
-        let required = crate::mcp::schema::required(&schema);
-        let optional: Vec<&str> = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|p| {
-                p.keys()
-                    .map(String::as_str)
-                    .filter(|k| !required.contains(k))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let Some(bad) = required
-            .iter()
-            .find(|a| !crate::policy::is_free_name(a, true))
-        {
-            skipped.push(format!(
-                "{name}: required argument `{}` cannot be a plan keyword argument",
-                one_line(bad, 64)
-            ));
-            continue;
-        }
-        let plan = plan_name(name, &taken);
-        taken.push(plan.clone());
-        y.push('\n');
-        if let Some(d) = tool.get("description").and_then(Value::as_str) {
-            let _ = writeln!(y, "  # {}", one_line(d, 200));
-        }
-        let h = hints(tool);
-        if !h.is_empty() {
-            let _ = writeln!(y, "  # server hints (untrusted): {h}");
-        }
-        let free_optional: Vec<&str> = optional
-            .iter()
-            .copied()
-            .filter(|a| crate::policy::is_free_name(a, true))
-            .collect();
-        if !free_optional.is_empty() {
-            let _ = writeln!(
-                y,
-                "  # optional arguments you may declare (a declared argument is passed in every call; None leaves it out): {}",
-                free_optional.join(", ")
-            );
-        }
-        let _ = writeln!(y, "  {plan}:");
-        let _ = writeln!(y, "    source: mcp.{server}.{name}");
-        y.push_str("    effect: execute\n");
-        if required.is_empty() {
-            y.push_str("    args: {}\n");
-        } else {
-            y.push_str("    args:\n");
-            for a in &required {
-                // An argument named like who receives is marked so: with `effect: execute` (a tool the
-                // reviewer has not said sends) its name alone would not make it one (docs/policy.md,
-                // "Recipients").
-                if crate::policy::sinks::is_recipient_name(a) {
-                    // Commented: a value the person approved and remembered counts only where the
-                    // reviewer says so (docs/approvals.md, "Remembered values").
-                    let _ = writeln!(
-                        y,
-                        "      # to accept a value you approved with `approve --remember {a}` too: {a}: {{ require: [trusted, \"known({a})\"], recipient: true }}"
-                    );
-                    let _ = writeln!(y, "      {a}: {{ require: trusted, recipient: true }}");
-                } else {
-                    let _ = writeln!(y, "      {a}: {{ require: trusted }}");
-                }
-            }
-        }
-        y.push_str("    returns: { integrity: untrusted, tags: [PRIVATE] }\n");
-    }
-    if !skipped.is_empty() {
-        y.push_str("\n# Not declared:\n");
-        for s in skipped {
-            let _ = writeln!(y, "#   {s}");
-        }
-    }
-    y
-}
-
 /// `zamburak policy init --mcp NAME -o FILE [--env VAR]… [--force] -- COMMAND ARGS…`
 pub fn init_command(
     server: &str,
@@ -620,7 +437,7 @@ pub fn init_command(
         Ok(found) => found,
         Err((e, said)) => return server_usage(&e, said.as_ref()),
     };
-    let text = starting_policy(server, &id, &command, cwd, env, &tools);
+    let text = crate::mcp::starter::starting_policy(server, &id, &command, cwd, env, &tools);
     if let Err(e) = std::fs::write(out, &text) {
         return usage(&format!("cannot write {}: {e}", out.display()));
     }

@@ -3,7 +3,6 @@
 //! typed errors.
 
 pub mod approve;
-pub mod claim;
 pub mod compile;
 pub mod decisions;
 pub mod interrupt;

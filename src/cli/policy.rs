@@ -7,6 +7,10 @@ use std::path::Path;
 use crate::exit;
 use crate::policy::Policy;
 use crate::scenario::run_file;
+use crate::text::one_line;
+
+/// Most characters of one policy text (a reason, a warning) on a comment line.
+const MAX_LINE: usize = 500;
 
 /// `zamburak policy init [-o FILE]`: writes the starting policy for the built-in tools
 /// ([`crate::policy::starter`]) and creates the empty folders it reads, so that `zamburak run plan.py` works
@@ -92,7 +96,7 @@ pub fn check_command(file: &Path) -> i32 {
                      check against where it goes (docs/policy.md, \"Arguments that leave\"):"
                 );
                 for d in defaulted {
-                    outln!("#   {}", one_line(&d.to_string()));
+                    outln!("#   {}", one_line(&d.to_string(), MAX_LINE));
                 }
             }
             // Every argument whose readers are deliberately unchecked, with the policy's reason, so a reviewer
@@ -102,7 +106,7 @@ pub fn check_command(file: &Path) -> i32 {
                     if a.readers.is_some() {
                         outln!(
                             "# readers not checked: `{tool}` argument `{arg}` (readers: any): {}",
-                            one_line(a.reason.as_deref().unwrap_or(""))
+                            one_line(a.reason.as_deref().unwrap_or(""), MAX_LINE)
                         );
                     }
                 }
@@ -112,7 +116,7 @@ pub fn check_command(file: &Path) -> i32 {
                     "# warning: `{}` argument `{}` {}",
                     w.tool,
                     w.arg,
-                    one_line(&w.why)
+                    one_line(&w.why, MAX_LINE)
                 );
             }
             // What a run would refuse before starting, for every tool (a plan names only some).
@@ -126,7 +130,7 @@ pub fn check_command(file: &Path) -> i32 {
             for p in &problems {
                 outln!(
                     "# cannot work on this machine: {}; change `{}`",
-                    one_line(&p.to_string()),
+                    one_line(&p.to_string(), MAX_LINE),
                     p.key()
                 );
             }
@@ -193,12 +197,5 @@ fn verdict(policy: &Policy, problems: usize) -> String {
             plural(problems, "tool")
         ));
     }
-    one_line(&line)
-}
-
-/// A comment line stays one line: a name in it cannot end the comment and start YAML of its own.
-fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+    one_line(&line, MAX_LINE)
 }

@@ -191,7 +191,7 @@ fn start(opts: &RunArgs) -> Result<Ran, RunSetupError> {
     let (mut snapshot_path, mut exit_override) = (None, None);
     match finished.snapshot {
         Some(Ok(path)) => {
-            errln!("{}", super::claim::describe_claim(&finished.report, &path));
+            errln!("{}", crate::claim::describe_claim(&finished.report, &path));
             snapshot_path = Some(path);
         }
         Some(Err(e)) => {
@@ -418,7 +418,7 @@ pub(super) fn json_document<'a>(
             (Some(s), Some(p)) => Some(JsonApproval {
                 snapshot: p.display().to_string(),
                 code: s.claim.claim_code(),
-                text: super::claim::claim_text(&s.claim, &s.shown),
+                text: crate::claim::claim_text(&s.claim, &s.shown),
                 claim: &s.claim,
                 values: s.shown.values.iter().cloned().collect(),
                 non_readers: s
@@ -442,7 +442,7 @@ fn ask_on_terminal(
 ) -> (bool, String) {
     use std::io::Write;
     let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{}", super::claim::claim_text(call, shown));
+    let _ = write!(err, "{}", crate::claim::claim_text(call, shown));
     let _ = write!(err, "approve? [y/N] ");
     let _ = err.flush();
     let mut answer = String::new();

@@ -11,7 +11,7 @@ use crate::view::{model, queue, render, server};
 /// Runs `zamburak view --queue`. Exit 0 when stopped with Ctrl-C; 2 for a bad address, a directory that is
 /// not one, or no name for the decider.
 pub fn queue_command(dirs: &[PathBuf], addr: Option<&str>, by: Option<&str>) -> i32 {
-    let Some(by) = super::claim::decider(by) else {
+    let Some(by) = crate::claim::decider(by) else {
         errln!(
             "error: who decides is recorded in the trace: name yourself with `--by NAME` (no $USER is set and the account has no name)"
         );
@@ -44,7 +44,6 @@ pub fn queue_command(dirs: &[PathBuf], addr: Option<&str>, by: Option<&str>) -> 
         dirs,
         by: by.clone(),
         engine,
-        claim_text: super::claim::claim_text_full,
     };
     let result = queue::serve(config, addr, &mut |url, waiting| {
         outln!("{url}");

@@ -31,6 +31,7 @@ use serde_json::{Map, Value};
 use crate::policy::Policy;
 use crate::runtime::run::Engine;
 use crate::scenario::Scenario;
+use crate::text::one_line;
 use ask::AskError;
 use battery::BatteryReport;
 use constitution::{Constitution, ConstitutionError, Exception};
@@ -244,7 +245,7 @@ pub fn compile(
         if lines.len() < sc.lines.len() {
             notes.push(format!(
                 "scenario `{}` cites a line the constitution does not have; dropped",
-                one_line(&sc.scenario)
+                one_line(&sc.scenario, 100)
             ));
         }
         scenario_cites.insert(sc.scenario.clone(), lines);
@@ -308,13 +309,6 @@ pub fn compile(
     })
 }
 
-fn one_line(text: &str) -> String {
-    text.chars()
-        .take(100)
-        .map(|ch| if ch.is_control() { ' ' } else { ch })
-        .collect()
-}
-
 fn in_range(lines: &[u64], c: &Constitution) -> Vec<usize> {
     lines
         .iter()
@@ -368,14 +362,14 @@ fn scenarios_file(
          # Run them with `zamburak policy test` after every edit of the policy.\n\
          policy: {}\n\
          scenarios:\n",
-        one_line(input.constitution_name),
+        one_line(input.constitution_name, 100),
         render::flow(&Value::String(input.out_name.to_string()))
     );
     for sc in scenarios {
         for n in cites.get(&sc.name).into_iter().flatten() {
             s.push_str(&format!(
                 "  # constitution line {n}: {}\n",
-                one_line(c.line(*n).unwrap_or_default().trim())
+                one_line(c.line(*n).unwrap_or_default().trim(), 100)
             ));
         }
         let text = serde_saphyr::to_string(&[sc]).unwrap_or_default();
@@ -507,7 +501,7 @@ fn verify(
                 "a citation names a line the constitution does not have",
                 format!(
                     "FAILED `{}` cites a line the constitution does not have (it has {} lines)",
-                    one_line(&ci.rule),
+                    one_line(&ci.rule, 100),
                     c.len()
                 ),
             );

@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 
 use super::constitution::Constitution;
+use crate::text::one_line;
 
 /// Rule path (`tools.pay.args.iban`) to the constitution lines cited for it.
 pub type Citations = BTreeMap<String, Vec<usize>>;
@@ -74,20 +75,6 @@ pub fn flow(v: &Value) -> String {
                 .join(", ")
         ),
         other => other.to_string(),
-    }
-}
-
-/// A comment line stays one line, whatever the constitution says.
-fn one_line(text: &str, max: usize) -> String {
-    let t: String = text
-        .trim()
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if t.chars().count() > max {
-        format!("{}…", t.chars().take(max).collect::<String>())
-    } else {
-        t
     }
 }
 

@@ -10,6 +10,7 @@
 //! * [`schema`] checks arguments and structured results against a tool's JSON Schema;
 //! * [`content`] turns a tool result into the value a plan receives;
 //! * [`hub`] is the servers of one run: lazy start, the live check against the lock, calls, shutdown.
+//! * [`starter`] is the starting policy `policy init --mcp` writes from a server's listed tools.
 //!
 //! Decisions are not made here: the runtime decides every call with `policy::decide` before the hub sees it.
 
@@ -20,4 +21,5 @@ pub mod lock;
 pub mod pin;
 pub mod review;
 pub mod schema;
+pub mod starter;
 pub mod transport;

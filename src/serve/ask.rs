@@ -26,17 +26,12 @@ use rmcp::model::{
 use serde_json::{Value, json};
 
 use super::runner::Runner;
-use crate::runtime::run::ClaimShown;
 use crate::runtime::snapshot::{self, Snapshot, Verdict};
-use crate::trace::record::Call;
 
 /// How the person is asked and named.
 pub struct Person {
     /// Who decides: recorded in the trace's `approval` record (the queue's and the forms' decisions).
     pub by: String,
-    /// The claim's text, as `zamburak approve` shows it at a terminal (given by the CLI, so that the
-    /// terminal, the queue and the form can never show a claim differently).
-    pub claim_text: fn(&Call, &ClaimShown) -> String,
     /// Whether to ask through the client at all (`--no-elicit` turns it off).
     pub elicit: bool,
 }
@@ -93,18 +88,14 @@ impl Shown {
 /// The form for the claim run `run` waits on (its snapshot at `path`, code `code` as the run's answer
 /// named it), or `None` when there is nothing a form could approve: no such pending claim, values that do
 /// not match the claim's digests, or a claim past its time.
-pub fn form(
-    claim_text: fn(&Call, &ClaimShown) -> String,
-    run: &str,
-    path: &Path,
-    code: &str,
-) -> Option<(Shown, ElicitRequestParams)> {
+pub fn form(run: &str, path: &Path, code: &str) -> Option<(Shown, ElicitRequestParams)> {
     let (path, snap) = snapshot::pending_file(path.to_path_buf())?;
     if snap.claim_code() != code || snap.expired() {
         return None;
     }
     let shown = snap.shown_checked().ok()?;
-    let text = claim_text(&snap.claim, shown);
+    // The words `zamburak approve` and the review queue use (crate::claim), every value whole.
+    let text = crate::claim::claim_text_full(&snap.claim, shown);
     let drafts = snap.claim.on_approval.as_deref() == Some("draft");
     let approving = if drafts {
         "writes this call as a draft, once; nothing is sent"

@@ -300,9 +300,7 @@ impl Server {
         if !form_ok {
             return complete(doc);
         }
-        let claim_text = self.person.claim_text;
-        let formed =
-            tokio::task::spawn_blocking(move || ask::form(claim_text, &run, &path, &code)).await;
+        let formed = tokio::task::spawn_blocking(move || ask::form(&run, &path, &code)).await;
         let Ok(Some((shown, params))) = formed else {
             return complete(doc);
         };
@@ -549,7 +547,6 @@ pub fn serve(
         dirs: vec![runs.clone()],
         by: person.by.clone(),
         engine: engine.clone(),
-        claim_text: person.claim_text,
     };
     let server = Server {
         runner: Arc::new(Runner {

@@ -179,7 +179,7 @@ pub fn catalogue(policy: &Policy, lock: Option<&LockFile>) -> Catalogue {
                     def.get("outputSchema").cloned().unwrap_or(Value::Null),
                     def.get("description")
                         .and_then(Value::as_str)
-                        .map(types::one_line)
+                        .map(|t| crate::text::one_line(t, types::MAX_DOC))
                         .filter(|d| !d.is_empty()),
                     None,
                 ),
@@ -243,7 +243,7 @@ pub fn catalogue(policy: &Policy, lock: Option<&LockFile>) -> Catalogue {
                     .and_then(|p| p.get("result"))
                     .and_then(|r| r.get("description"))
                     .and_then(Value::as_str)
-                    .map(types::one_line)
+                    .map(|t| crate::text::one_line(t, types::MAX_DOC))
                     .filter(|d| !d.is_empty()),
             ),
             Served::Builtin | Served::Mcp => {
@@ -299,7 +299,7 @@ fn ticked(items: &[String]) -> String {
     let mut shown: Vec<String> = items
         .iter()
         .take(MAX_VALUES)
-        .map(|s| format!("`{}`", types::one_line(s)))
+        .map(|s| format!("`{}`", crate::text::one_line(s, types::MAX_DOC)))
         .collect();
     if items.len() > MAX_VALUES {
         shown.push(format!("… ({} in all)", items.len()));

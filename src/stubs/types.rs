@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde_json::{Map, Value};
 
 use crate::plan::subset::KEYWORDS;
+use crate::text::one_line;
 
 /// Deepest schema nesting followed.
 pub const MAX_DEPTH: usize = 16;
@@ -209,34 +210,6 @@ fn literal(l: &Lit) -> String {
 /// A Python string literal for any text: JSON's escapes are Python's (`\"`, `\\`, `\n`, `\uXXXX`).
 pub fn py_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
-}
-
-/// Text from a schema or a server, fit for one line of a comment or a docstring: control characters and
-/// line separators become spaces, runs of spaces one, and it is cut at [`MAX_DOC`] characters.
-pub fn one_line(text: &str) -> String {
-    let mut out = String::new();
-    let mut space = false;
-    for c in text.chars() {
-        let c = if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}') {
-            ' '
-        } else {
-            c
-        };
-        if c.is_whitespace() {
-            space = !out.is_empty();
-            continue;
-        }
-        if space {
-            out.push(' ');
-            space = false;
-        }
-        if out.chars().count() >= MAX_DOC {
-            out.push('…');
-            break;
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Names the stubs import or define themselves.
@@ -846,7 +819,7 @@ fn literals(values: &[Value]) -> Py {
 /// A schema's `description` on one line, when it says something (a named type's title already named it).
 fn description(d: Option<&Value>) -> Option<String> {
     d.and_then(Value::as_str)
-        .map(one_line)
+        .map(|t| one_line(t, MAX_DOC))
         .filter(|d| !d.is_empty())
 }
 
@@ -855,7 +828,7 @@ pub fn doc_of(schema: &Value) -> Option<String> {
     ["description", "title"]
         .iter()
         .find_map(|k| schema.get(k).and_then(Value::as_str))
-        .map(one_line)
+        .map(|t| one_line(t, MAX_DOC))
         .filter(|s| !s.is_empty())
 }
 
@@ -1110,10 +1083,13 @@ mod tests {
 
     #[test]
     fn text_cannot_break_out_of_a_comment_or_docstring() {
-        assert_eq!(one_line("a\nb\r\u{2028}c\u{85}  d"), "a b c d");
+        assert_eq!(one_line("a\nb\r\u{2028}c\u{85}  d", MAX_DOC), "a b c d");
         assert_eq!(docstring("x\"\"\"y\\"), "\"\"\"x\\\"\\\"\"y\\\\\"\"\"");
         assert_eq!(docstring("a[\"id\"] \""), "\"\"\"a[\"id\"] \\\"\"\"\"");
         assert_eq!(py_string("a\"\n"), "\"a\\\"\\n\"");
-        assert_eq!(one_line(&"x".repeat(1000)).chars().count(), MAX_DOC + 1);
+        assert_eq!(
+            one_line(&"x".repeat(1000), MAX_DOC).chars().count(),
+            MAX_DOC + 1
+        );
     }
 }

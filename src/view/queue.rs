@@ -45,10 +45,9 @@ use super::render::CSS;
 use super::server::{
     LINK_SCRIPT, QUEUE_CSP, QUEUE_LINK_CSP, behind_token, html, not_found, secured,
 };
-use crate::runtime::run::{ClaimShown, Engine};
+use crate::runtime::run::Engine;
 use crate::runtime::snapshot::{self, Decided, Snapshot, Verdict};
 use crate::text::{visible, visible_lines};
-use crate::trace::record::Call;
 
 /// What the queue serves and who decides.
 pub struct Queue {
@@ -58,9 +57,6 @@ pub struct Queue {
     pub by: String,
     /// Where a continued run's interpreter runs.
     pub engine: Engine,
-    /// How a claim reads: the command line's own claim text (`zamburak approve` at a terminal), passed in so
-    /// that the page and the terminal can never show a claim differently.
-    pub claim_text: fn(&Call, &ClaimShown) -> String,
 }
 
 /// Most CSRF tokens kept at once; past it the oldest are forgotten (their forms are then refused, and a
@@ -468,13 +464,7 @@ impl QueueState {
     /// A pending claim as shown, with a fresh form token bound to it.
     fn claim_view(&self, path: &Path, snap: &Snapshot) -> Result<ClaimView, String> {
         let csrf = locked(&self.forms).issue(Issued::of(path, snap))?;
-        Ok(view_of(
-            self.id_of(path),
-            path,
-            snap,
-            self.queue.claim_text,
-            csrf,
-        ))
+        Ok(view_of(self.id_of(path), path, snap, csrf))
     }
 
     fn list_page(&self, decided: Option<usize>) -> Result<String, String> {
@@ -620,13 +610,7 @@ fn shown(p: &Path) -> String {
     visible(text.strip_prefix("./").unwrap_or(&text))
 }
 
-fn view_of(
-    id: usize,
-    path: &Path,
-    s: &Snapshot,
-    claim_text: fn(&Call, &ClaimShown) -> String,
-    csrf: String,
-) -> ClaimView {
+fn view_of(id: usize, path: &Path, s: &Snapshot, csrf: String) -> ClaimView {
     let now = jiff::Timestamp::now();
     let age = s
         .created_at
@@ -646,7 +630,9 @@ fn view_of(
     // claim's code binds, or nothing.
     let (lines, problem) = match s.shown_checked() {
         Ok(shown) => (
-            claim_text(&s.claim, shown)
+            // The terminal's words with every value whole (crate::claim): the page, the form and `approve`
+            // can never show a claim differently.
+            crate::claim::claim_text_full(&s.claim, shown)
                 .lines()
                 .map(|l| {
                     let t = l.trim_start();

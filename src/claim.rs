@@ -1,6 +1,7 @@
 //! How a claim is put to a person, in the words the terminal, the review queue and the MCP client's form
 //! share (`claim_text`, `describe_claim`), and who decides (`decider`). Used by `approve`, `run` and
-//! `mcp serve`, so it depends on none of them.
+//! `mcp serve` and the review queue, so it sits above the runtime and below all of them (no function
+//! pointer carries it up).
 
 use std::path::Path;
 
@@ -12,7 +13,7 @@ use crate::text::visible;
 const SHOWN_CHARS: usize = 600;
 
 /// Who decides, as the trace records it: `--by`, else `$USER`; `None` when neither names anyone.
-pub(super) fn decider(by: Option<&str>) -> Option<String> {
+pub fn decider(by: Option<&str>) -> Option<String> {
     // An MCP client may start `mcp serve` with almost no environment: the account's own name (from the
     // system's user database) stands in for an unset $USER.
     by.map(str::to_string)
