@@ -12,7 +12,7 @@ over time (start, peak, end), and then checks, failing (exit 1) only on correctn
     tests/serve/.venv/bin/python benches/serve_load.py ZAMBURAK [--clients 20] [--runs 1000]
         [--warm-workers N] [--max-runs N] [--out FILE.md] [--repeat-latency N]
 
-`tests/serve.rs` runs a small version (2 clients, 40 runs); benches/results/serve-load.md has the numbers of
+`tests/cli/serve.rs` runs a small version (2 clients, 40 runs); benches/results/serve-load.md has the numbers of
 the full one.
 """
 

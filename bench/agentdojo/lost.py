@@ -5,7 +5,7 @@ Usage: lost.py DIR PLANS_DIR [--zamburak PATH]   (e.g. `lost.py results/naive/v1
 
 A task whose run waited for the user (exit 4) is attributed to the first call `zamburak lint` says will need a
 confirmation (Z203: the tool, the argument and the requirement it misses; lint predicts exactly which plans wait,
-tests/agentdojo.rs). A task that completed without utility is the plan's reading of the task; one that stopped
+tests/measured/agentdojo.rs). A task that completed without utility is the plan's reading of the task; one that stopped
 with an error (exit 1) says so. A task counts as lost unless its run completed (exit 0) with AgentDojo's check
 holding, as table.py counts it. Prints a markdown table grouped by rule, then each task."""
 import argparse

@@ -27,7 +27,7 @@ Episodes:
   start with those memories.
 
 Every field name the JSON had before keeps its meaning: `utility`, `utility_if_approved`,
-`utility_under_attack` and the per-task `utility` are AgentDojo's check alone (tests/agentdojo.rs reads them);
+`utility_under_attack` and the per-task `utility` are AgentDojo's check alone (tests/measured/agentdojo.rs reads them);
 the `completed_*` fields are what a person counts, and what table.py reports.
 """
 import argparse

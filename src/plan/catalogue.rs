@@ -7,7 +7,7 @@
 //! (`structure.rs`), the lowering (`lower/`), the prelude's generated dispatch tables (`build.rs`) and the
 //! lint's transfer functions (`analysis/interp.rs`). Adding a builtin is one row here plus one prelude helper
 //! (see CONTRIBUTING.md); `build.rs` refuses a row without its helper, and the generated tests
-//! (`tests/catalogue.rs`) run every row's example through plain Monty, the lowered program and lint.
+//! (`tests/house/catalogue.rs`) run every row's example through plain Monty, the lowered program and lint.
 //!
 //! This file is also compiled by `build.rs` on its own (`#[path]`), so it depends on nothing else in the
 //! crate.

@@ -8,7 +8,7 @@
 //! **Adding a code** is one variant in the `codes!` list below (a free number; a code never changes
 //! meaning) and its documentation: a section headed by the code in docs/diagnostics.md, or for an analysis
 //! code (`Z2xx`) a heading `### Z2xx: <name in words> (<severity>)` in docs/lint.md, then
-//! `ZAMBURAK_BLESS=1 cargo test --test diagnostic_codes` to regenerate the table. That test fails while a
+//! `ZAMBURAK_BLESS=1 cargo test --test house diagnostic_codes` to regenerate the table. That test fails while a
 //! code lacks its section or row, or the docs name a code that does not exist.
 
 use std::fmt;

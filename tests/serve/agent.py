@@ -1,5 +1,5 @@
 """A scripted agent that drives `zamburak mcp serve` with the official MCP Python SDK (pinned in
-requirements.txt), as a client nobody here wrote. tests/serve.rs runs it:
+requirements.txt), as a client nobody here wrote. tests/cli/serve.rs runs it:
 
     agent.py ZAMBURAK WORLD [reads-untrusted]
 

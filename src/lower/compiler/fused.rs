@@ -1,7 +1,7 @@
 //! Fused idioms: a statement shape common in plans compiled to one prelude helper call where the general
 //! rules write two or three (docs/lowering.md, "Speed"). Each helper makes the same checks in the same
 //! order and gives the same labels as the calls it replaces, and falls back to exactly those calls where its
-//! fast path does not apply; `tests/fused_idioms.rs` compiles every corpus scenario and random plans with
+//! fast path does not apply; `tests/properties/fused_idioms.rs` compiles every corpus scenario and random plans with
 //! and without them ([`super::Options::fused_idioms`]) and requires the same labels at every call.
 //!
 //! * `c[k] = c.get(k, d) + y` (a dict of counts): `_dinc`, for `_mg2`, `_addf` and `_sif`. Only where

@@ -1,7 +1,7 @@
 //! Lean forms of four general helper calls, behind [`super::Options::fused_idioms`] like the fused idioms
 //! (docs/lowering.md, "Speed"): each prelude helper makes the checks of the general one in the same order
 //! and gives the same value and label, and hands everything off its fast path to the general helper;
-//! `tests/fused_idioms.rs` compiles every corpus scenario and random plans with and without them and
+//! `tests/properties/fused_idioms.rs` compiles every corpus scenario and random plans with and without them and
 //! requires the same labels at every call.
 //!
 //! * `c[k]` with a literal or flat-name key: `_gif(c, kr, kl)`, the key passed raw (no boxed key built),

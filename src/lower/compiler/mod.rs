@@ -443,7 +443,7 @@ impl Compiler<'_> {
 
     /// A new temporary `_<stem><n>`. No stem is `k`: `_k<n>` names the boxed-literal constants
     /// ([`Self::constant`]), which a temporary of the same name would overwrite or shadow
-    /// (`tests/lower_exec.rs`, `temporaries_never_shadow_a_literal_constant`).
+    /// (`tests/properties/lower_exec.rs`, `temporaries_never_shadow_a_literal_constant`).
     fn fresh(&mut self, stem: &str) -> String {
         self.tmp += 1;
         format!("_{stem}{}", self.tmp)

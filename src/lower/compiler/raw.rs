@@ -19,7 +19,7 @@
 //! Guarded like the constant labels: after compiling the loop, the compiler checks that its code does not
 //! name the box (`c_`) between unpacking and writing back; if it does, the analysis and the code disagree
 //! and the plan is refused with `Z098` rather than run on a stale box. Each idiom makes the checks of
-//! `_dinc` in the same order with the same labels; `tests/raw_containers.rs` compares the option on and off.
+//! `_dinc` in the same order with the same labels; `tests/properties/raw_containers.rs` compares the option on and off.
 
 use ruff_python_ast::StmtAssign;
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};

@@ -209,7 +209,7 @@ mod tests {
                 &["planner", "reader"],
             ),
             // The YAML reader refuses a duplicate key before the structure is known: no path, as for every
-            // duplicate key (tests/policy_check.rs, `duplicate_tool`).
+            // duplicate key (tests/cli/policy_check.rs, `duplicate_tool`).
             (
                 "planner: { reader: a, reader: b }\n",
                 Kind::DuplicateKey,
