@@ -26,6 +26,7 @@ pub mod queue;
 pub mod runner;
 pub mod runs;
 mod session;
+mod tools;
 
 pub use runs::Ops;
 pub use session::Ended;
@@ -34,19 +35,19 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use rmcp::handler::server::tool::ToolRouter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
     Implementation, InputRequest, InputRequests, InputRequiredResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
-    ServerConfig, Tool,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::policy::discover::Chosen;
-use crate::runtime::setup::MAX_PLAN_BYTES;
 use runner::Runner;
 
 /// Why the server could not start or stopped on its own.
@@ -105,78 +106,16 @@ struct Server {
     queue: Option<queue::Served>,
     /// Forms put in input-required results, awaiting the client's retry.
     asks: ask::Asks,
+    /// The four tools ([`tools`]).
+    tools: ToolRouter<Server>,
 }
 
 /// The stub module as an MCP resource.
 const STUBS_URI: &str = "zamburak://stubs.pyi";
 
-/// The tools' names.
-const DESCRIBE: &str = "describe_tools";
-const LINT: &str = "lint_plan";
-const RUN: &str = "run_plan";
-const STATUS: &str = "run_status";
-
-fn schema(properties: Value, required: &[&str]) -> Arc<serde_json::Map<String, Value>> {
-    let doc = json!({ "type": "object", "properties": properties, "required": required });
-    Arc::new(doc.as_object().cloned().unwrap_or_default())
-}
-
-fn tools() -> Vec<Tool> {
-    let plan = json!({ "plan": { "type": "string", "description": "The plan: Python in Zamburak's subset." } });
-    vec![
-        Tool::new(
-            DESCRIBE,
-            "What a plan may call under this server's policy: typed stubs of its tools and verifiers, what \
-             each argument requires, the Python subset and example plans. Read it before writing a plan.",
-            schema(json!({}), &[]),
-        ),
-        Tool::new(
-            LINT,
-            "Check a plan without running it: lint's JSON diagnostics (codes, lines, messages, fixes) and \
-             the predicted decision of each tool call.",
-            schema(plan.clone(), &["plan"]),
-        ),
-        Tool::new(
-            RUN,
-            "Run a plan under the policy. Returns the status, each tool call's decision, where the plan \
-             stopped, and what it printed when you may read it; data you may not read is shown to the \
-             person instead and named by its label. A call that needs the person's approval waits for \
-             them: you cannot approve it.",
-            schema(plan, &["plan"]),
-        ),
-        Tool::new(
-            STATUS,
-            "The state of an earlier run (pending, completed, denied, error…), e.g. after the person \
-             decided on a waiting call.",
-            schema(
-                json!({ "run": { "type": "string", "description": "The run id run_plan returned, e.g. run-1." } }),
-                &["run"],
-            ),
-        ),
-    ]
-}
-
 /// A tool error result in Zamburak's words.
 fn tool_error(message: &str) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message.to_string())])
-}
-
-/// The string argument `name`, or what to answer instead.
-fn string_arg<'a>(request: &'a CallToolRequestParams, name: &str) -> Result<&'a str, String> {
-    match request.arguments.as_ref().and_then(|a| a.get(name)) {
-        Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(format!("argument `{name}` must be a string")),
-        None => Err(format!("missing argument `{name}` (a string)")),
-    }
-}
-
-/// A plan argument within the size limit `zamburak run` has for plan files.
-fn plan_arg(request: &CallToolRequestParams) -> Result<&str, String> {
-    let plan = string_arg(request, "plan")?;
-    if plan.len() as u64 > MAX_PLAN_BYTES {
-        return Err(format!("the plan is larger than {MAX_PLAN_BYTES} bytes"));
-    }
-    Ok(plan)
 }
 
 impl Server {
@@ -398,7 +337,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(tools()))
+        Ok(ListToolsResult::with_all_items(self.tools.list_all()))
     }
 
     async fn list_resources(
@@ -434,40 +373,7 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let result = match request.name.as_ref() {
-            DESCRIBE => CallToolResult::success(vec![ContentBlock::text(self.stubs.clone())]),
-            LINT => match plan_arg(&request) {
-                Ok(plan) => self.lint(plan.to_string()).await,
-                Err(e) => tool_error(&e),
-            },
-            RUN => match (request.request_state.as_deref(), plan_arg(&request)) {
-                (Some(state), _) => self.answered(&request, state).await,
-                (None, Ok(plan)) => {
-                    // rmcp does not drop the handler of a request the client cancelled, it cancels the
-                    // request's token: the run's future is dropped here, which stops the run
-                    // ([`runs::Runs::run`]). The answer is never sent (rmcp drops it).
-                    let run = tokio::select! {
-                        run = self.run(plan.to_string()) => run,
-                        () = context.ct.cancelled() => {
-                            Err(tool_error("the client cancelled the run; it was stopped"))
-                        }
-                    };
-                    match run {
-                        Ok(doc) => return Ok(self.run_answer(doc, &context).await),
-                        Err(e) => e,
-                    }
-                }
-                (None, Err(e)) => tool_error(&e),
-            },
-            STATUS => match string_arg(&request, "run") {
-                Ok(id) => self.status(id.to_string()).await,
-                Err(e) => tool_error(&e),
-            },
-            _ => tool_error(
-                "no such tool: the tools are describe_tools, lint_plan, run_plan and run_status",
-            ),
-        };
-        Ok(result.into())
+        self.call(request, context).await
     }
 }
 
@@ -564,6 +470,7 @@ pub fn serve(
         person,
         queue: None,
         asks: ask::Asks::default(),
+        tools: Server::tool_router(),
     };
     let queue = queue_addr.map(|addr| session::QueueStart {
         review,
